@@ -1,0 +1,20 @@
+"""Errors a user can act on: each carries the source file and line it is about."""
+from __future__ import annotations
+
+
+class SourceError(Exception):
+    """Bad or unsupported input. Printed by the command line as `file:line: message`."""
+
+    def __init__(self, message: str, filename: str = "<input>", line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.filename = filename
+        self.line = line
+
+    def __str__(self):
+        where = self.filename if self.line is None else f"{self.filename}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+class UnsupportedError(SourceError):
+    """A construct the tool recognises but does not handle (yet)."""

@@ -1,0 +1,357 @@
+"""The Imperative Language (IL): one immutable tree language for Fortran and C (paper 5.1).
+
+An IL tree is made of `Node`s. A node has an operator name `op`, a tuple of children
+`kids` (Nodes, tuples of Nodes, or plain str/int/bool/None values) and annotations `ann`
+(a persistent map: source line, statement label, `$AD` directives, ...). Annotations
+never take part in equality: two trees are equal when their operators and children are.
+
+`OPS` is the operator table: for each operator its children (name and kind) and the
+languages that have it ("f" Fortran, "c" C, "u" CUDA C). An operator exists once when
+both languages have the construct; `check()` validates a tree against the table.
+
+Conventions shared by all front ends, back ends and the interpreter:
+- Fortran identifiers are lower-cased; C identifiers keep their case.
+- Optional children are Python `None`; lists are Python tuples.
+- `realCst.text` is the literal without kind marker, exponent letter `e`
+  (e.g. "1.5", "2.0e-3"); the precision is in `kind` (4 or 8 bytes, 16 for quad).
+- `dim(lo, hi)`: lo None means the language default (1 in Fortran, 0 in C);
+  hi None means assumed shape `:`; hi `star()` means assumed size `*`.
+- A C `for` keeps its C meaning (`for` op). A Fortran DO is `do` (its trip count is fixed
+  at entry). Fortran `CONTINUE` is `nop`; C `continue` and Fortran `CYCLE` are `cycle`;
+  C `break` and Fortran `EXIT` are `exit`.
+- C `x += e` is `assign(x, add(x, e))`; `i++` as a statement is `assign(i, add(i, 1))`.
+- C `p->f` is `fieldAccess(deref(p), f)` (the C-style pointer access promoted to the
+  shared operators); `a[i][j]` is `arrayAccess(arrayAccess(a, (i,)), (j,))`.
+- C `p = (T*)malloc(n*sizeof(T))` is `allocate(p, (n,), T)`; `free(p)` is `deallocate(p)`.
+  Fortran `allocate(a(n, 0:m))` is `allocate(a, (dim(None,n), dim(0,m)), None)`.
+- Comments are `comment` nodes where they stand (in declaration lists, blocks, file units).
+  `$AD` directives are not comments: they are the `directives` annotation (a tuple of
+  strings such as "NOCHECKPOINT") of the statement that follows them.
+- A C declaration inside a body is a `varDecl` statement of its block. C parameters are
+  declared in the procedure's `decls`, one single-declarator `varDecl` each, in order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from pyrsistent import pmap, PMap
+
+__all__ = ["Node", "mk", "OPS", "OpSpec", "check", "ILError", "walk", "EMPTY_ANN",
+           "STATEMENT_OPS", "EXPRESSION_OPS", "DECLARATION_OPS"]
+
+EMPTY_ANN: PMap = pmap()
+
+
+class ILError(Exception):
+    """An IL tree that does not follow the operator table."""
+
+
+class Node:
+    """An immutable IL node. Equality and hash ignore annotations."""
+
+    __slots__ = ("op", "kids", "ann", "_hash")
+
+    def __init__(self, op: str, kids: tuple = (), ann: PMap = EMPTY_ANN):
+        object.__setattr__(self, "op", op)
+        object.__setattr__(self, "kids", tuple(kids))
+        object.__setattr__(self, "ann", ann)
+        object.__setattr__(self, "_hash", None)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("IL nodes are immutable")
+
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if not isinstance(other, Node):
+            return NotImplemented
+        return self.op == other.op and self.kids == other.kids
+
+    def __hash__(self):
+        h = self._hash
+        if h is None:
+            h = hash((self.op, self.kids))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __getitem__(self, i):
+        return self.kids[i]
+
+    def __len__(self):
+        return len(self.kids)
+
+    def __getattr__(self, name):
+        # Named access to children: node.lhs, node.body, ... per the operator table.
+        spec = OPS.get(object.__getattribute__(self, "op"))
+        if spec is not None:
+            idx = spec.index_of(name)
+            if idx is not None:
+                kids = object.__getattribute__(self, "kids")
+                if spec.variadic and idx == len(spec.kids) - 1:
+                    return kids[idx:]
+                return kids[idx]
+        raise AttributeError(f"IL node {self.op!r} has no child {name!r}")
+
+    @property
+    def line(self) -> int | None:
+        return self.ann.get("line")
+
+    def with_kids(self, *kids) -> "Node":
+        return Node(self.op, kids, self.ann)
+
+    def replace(self, **named) -> "Node":
+        """A copy with some children replaced by name."""
+        spec = OPS[self.op]
+        kids = list(self.kids)
+        for name, value in named.items():
+            idx = spec.index_of(name)
+            if idx is None:
+                raise ILError(f"{self.op} has no child {name}")
+            kids[idx] = value
+        return Node(self.op, kids, self.ann)
+
+    def with_ann(self, **ann) -> "Node":
+        return Node(self.op, self.kids, self.ann.update(ann))
+
+    def without_ann(self) -> "Node":
+        """The same tree with every annotation dropped (for display and debugging)."""
+        return Node(self.op, tuple(_strip(k) for k in self.kids))
+
+    def __repr__(self):
+        return sexpr(self)
+
+
+def _strip(k):
+    if isinstance(k, Node):
+        return k.without_ann()
+    if isinstance(k, tuple):
+        return tuple(_strip(x) for x in k)
+    return k
+
+
+def mk(op: str, *kids, **ann) -> Node:
+    """Build a node: mk("assign", lhs, rhs, line=3). None-valued annotations are dropped."""
+    if op not in OPS:
+        raise ILError(f"unknown IL operator {op!r}")
+    ann = {k: v for k, v in ann.items() if v is not None and v != ()}
+    return Node(op, kids, pmap(ann) if ann else EMPTY_ANN)
+
+
+def sexpr(k) -> str:
+    if isinstance(k, Node):
+        if not k.kids:
+            return f"({k.op})"
+        return "(" + k.op + " " + " ".join(sexpr(x) for x in k.kids) + ")"
+    if isinstance(k, tuple):
+        return "[" + " ".join(sexpr(x) for x in k) + "]"
+    return repr(k)
+
+
+def walk(k) -> Iterator[Node]:
+    """Pre-order traversal of every node under k (a Node or a tuple)."""
+    stack = [k]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Node):
+            yield x
+            stack.extend(reversed(x.kids))
+        elif isinstance(x, tuple):
+            stack.extend(reversed(x))
+
+
+# ---------------------------------------------------------------------------
+# The operator table
+# ---------------------------------------------------------------------------
+# Child kinds:
+#   expr  an expression node          stmt  a statement node       block  a `block` node
+#   type  a type node                 decl  a declaration node     unit   a file unit
+#   str / int / bool / num  a plain Python value
+#   a trailing "?" means optional (None allowed); "*" after a kind means a tuple of them.
+#   A last child written "name..." makes the operator variadic: the children themselves.
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    kids: tuple  # of (child name, kind)
+    langs: str
+    category: str  # expr | stmt | decl | type | unit | aux
+    doc: str
+
+    @property
+    def variadic(self) -> bool:
+        return bool(self.kids) and self.kids[-1][1].endswith("...")
+
+    def index_of(self, name):
+        for i, (n, _) in enumerate(self.kids):
+            if n == name:
+                return i
+        return None
+
+
+OPS: dict[str, OpSpec] = {}
+
+
+def _op(category, name, kids, langs, doc):
+    parsed = tuple(tuple(k.split(":")) for k in kids.split()) if kids else ()
+    OPS[name] = OpSpec(name, parsed, langs, category, doc)
+
+
+# --- constants and references -------------------------------------------------------
+_op("expr", "ident", "name:str", "fc", "a variable, parameter or constant name")
+_op("expr", "intCst", "value:int kind:int?", "fc", "integer literal; kind in bytes when the source gives one (1_8, 1L)")
+_op("expr", "realCst", "text:str kind:int", "fc", "real literal, exact source digits, kind 4/8/16")
+_op("expr", "complexCst", "re:expr im:expr", "f", "Fortran complex literal (re, im)")
+_op("expr", "boolCst", "value:bool", "fc", ".TRUE./.FALSE.; C true/false")
+_op("expr", "stringCst", "value:str", "fc", "character string literal (the value, unescaped)")
+_op("expr", "star", "", "f", "the `*` of an assumed-size dimension or a list-directed I/O unit")
+_op("expr", "arrayAccess", "base:expr indices:expr*", "fc",
+    "a(i,j) in Fortran (indices may be arrayTriplet); a[i] in C (one index per access)")
+_op("expr", "arrayTriplet", "lo:expr? hi:expr? stride:expr?", "f", "array section lo:hi:stride")
+_op("expr", "fieldAccess", "base:expr field:str", "fc", "x%f in Fortran, x.f in C; p->f is fieldAccess(deref(p), f)")
+_op("expr", "address", "expr:expr", "c", "&x")
+_op("expr", "deref", "expr:expr", "c", "*p")
+_op("expr", "call", "name:str args:expr*", "fc", "call of a user procedure or function (also a statement)")
+_op("expr", "intrinsic", "name:str args:expr*", "fc", "call of a language intrinsic or C library function (also a statement)")
+_op("expr", "namedArg", "name:str value:expr", "f", "keyword actual argument name=value")
+_op("expr", "cast", "type:type expr:expr", "c", "(T) e")
+_op("expr", "sizeof", "arg:any", "c", "sizeof(T) or sizeof e (arg is a type or an expression node)")
+_op("expr", "ifExpr", "cond:expr then:expr else:expr", "c", "c ? a : b")
+_op("expr", "arrayConstructor", "items:expr*", "fc", "(/ a, b /) in Fortran; {a, b} initializer in C")
+
+# --- operators -----------------------------------------------------------------------
+for _name, _langs, _doc in [
+        ("add", "fc", "a + b"), ("sub", "fc", "a - b"), ("mul", "fc", "a * b"),
+        ("div", "fc", "a / b (integer division truncates toward zero in both languages)"),
+        ("mod", "c", "a % b"), ("power", "f", "a ** b"),
+        ("eq", "fc", "=="), ("ne", "fc", "/= or !="), ("lt", "fc", "<"), ("le", "fc", "<="),
+        ("gt", "fc", ">"), ("ge", "fc", ">="), ("and", "fc", ".AND. / &&"), ("or", "fc", ".OR. / ||"),
+        ("eqv", "f", ".EQV."), ("neqv", "f", ".NEQV."), ("concat", "f", "//"),
+        ("bitAnd", "c", "&"), ("bitOr", "c", "|"), ("bitXor", "c", "^"),
+        ("lShift", "c", "<<"), ("rShift", "c", ">>")]:
+    _op("expr", _name, "left:expr right:expr", _langs, _doc)
+for _name, _langs, _doc in [("neg", "fc", "-a"), ("pos", "fc", "+a"), ("not", "fc", ".NOT. a / !a"),
+                            ("bitNot", "c", "~a")]:
+    _op("expr", _name, "expr:expr", _langs, _doc)
+
+# --- statements ------------------------------------------------------------------------
+_op("stmt", "block", "stmts:stmt...", "fc", "a sequence of statements (declarations allowed in C)")
+_op("stmt", "assign", "lhs:expr rhs:expr", "fc", "lhs = rhs")
+_op("stmt", "pointerAssign", "lhs:expr rhs:expr", "f", "p => target")
+_op("stmt", "if", "cond:expr then:block else:block?", "fc", "if/else; else-if is an if alone in the else block")
+_op("stmt", "do", "var:expr lo:expr hi:expr step:expr? body:block", "f",
+    "Fortran DO var = lo, hi, step (trip count fixed at entry)")
+_op("stmt", "for", "init:stmt? cond:expr? step:stmt? body:block", "c", "C for (init; cond; step)")
+_op("stmt", "while", "cond:expr body:block", "fc", "DO WHILE / while; Fortran DO without control is while(.true.)")
+_op("stmt", "doWhile", "body:block cond:expr", "c", "do { } while (cond)")
+_op("stmt", "goto", "label:str", "fc", "GOTO label (the target statement carries ann label)")
+_op("stmt", "return", "value:expr?", "fc", "return [value]")
+_op("stmt", "exit", "", "fc", "EXIT / break")
+_op("stmt", "cycle", "", "fc", "CYCLE / continue")
+_op("stmt", "stop", "code:expr?", "f", "STOP [code]")
+_op("stmt", "nop", "", "fc", "Fortran CONTINUE, C empty statement")
+_op("stmt", "allocate", "target:expr dims:expr* type:type?", "fc",
+    "Fortran ALLOCATE(a(dims)); C target = malloc(count*sizeof(type)) with dims = (count,)")
+_op("stmt", "deallocate", "target:expr", "fc", "DEALLOCATE(a) / free(p)")
+_op("stmt", "io", "kind:str control:str items:expr*", "f",
+    "Fortran PRINT/WRITE/READ; control is the source text between the parentheses (or the PRINT format)")
+_op("stmt", "kernelLaunch", "name:str grid:expr block:expr shared:expr? args:expr*", "u",
+    "CUDA name<<<grid, block, shared>>>(args)")
+_op("stmt", "comment", "text:str", "fc", "a comment line (text without the comment marker)")
+
+# --- types -----------------------------------------------------------------------------
+_op("type", "type", "base:str kind:int? len:expr?", "fc",
+    "elementary type: base in integer real complex logical character void; kind in bytes "
+    "(complex: bytes of one component); len for Fortran character")
+_op("type", "typeRef", "name:str", "fc", "a derived type / struct / typedef name")
+_op("type", "pointerType", "target:type", "c", "T* (in casts and sizeof; declarators count their own stars)")
+
+# --- declarations ---------------------------------------------------------------------
+_op("decl", "varDecl", "type:type attrs:str* declarators:decl*", "fc",
+    "one declaration statement: type, attributes, declarators in source order")
+_op("aux", "declarator", "name:str dims:decl*? init:expr? ptr:int", "fc",
+    "one declared name; dims a tuple of dim (None: not an array); ptr = number of C '*'")
+_op("aux", "dim", "lo:expr? hi:expr?", "fc", "one array dimension lo:hi")
+_op("decl", "typeDef", "name:str fields:decl* style:str", "fc",
+    "derived type / struct definition; style fortran | struct | typedef (C typedef struct {...} name)")
+_op("decl", "typeAlias", "name:str type:type", "c", "C typedef T name")
+_op("decl", "common", "name:str vars:expr*", "f", "COMMON /name/ vars (ident, or arrayAccess giving dims)")
+_op("decl", "equivalence", "groups:any", "f", "EQUIVALENCE groups: tuple of tuples of expressions")
+_op("decl", "use", "module:str only:str*?", "f", "USE module [, ONLY: names]")
+_op("decl", "implicit", "text:str", "f", "IMPLICIT statement, text after the keyword (e.g. 'none')")
+_op("decl", "attrDecl", "attr:str names:str*", "f", "attribute statement: EXTERNAL f, INTRINSIC g, SAVE x")
+
+# --- program units ----------------------------------------------------------------------
+_op("unit", "procedure",
+    "name:str kind:str params:str* result:str? type:type? attrs:str* decls:decl* body:block? contains:unit*",
+    "fc", "subroutine | function | program; C functions are 'function' (type void for void); "
+    "body None is a C prototype; attrs hold C/CUDA qualifiers (static __global__ __device__)")
+_op("unit", "module", "name:str decls:decl* contains:unit*", "f", "Fortran module")
+_op("unit", "file", "units:unit...", "fc",
+    "a source file: procedures, modules, C globals/types, comments; ann lang and form")
+
+STATEMENT_OPS = frozenset(n for n, s in OPS.items() if s.category == "stmt") | {"call", "intrinsic", "varDecl"}
+EXPRESSION_OPS = frozenset(n for n, s in OPS.items() if s.category == "expr")
+DECLARATION_OPS = frozenset(n for n, s in OPS.items() if s.category == "decl") | {"comment"}
+
+_KIND_CATEGORIES = {
+    "expr": {"expr"},
+    "stmt": {"stmt"} | {"call", "intrinsic", "varDecl", "typeDef", "typeAlias"},
+    "block": {"block"},
+    "type": {"type"},
+    "decl": {"decl", "aux", "comment"},
+    "unit": {"unit", "decl", "comment"},
+}
+
+
+def _kind_ok(value, kind: str) -> bool:
+    base = kind.rstrip("?.").rstrip("*")
+    if kind.endswith("?") and value is None:
+        return True
+    if kind.rstrip("?").endswith("*"):
+        return isinstance(value, tuple) and all(_kind_ok(v, base) for v in value)
+    if base == "any":
+        return True
+    if base == "str":
+        return isinstance(value, str)
+    if base == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if base == "bool":
+        return isinstance(value, bool)
+    if not isinstance(value, Node) or value.op not in OPS:
+        return False
+    if base == "block":
+        return value.op == "block"
+    cat = OPS[value.op].category
+    allowed = _KIND_CATEGORIES[base]
+    return cat in allowed or value.op in allowed
+
+
+def check(tree: Node) -> Node:
+    """Raise ILError at the first node that does not match the operator table."""
+    for node in walk(tree):
+        spec = OPS.get(node.op)
+        if spec is None:
+            raise ILError(f"unknown IL operator {node.op!r}")
+        if spec.variadic:
+            fixed, (vname, vkind) = spec.kids[:-1], spec.kids[-1]
+            if len(node.kids) < len(fixed):
+                raise ILError(f"{node.op}: expected at least {len(fixed)} children, got {len(node.kids)}")
+            for k in node.kids[len(fixed):]:
+                if not _kind_ok(k, vkind[:-3]):
+                    raise ILError(f"{node.op}: child {vname} has kind {_describe(k)}, expected {vkind[:-3]}")
+        else:
+            fixed = spec.kids
+            if len(node.kids) != len(fixed):
+                raise ILError(f"{node.op}: expected {len(fixed)} children, got {len(node.kids)}: {sexpr(node)[:200]}")
+        for (cname, ckind), k in zip(fixed, node.kids):
+            if not _kind_ok(k, ckind):
+                raise ILError(f"{node.op}: child {cname} is {_describe(k)}, expected {ckind}")
+    return tree
+
+
+def _describe(k) -> str:
+    if isinstance(k, Node):
+        return f"node {k.op}"
+    return type(k).__name__
