@@ -355,3 +355,46 @@ def _describe(k) -> str:
     if isinstance(k, Node):
         return f"node {k.op}"
     return type(k).__name__
+
+
+def format_tree(tree, lines: bool = False, indent: str = "  ") -> str:
+    """An indented, readable rendering of an IL tree (for `adspec parse`).
+
+    A node whose s-expression fits on one line is printed on one line; otherwise its
+    children go one per line below it. With lines=True, source lines show as `@N`.
+    """
+    out: list[str] = []
+
+    def shown_ann(node: Node) -> list[str]:
+        extra = []
+        if lines and node.line is not None:
+            extra.append(f"@{node.line}")
+        if "label" in node.ann:
+            extra.append(f"label={node.ann['label']}")
+        if "directives" in node.ann:
+            extra.append("$AD " + ",".join(node.ann["directives"]))
+        return extra
+
+    def fits_flat(k, pad: str) -> bool:
+        return len(sexpr(k)) + len(pad) <= 100 and not any(shown_ann(x) for x in walk(k))
+
+    def emit(k, depth: int):
+        pad = indent * depth
+        if not isinstance(k, (Node, tuple)):
+            out.append(pad + repr(k))
+        elif fits_flat(k, pad):
+            out.append(pad + sexpr(k))
+        elif isinstance(k, Node):
+            extra = shown_ann(k)
+            out.append(pad + "(" + k.op + (" {" + " ".join(extra) + "}" if extra else ""))
+            for x in k.kids:
+                emit(x, depth + 1)
+            out[-1] += ")"
+        else:
+            out.append(pad + "[")
+            for x in k:
+                emit(x, depth + 1)
+            out[-1] += "]"
+
+    emit(tree, 0)
+    return "\n".join(out)

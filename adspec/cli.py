@@ -1,0 +1,93 @@
+"""The `adspec` command line.
+
+Errors in the user's input print one line `file:line: message` on stderr and exit 1,
+never a traceback (set ADSPEC_DEBUG=1 to see one).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .engine.errors import SourceError
+
+EXIT_INPUT_ERROR = 1
+EXIT_INTERNAL_ERROR = 2
+
+DESCRIPTION = """\
+adspec: automatic differentiation by source transformation (the Tapenade AD model),
+as an executable specification.
+
+sub-commands:
+  parse FILE                      print the IL tree of a Fortran or C file
+  unparse FILE [-tgtlang LANG]    parse, then write the source back from the IL
+                                  (the round trip source -> IL -> source)
+"""
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="adspec", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version="adspec 0.1.0")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p_parse = sub.add_parser("parse", help="print the IL tree of a source file")
+    p_parse.add_argument("file")
+    p_parse.add_argument("--lines", action="store_true", help="show source line numbers of statements")
+
+    p_unparse = sub.add_parser("unparse", help="parse then regenerate source from the IL")
+    p_unparse.add_argument("file")
+    p_unparse.add_argument("-tgtlang", "--tgtlang", choices=("fortran", "c"), default=None,
+                           help="target language (default: the source's own)")
+    p_unparse.add_argument("-form", "--form", choices=("free", "fixed"), default=None,
+                           help="Fortran source form of the output (default: the input's)")
+    p_unparse.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
+    return parser
+
+
+def _cmd_parse(args) -> int:
+    from . import parse
+    from .engine.il import format_tree
+    tree = parse(args.file)
+    sys.stdout.write(format_tree(tree, lines=args.lines) + "\n")
+    return 0
+
+
+def _cmd_unparse(args) -> int:
+    from . import parse, unparse
+    tree = parse(args.file)
+    text = unparse(tree, args.tgtlang, form=args.form)
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+COMMANDS = {"parse": _cmd_parse, "unparse": _cmd_unparse}
+
+
+def main(argv=None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 0
+    try:
+        return COMMANDS[args.command](args)
+    except SourceError as e:
+        print(str(e), file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # a bug in adspec, not in the input: still one line
+        if os.environ.get("ADSPEC_DEBUG"):
+            raise
+        print(f"adspec: internal error: {type(e).__name__}: {e} (set ADSPEC_DEBUG=1 for a traceback)",
+              file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+"""Hypothesis strategies that build random IL programs directly (not source text).
+
+Each program is a `file` with one head procedure over two real arrays x, y of size N, a
+real scalar s and an integer k, in Fortran or C. Bodies mix straight-line assignments,
+nested if/else and loops, array accesses with computed indices, integer arithmetic and
+intrinsic calls. Real values stay bounded (intrinsics are contractive, divisions are by
+1 + e*e) so that compiled code and the interpreter can be compared to round-off.
+"""
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from adspec.engine.il import mk
+
+N = 4
+SPEC = {
+    "fortran": f"head(x:r8[{N}], y:r8[{N}], s:r8, k:i4=3)",
+    "c": f"head(x:r8[{N}], y:r8[{N}], s:r8*, k:i4=3)",
+}
+LOOP_VARS = ("i", "j", "l")
+REAL_CONSTANTS = ("0.5", "1.5", "2.0", "0.25", "3.0", "0.125")
+UNARY_INTRINSICS = {"fortran": ("sin", "cos", "tanh", "atan", "abs"),
+                    "c": ("sin", "cos", "tanh", "atan", "fabs")}
+BINARY_INTRINSICS = {"fortran": ("min", "max"), "c": ("fmin", "fmax")}
+
+
+def ident(name):
+    return mk("ident", name)
+
+
+def int_cst(v):
+    return mk("intCst", v, None)
+
+
+def real_cst(text):
+    return mk("realCst", text, 8)
+
+
+class _Gen:
+    """Draws one program; `lang` decides indexing base, loop form and intrinsic names."""
+
+    def __init__(self, draw, lang):
+        self.draw = draw
+        self.lang = lang
+
+    # --- integer expressions -------------------------------------------------------
+    def int_expr(self, loop_vars, depth=0):
+        d = self.draw
+        choice = d(st.integers(0, 4 if depth < 2 else 1))
+        if choice == 0:
+            return int_cst(d(st.integers(0, 9)))
+        if choice == 1:
+            return ident(d(st.sampled_from(("k", "m") + tuple(loop_vars))))
+        op = ("add", "sub", "mul")[choice - 2]
+        return mk(op, self.int_expr(loop_vars, depth + 1), self.int_expr(loop_vars, depth + 1))
+
+    def index(self, loop_vars):
+        """An index that is always in bounds: a constant, a loop variable, or a mod."""
+        d = self.draw
+        base = 1 if self.lang == "fortran" else 0
+        choice = d(st.integers(0, 2))
+        if choice == 0:
+            return int_cst(d(st.integers(base, base + N - 1)))
+        if choice == 1 and loop_vars:
+            return ident(d(st.sampled_from(loop_vars)))
+        # leaves are >= -6 (m is kept in -6..6 by its assignments), so adding 14 keeps the
+        # operand of mod non-negative and the index in bounds
+        leaf = lambda: self.int_expr(loop_vars, 2)  # noqa: E731
+        e = mk("add", mk("add", leaf(), leaf()), int_cst(14))
+        return self.int_mod(e, N, 1 if self.lang == "fortran" else 0)
+
+    def int_mod(self, e, n, offset=0):
+        m = mk("intrinsic", "mod", (e, int_cst(n))) if self.lang == "fortran" else mk("mod", e, int_cst(n))
+        return mk("add", m, int_cst(offset)) if offset else m
+
+    # --- real expressions -----------------------------------------------------------
+    def array_ref(self, name, loop_vars):
+        return mk("arrayAccess", ident(name), (self.index(loop_vars),))
+
+    def scalar_ref(self, name):
+        if name == "s" and self.lang == "c":
+            return mk("deref", ident("s"))
+        return ident(name)
+
+    def real_expr(self, loop_vars, depth=0):
+        d = self.draw
+        choice = d(st.integers(0, 9 if depth < 3 else 2))
+        if choice == 0:
+            return real_cst(d(st.sampled_from(REAL_CONSTANTS)))
+        if choice == 1:
+            return self.array_ref(d(st.sampled_from(("x", "y"))), loop_vars)
+        if choice == 2:
+            return self.scalar_ref(d(st.sampled_from(("s", "t"))))
+        sub = lambda: self.real_expr(loop_vars, depth + 1)  # noqa: E731
+        if choice in (3, 4):
+            return mk(d(st.sampled_from(("add", "sub", "mul"))), sub(), sub())
+        if choice == 5:
+            e = sub()
+            return mk("div", sub(), mk("add", real_cst("1.0"), mk("mul", e, e)))
+        if choice == 6:
+            return mk("intrinsic", d(st.sampled_from(UNARY_INTRINSICS[self.lang])), (sub(),))
+        if choice == 7:
+            return mk("intrinsic", d(st.sampled_from(BINARY_INTRINSICS[self.lang])), (sub(), sub()))
+        if choice == 8:
+            return mk("neg", mk("intrinsic", UNARY_INTRINSICS[self.lang][0], (sub(),)))
+        # an integer converted by mixed-mode arithmetic
+        return mk("mul", real_cst("0.5"), self.int_expr(loop_vars, 2))
+
+    def bounded(self, e):
+        """Keep assigned values in a bounded range so loops cannot blow them up."""
+        fn = self.draw(st.sampled_from(("sin", "tanh", "atan", "cos")))
+        return mk("intrinsic", fn, (e,))
+
+    def condition(self, loop_vars):
+        d = self.draw
+        choice = d(st.integers(0, 3))
+        if choice == 0:
+            return mk(d(st.sampled_from(("lt", "gt", "le", "ge"))), self.real_expr(loop_vars, 2),
+                      self.real_expr(loop_vars, 2))
+        if choice == 1:
+            return mk(d(st.sampled_from(("lt", "gt", "eq", "ne"))), self.int_expr(loop_vars, 1),
+                      int_cst(d(st.integers(0, 5))))
+        return mk(d(st.sampled_from(("and", "or"))), self.condition_leaf(loop_vars),
+                  self.condition_leaf(loop_vars))
+
+    def condition_leaf(self, loop_vars):
+        return mk("gt", self.real_expr(loop_vars, 2), real_cst(self.draw(st.sampled_from(REAL_CONSTANTS))))
+
+    # --- statements ------------------------------------------------------------------
+    def statement(self, loop_vars, depth):
+        d = self.draw
+        choice = d(st.integers(0, 7 if depth < 3 else 3))
+        if choice <= 1:
+            lhs = self.array_ref(d(st.sampled_from(("x", "y"))), loop_vars)
+            return mk("assign", lhs, self.bounded(self.real_expr(loop_vars)))
+        if choice == 2:
+            lhs = self.scalar_ref(d(st.sampled_from(("s", "t"))))
+            return mk("assign", lhs, self.bounded(self.real_expr(loop_vars)))
+        if choice == 3:
+            rhs = self.int_expr(loop_vars, 1)
+            if d(st.booleans()):
+                rhs = mk("div", rhs, int_cst(d(st.integers(2, 5))))
+            return mk("assign", ident("m"), self.int_mod(rhs, 7))
+        if choice in (4, 5):
+            then = self.block(loop_vars, depth + 1)
+            els = self.block(loop_vars, depth + 1) if d(st.booleans()) else None
+            return mk("if", self.condition(loop_vars), then, els)
+        free = [v for v in LOOP_VARS if v not in loop_vars]
+        if not free:
+            return mk("assign", ident("t"), self.bounded(self.real_expr(loop_vars)))
+        var = free[0]
+        body = self.block(tuple(loop_vars) + (var,), depth + 1)
+        return self.loop(var, body)
+
+    def loop(self, var, body):
+        if self.lang == "fortran":
+            lo, hi, step = self.draw(st.sampled_from(((1, N, None), (N, 1, -1), (1, N, 2), (2, N - 1, None))))
+            step_node = None if step is None else (int_cst(step) if step > 0 else mk("neg", int_cst(-step)))
+            return mk("do", ident(var), int_cst(lo), int_cst(hi), step_node, body)
+        v = ident(var)
+        lo, hi = self.draw(st.sampled_from(((0, N), (1, N - 1))))
+        return mk("for", mk("assign", v, int_cst(lo)), mk("lt", v, int_cst(hi)),
+                  mk("assign", v, mk("add", v, int_cst(1))), body)
+
+    def block(self, loop_vars, depth):
+        n = self.draw(st.integers(1, 3))
+        return mk("block", *(self.statement(loop_vars, depth) for _ in range(n)))
+
+
+def _real8():
+    return mk("type", "real", 8, None)
+
+
+def _int4():
+    return mk("type", "integer", None, None)
+
+
+def _decl(type_node, *names_dims):
+    return mk("varDecl", type_node, (), tuple(
+        mk("declarator", name, None if dim is None else (mk("dim", None, int_cst(dim)),), None, 0)
+        for name, dim in names_dims))
+
+
+def _program(lang, body):
+    init = (mk("assign", ident("t"), real_cst("0.5")), mk("assign", ident("m"), ident("k")))
+    if lang == "fortran":
+        decls = (_decl(_real8(), ("x", N), ("y", N), ("s", None), ("t", None)),
+                 _decl(_int4(), ("k", None), ("m", None), *((v, None) for v in LOOP_VARS)))
+        proc = mk("procedure", "head", "subroutine", ("x", "y", "s", "k"), None, None, (), decls,
+                  mk("block", *init, *body.stmts), ())
+        return mk("file", proc, lang="fortran", form="free")
+    params = (mk("varDecl", _real8(), (), (mk("declarator", "x", None, None, 1),)),
+              mk("varDecl", _real8(), (), (mk("declarator", "y", None, None, 1),)),
+              mk("varDecl", _real8(), (), (mk("declarator", "s", None, None, 1),)),
+              mk("varDecl", mk("type", "integer", 4, None), (), (mk("declarator", "k", None, None, 0),)))
+    locals_ = (_decl(_real8(), ("t", None)),
+               _decl(mk("type", "integer", 4, None), ("m", None), *((v, None) for v in LOOP_VARS)))
+    proc = mk("procedure", "head", "function", ("x", "y", "s", "k"), None, mk("type", "void", None, None), (),
+              params, mk("block", *locals_, *init, *body.stmts), ())
+    return mk("file", proc, lang="c")
+
+
+@st.composite
+def programs(draw, lang):
+    """A random IL `file` in language `lang` ('fortran' or 'c')."""
+    gen = _Gen(draw, lang)
+    return _program(lang, gen.block((), 0))

@@ -1,0 +1,78 @@
+"""The command line: help, the round trip commands, and one-line errors on bad input."""
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ADSPEC = shutil.which("adspec")
+pytestmark = pytest.mark.skipif(ADSPEC is None, reason="the adspec command is not installed")
+
+
+def run(*args, cwd=None):
+    return subprocess.run([ADSPEC, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def assert_one_line_error(result, filename, line=None):
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    where = re.escape(str(filename)) + (f":{line}:" if line is not None else r"(:\d+)?:")
+    assert re.match(where, lines[0]), lines[0]
+    return lines[0]
+
+
+def test_help_lists_subcommands():
+    result = run("--help")
+    assert result.returncode == 0
+    for command in ("parse", "unparse"):
+        assert command in result.stdout
+
+
+def test_parse_prints_il(tmp_path):
+    src = tmp_path / "a.f90"
+    src.write_text("subroutine f(x)\n  real(8) :: x\n  x = 2.0d0 * x\nend subroutine f\n")
+    result = run("parse", str(src))
+    assert result.returncode == 0, result.stderr
+    assert "(procedure" in result.stdout and "assign" in result.stdout
+
+
+def test_unparse_c(tmp_path):
+    src = tmp_path / "a.c"
+    src.write_text("double f(double x) {\n  return x * x;\n}\n")
+    result = run("unparse", str(src), "-tgtlang", "c")
+    assert result.returncode == 0, result.stderr
+    assert "double f(double x)" in result.stdout
+
+
+@pytest.mark.parametrize("name,text,line", [
+    ("syntax.f90", "subroutine f(x)\n  real :: x\n  x = = 1\nend subroutine f\n", 3),
+    ("syntax.c", "double f(double x) {\n  return x +;\n}\n", 2),
+    ("select.f90", "subroutine f(i)\n  integer :: i\n  select case (i)\n  case (1)\n    i = 2\n  end select\n"
+                   "end subroutine f\n", 3),
+    ("switch.c", "void f(int i, int *j) {\n  switch (i) {\n  case 1: *j = 2;\n  }\n}\n", 2),
+    ("empty.f90", "", 1),
+    ("blank.c", "\n\n  \n", 1),
+])
+def test_bad_input_gives_one_line_error(tmp_path, name, text, line):
+    src = tmp_path / name
+    src.write_text(text)
+    assert_one_line_error(run("parse", str(src)), src, line)
+
+
+def test_binary_file(tmp_path):
+    src = tmp_path / "blob.f90"
+    src.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00garbage")
+    assert_one_line_error(run("unparse", str(src)), src, 1)
+
+
+def test_missing_file(tmp_path):
+    assert_one_line_error(run("parse", str(tmp_path / "nope.f90")), tmp_path / "nope.f90")
+
+
+def test_unknown_extension(tmp_path):
+    src = tmp_path / "a.txt"
+    src.write_text("x = 1\n")
+    assert_one_line_error(run("parse", str(src)), src)
