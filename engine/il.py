@@ -251,7 +251,7 @@ _op("stmt", "exit", "", "fc", "EXIT / break")
 _op("stmt", "cycle", "", "fc", "CYCLE / continue")
 _op("stmt", "stop", "code:expr?", "f", "STOP [code]")
 _op("stmt", "nop", "", "fc", "Fortran CONTINUE, C empty statement")
-_op("stmt", "allocate", "target:expr dims:expr* type:type?", "fc",
+_op("stmt", "allocate", "target:expr dims:any* type:type?", "fc",
     "Fortran ALLOCATE(a(dims)); C target = malloc(count*sizeof(type)) with dims = (count,)")
 _op("stmt", "deallocate", "target:expr", "fc", "DEALLOCATE(a) / free(p)")
 _op("stmt", "io", "kind:str control:str items:expr*", "f",

@@ -1,0 +1,770 @@
+"""C front end: C source text -> IL `file` node.
+
+The text goes through `gcc -E` with the pycparser fake libc headers, keeping line markers,
+then pycparser. Line markers tell which top-level declarations come from the main file (the
+others come from headers and are dropped) and give every node its original line.
+pycparser drops comments, so a small lexer takes them (and the brace pairs that delimit
+blocks) from the original text; they are put back as `comment` nodes, `$AD` comments
+becoming the `directives` annotation of the statement that follows them.
+The translation is one walk over the pycparser tree, dispatching on the node class name.
+"""
+from __future__ import annotations
+
+import bisect
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+
+import pycparser_fake_libc
+from pycparser import c_ast, c_parser
+
+from ..engine.errors import SourceError, UnsupportedError
+from ..engine.il import Node, mk
+from ..engine.intrinsics import C_INTRINSICS
+
+__all__ = ["parse_c"]
+
+_MAIN = "<stdin>"  # the name gcc gives the main file when it reads standard input
+_TRUE, _FALSE = "__adspec_true", "__adspec_false"  # stand-ins that survive stdbool's macros
+_ALLOC_FUNCS = frozenset({"malloc", "calloc", "realloc"})
+
+
+def parse_c(text: str, filename: str = "<string>") -> Node:
+    """Parse C source text to an IL `file` node. Raises SourceError on bad input."""
+    if filename.lower().endswith(".cu"):
+        raise UnsupportedError("CUDA source is not supported by the C front end", filename)
+    if not text.strip():
+        raise SourceError("empty source file", filename, 1)
+    scan = _SourceScan(text)
+    cpp_input = scan.text_with_bool_stand_ins() if scan.uses_stdbool else text
+    ast = _parse(_preprocess(cpp_input, filename), filename)
+    try:
+        return _Translator(filename, scan, ast).file()
+    except RecursionError:
+        raise UnsupportedError("statements or expressions nested too deeply", filename) from None
+
+
+# ---------------------------------------------------------------------------------------
+# Preprocessing and parsing
+# ---------------------------------------------------------------------------------------
+_GCC_ERROR = re.compile(r"^(.*?):(\d+):(?:\d+:)?\s*(?:fatal )?error:\s*(.*)$", re.M)
+_PARSE_ERROR = re.compile(r"^(.*):(\d+):(\d+):\s*(.*)$", re.S)
+
+
+def _where(file: str, filename: str) -> str:
+    return filename if file == _MAIN else file
+
+
+def _preprocess(text: str, filename: str) -> str:
+    cmd = ["gcc", "-E", "-nostdinc", "-x", "c", "-I", pycparser_fake_libc.directory]
+    source_dir = os.path.dirname(filename)
+    if source_dir and os.path.isdir(source_dir):
+        cmd += ["-iquote", source_dir]  # `#include "local.h"` next to the source file
+    cmd.append("-")
+    try:
+        proc = subprocess.run(cmd, input=text, capture_output=True, text=True, encoding="utf-8")
+    except OSError as e:
+        raise SourceError(f"cannot run the C preprocessor gcc: {e.strerror}", filename) from None
+    if proc.returncode != 0:
+        m = _GCC_ERROR.search(proc.stderr)
+        if m is None:
+            first = proc.stderr.strip().splitlines()[:1] or ["C preprocessor failed"]
+            raise SourceError(first[0], filename)
+        raise SourceError(m.group(3), _where(m.group(1), filename), int(m.group(2)))
+    return proc.stdout
+
+
+def _parse(preprocessed: str, filename: str) -> c_ast.FileAST:
+    parser = c_parser.CParser()
+    try:
+        return parser.parse(preprocessed, _MAIN)
+    except c_parser.ParseError as e:
+        m = _PARSE_ERROR.match(str(e))
+        if m is not None:
+            raise SourceError(f"syntax error {m.group(4)}", _where(m.group(1), filename),
+                              int(m.group(2))) from None
+        file, line = _next_token_place(parser)
+        message = str(e).split(": ", 1)[-1]
+        raise SourceError(f"syntax error: {message}", _where(file or _MAIN, filename), line) from None
+    except RecursionError:
+        raise UnsupportedError("statements or expressions nested too deeply", filename) from None
+    except Exception as e:  # pycparser failing otherwise on odd input: still the input's fault
+        file, line = _next_token_place(parser)
+        raise SourceError(f"cannot parse: {e}", _where(file or _MAIN, filename), line) from None
+
+
+def _next_token_place(parser) -> tuple:
+    """(file, line) of the token the parser stopped at: some pycparser errors only name the
+    file. This reads parser internals, so any surprise just gives no line."""
+    try:
+        coord = parser._tok_coord(parser._peek())
+        return coord.file, coord.line
+    except Exception:
+        return None, None
+
+
+# ---------------------------------------------------------------------------------------
+# Lexing the original text: comments, brace pairs, #include lines
+# ---------------------------------------------------------------------------------------
+_TOKENS = re.compile(r"""//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|[{}]""", re.S)
+_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include\b.*$", re.M)
+_BOOL_WORD = re.compile(r"\b(true|false)\b")
+
+
+@dataclass
+class _Comment:
+    index: int        # rank in source order
+    pos: tuple        # (line, column) of the comment start
+    text: str
+    after_block: bool = False  # released by a block it closed: goes after that block
+
+    @property
+    def line(self) -> int:
+        return self.pos[0]
+
+    @property
+    def directive(self) -> str | None:
+        return self.text[3:].strip() if self.text.startswith("$AD") else None
+
+
+class _SourceScan:
+    """What pycparser cannot tell: comments, `{`..`}` pairs and #include lines of the text."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._newlines = [m.start() for m in re.finditer("\n", text)]
+        self.includes = tuple(m.group(0).strip() for m in _INCLUDE.finditer(text))
+        self.uses_stdbool = any("stdbool.h" in inc for inc in self.includes)
+        self.comments: list[_Comment] = []
+        self.brace_close: dict[tuple, tuple] = {}  # position of `{` -> position of its `}`
+        self.opens_by_line: dict[int, list] = {}
+        self._literal_spans = []  # (start, end) of comments and literals: not code
+        open_stack = []
+        for m in _TOKENS.finditer(text):
+            tok = m.group(0)
+            pos = self.position(m.start())
+            if tok == "{":
+                open_stack.append(pos)
+                self.opens_by_line.setdefault(pos[0], []).append(pos)
+            elif tok == "}":
+                if open_stack:
+                    self.brace_close[open_stack.pop()] = pos
+            else:
+                self._literal_spans.append((m.start(), m.end()))
+                if tok[0] == "/":
+                    body = tok[2:-2] if tok.startswith("/*") and tok.endswith("*/") and len(tok) >= 4 \
+                        else tok[2:]
+                    self.comments.append(_Comment(len(self.comments), pos, body.strip()))
+
+    def position(self, offset: int) -> tuple:
+        """(line, column), both 1-based like pycparser coordinates."""
+        row = bisect.bisect_left(self._newlines, offset)
+        start = self._newlines[row - 1] + 1 if row else 0
+        return row + 1, offset - start + 1
+
+    def block_end(self, line: int, column: int) -> tuple | None:
+        """Position of the `}` closing the `{` at (line, column), if it can be found."""
+        close = self.brace_close.get((line, column))
+        if close is None:  # columns moved (macro expansion): trust a lone brace on the line
+            opens = self.opens_by_line.get(line, ())
+            if len(opens) == 1:
+                close = self.brace_close.get(opens[0])
+        return close
+
+    def closing_line_end(self, close: tuple) -> tuple:
+        """End of the comments a block owns: its `}` line up to the next `{` on that line
+        (`} // done` is the block's; `} else { // why` belongs to the else block)."""
+        later = [p for p in self.opens_by_line.get(close[0], ()) if p > close]
+        return later[0] if later else (close[0] + 1, 0)
+
+    def text_with_bool_stand_ins(self) -> str:
+        """The text with the code words true/false renamed, so stdbool's macros miss them."""
+        out, last = [], 0
+        for start, end in self._literal_spans + [(len(self.text), len(self.text))]:
+            out.append(_BOOL_WORD.sub(lambda m: _TRUE if m.group(1) == "true" else _FALSE,
+                                      self.text[last:start]))
+            out.append(self.text[start:end])
+            last = end
+        return "".join(out)
+
+
+class _CommentPool:
+    """Comments waiting for a place. Inner blocks claim theirs first (the walk builds
+    children before their parent); a block releases the comments after its last statement
+    that sit on or after its closing line, for the enclosing level to place."""
+
+    def __init__(self, comments: list[_Comment]):
+        self._comments = comments
+        self._starts = [c.pos for c in comments]
+        self._taken = [False] * len(comments)
+
+    def claim(self, start: tuple, end: tuple) -> list[_Comment]:
+        lo = bisect.bisect_right(self._starts, start)
+        hi = bisect.bisect_left(self._starts, end)
+        out = [self._comments[i] for i in range(lo, hi) if not self._taken[i]]
+        for c in out:
+            self._taken[c.index] = True
+        return out
+
+    def release(self, comments: list[_Comment]) -> None:
+        for c in comments:
+            self._taken[c.index] = False
+            c.after_block = True
+
+
+def _place_comments(items: list, comments: list[_Comment], close: tuple | None):
+    """Merge comments into a statement/unit list: each goes before the first item whose line
+    is >= its own; a `$AD` comment becomes a directive of that item. Returns the merged
+    list and the comments that belong after the block closed at position `close`: those
+    past the `}`, and those after the last item on or after the closing line."""
+    if not comments:
+        return items, []
+    close_line = close[0] if close is not None else None
+    released = [c for c in comments if close is not None and c.pos > close]
+    # A comment released by an inner block comes after the statement holding that block.
+    ordered = sorted((c for c in comments if close is None or c.pos < close),
+                     key=lambda c: (c.line + (0.5 if c.after_block else 0), c.pos))
+    out, directives = [], {}
+    i = 0
+    for c in ordered:
+        key = c.line + (0.5 if c.after_block else 0)
+        while i < len(items) and items[i].line is not None and items[i].line < key:
+            out.append(_with_directives(items[i], directives.pop(i, ())))
+            i += 1
+        if i == len(items) and close_line is not None and c.line >= close_line:
+            released.append(c)
+        elif c.directive is not None and i < len(items):
+            directives[i] = directives.get(i, ()) + (c.directive,)
+        else:
+            out.append(mk("comment", c.text, line=c.line))
+    out.extend(_with_directives(items[j], directives.pop(j, ())) for j in range(i, len(items)))
+    return out, released
+
+
+def _with_directives(node: Node, directives: tuple) -> Node:
+    if not directives:
+        return node
+    return node.with_ann(directives=node.ann.get("directives", ()) + directives)
+
+
+# ---------------------------------------------------------------------------------------
+# Types
+# ---------------------------------------------------------------------------------------
+_HEADER_TYPEDEFS = {  # typedef names from the standard headers that have an IL type
+    "bool": ("logical", 1), "size_t": ("integer", 8), "ptrdiff_t": ("integer", 8),
+    "int8_t": ("integer", 1), "int16_t": ("integer", 2), "int32_t": ("integer", 4),
+    "int64_t": ("integer", 8), "uint8_t": ("integer", 1), "uint16_t": ("integer", 2),
+    "uint32_t": ("integer", 4), "uint64_t": ("integer", 8),
+}
+
+
+def _type(base: str, kind: int | None = None) -> Node:
+    return mk("type", base, kind, None)
+
+
+def _builtin_type(names: list) -> tuple[Node, tuple] | None:
+    """IL type and extra attributes (unsigned) of a list of C type specifier words."""
+    words = [w for w in names if w not in ("signed", "unsigned")]
+    attrs = ("unsigned",) if "unsigned" in names else ()
+    longs = words.count("long")
+    if "void" in words:
+        return mk("type", "void", None, None), attrs
+    if "_Bool" in words:
+        return _type("logical", 1), attrs
+    if "char" in words:
+        return _type("character", 1), attrs
+    if "float" in words:
+        return _type("real", 4), attrs
+    if "double" in words:
+        return _type("real", 16 if longs else 8), attrs
+    if "short" in words:
+        return _type("integer", 2), attrs
+    if longs:
+        return _type("integer", 8), attrs
+    if not words or words == ["int"]:
+        return _type("integer", 4), attrs
+    if len(words) == 1:
+        known = _HEADER_TYPEDEFS.get(words[0])
+        return (_type(*known) if known else mk("typeRef", words[0])), attrs
+    return None
+
+
+def _pointer_to(t: Node, depth: int) -> Node:
+    for _ in range(depth):
+        t = mk("pointerType", t)
+    return t
+
+
+def _base_spec(t):
+    """The type specifier node (IdentifierType, Struct, ...) under a declarator chain."""
+    while isinstance(t, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl, c_ast.FuncDecl)):
+        t = t.type
+    return t
+
+
+def _declaration_groups(nodes):
+    """Split a list of pycparser nodes, grouping the Decls of one C declaration
+    (`int a, *b;` gives two Decls sharing the position of their type specifier)."""
+    groups, last_key = [], None
+    for n in nodes:
+        key = None
+        if isinstance(n, c_ast.Decl) and n.name is not None and not isinstance(n.type, c_ast.FuncDecl):
+            spec = _base_spec(n.type)
+            if spec is not None and spec.coord is not None:
+                key = (spec.coord.line, spec.coord.column)
+        if key is not None and key == last_key:
+            groups[-1].append(n)
+        else:
+            groups.append([n])
+        last_key = key
+    return groups
+
+
+# ---------------------------------------------------------------------------------------
+# The walk
+# ---------------------------------------------------------------------------------------
+_BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "==": "eq", "!=": "ne",
+           "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "&&": "and", "||": "or",
+           "&": "bitAnd", "|": "bitOr", "^": "bitXor", "<<": "lShift", ">>": "rShift"}
+_UNARY = {"-": "neg", "+": "pos", "!": "not", "~": "bitNot", "&": "address", "*": "deref"}
+_INC_DEC = {"p++": "add", "++": "add", "p--": "sub", "--": "sub"}
+_COMPOUND_ASSIGN = {op + "=": il for op, il in _BINARY.items()
+                    if op not in ("==", "!=", "<", "<=", ">", ">=", "&&", "||")}
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "b": "\b", "f": "\f",
+            "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]+|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|.)", re.S)
+
+
+def _unescape(body: str) -> str:
+    def one(m):
+        e = m.group(1)
+        if e[0] in "xuU":
+            return chr(int(e[1:], 16))
+        if e[0] in "01234567":
+            return chr(int(e, 8))
+        return _ESCAPES.get(e, e)
+    return _ESCAPE.sub(one, body)
+
+
+def _functions_of(ext) -> frozenset:
+    """Names of the functions a list of top-level nodes defines or declares."""
+    names = set()
+    for e in ext:
+        if isinstance(e, c_ast.FuncDef):
+            names.add(e.decl.name)
+        elif isinstance(e, c_ast.Decl) and isinstance(e.type, c_ast.FuncDecl):
+            names.add(e.name)
+    return frozenset(names)
+
+
+class _Translator:
+    """One walk over the main file's part of a pycparser tree, building IL. Statement
+    builders return lists (a declaration may give a typeDef, a varDecl and allocations)."""
+
+    def __init__(self, filename: str, scan: _SourceScan, ast: c_ast.FileAST):
+        self.filename = filename
+        self.scan = scan
+        self.pool = _CommentPool(scan.comments)
+        self.ext = [e for e in ast.ext if e.coord is not None and e.coord.file == _MAIN]
+        self.functions = _functions_of(self.ext)  # these shadow intrinsics of the same name
+        self._statement = {
+            "Compound": lambda n: [self.compound(n)],
+            "Decl": lambda n: self.declaration([n], local=True),
+            "Typedef": self.typedef,
+            "Assignment": lambda n: [self.assignment(n)],
+            "UnaryOp": lambda n: [self.inc_dec(n)],
+            "FuncCall": lambda n: [self.call_statement(n)],
+            "Cast": self.void_cast,
+            "If": self.if_,
+            "For": self.for_,
+            "While": lambda n: [mk("while", self.expr(n.cond), self.body(n.stmt), line=self.line(n))],
+            "DoWhile": lambda n: [mk("doWhile", self.body(n.stmt), self.expr(n.cond), line=self.line(n))],
+            "Break": lambda n: [mk("exit", line=self.line(n))],
+            "Continue": lambda n: [mk("cycle", line=self.line(n))],
+            "Return": lambda n: [mk("return", self.opt_expr(n.expr), line=self.line(n))],
+            "Goto": lambda n: [mk("goto", n.name, line=self.line(n))],
+            "Label": self.label,
+            "EmptyStatement": lambda n: [mk("nop", line=self.line(n))],
+            "Pragma": lambda n: [],
+        }
+        self._expr = {
+            "ID": self.ident,
+            "Constant": self.constant,
+            "BinaryOp": lambda n: mk(_BINARY[n.op], self.expr(n.left), self.expr(n.right)),
+            "UnaryOp": self.unary,
+            "Cast": lambda n: mk("cast", self.typename(n.to_type), self.expr(n.expr)),
+            "TernaryOp": lambda n: mk("ifExpr", self.expr(n.cond), self.expr(n.iftrue), self.expr(n.iffalse)),
+            "ArrayRef": lambda n: mk("arrayAccess", self.expr(n.name), (self.expr(n.subscript),)),
+            "StructRef": self.field,
+            "FuncCall": self.call,
+            "InitList": lambda n: mk("arrayConstructor", tuple(self.expr(e) for e in n.exprs)),
+        }
+
+    # --- helpers ---------------------------------------------------------------------
+    def line(self, n) -> int | None:
+        return n.coord.line if n.coord is not None else None
+
+    def unsupported(self, what: str, n):
+        raise UnsupportedError(f"{what} is not supported", self.filename,
+                               self.line(n) if n is not None else None)
+
+    # --- file and units ----------------------------------------------------------------
+    def file(self) -> Node:
+        units = []
+        for group in _declaration_groups(self.ext):
+            units.extend(self.unit(group))
+        end = (float("inf"), 0)
+        units, _ = _place_comments(units, self.pool.claim((0, 0), end), None)
+        return mk("file", *units, lang="c", filename=self.filename).with_ann(includes=self.scan.includes)
+
+    def unit(self, group: list) -> list:
+        n = group[0]
+        if isinstance(n, c_ast.FuncDef):
+            if n.param_decls:
+                self.unsupported("a K&R-style function definition", n)
+            return [self.procedure(n.decl, n.body)]
+        if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.FuncDecl):
+            return [self.procedure(n, None)]
+        if isinstance(n, c_ast.Decl):
+            return self.declaration(group, local=False)
+        if isinstance(n, c_ast.Typedef):
+            return self.typedef(n)
+        if isinstance(n, c_ast.Pragma):
+            return []
+        self.unsupported(f"top-level {type(n).__name__}", n)
+
+    def procedure(self, decl: c_ast.Decl, body) -> Node:
+        fdecl = decl.type
+        ptr, tdecl = self.unwrap_pointers(fdecl.type)
+        rbase, type_attrs = self.spec_type(tdecl.type)
+        attrs = self.attrs(decl, tdecl, type_attrs)
+        params, decls = self.parameters(fdecl.args)
+        return mk("procedure", decl.name, "function", params, None, _pointer_to(rbase, ptr), attrs,
+                  decls, self.compound(body) if body is not None else None, (), line=self.line(decl))
+
+    def parameters(self, plist) -> tuple[tuple, tuple]:
+        params = list(plist.params) if plist is not None else []
+        if len(params) == 1 and isinstance(params[0], c_ast.Typename):
+            spec = _base_spec(params[0].type)
+            if isinstance(params[0].type, c_ast.TypeDecl) and getattr(spec, "names", None) == ["void"]:
+                params = []  # f(void)
+        names, decls = [], []
+        for p in params:
+            if isinstance(p, c_ast.EllipsisParam):
+                self.unsupported("a variadic function (...)", p)
+            name, var = self.single_var(p)
+            names.append(name)
+            decls.append(var)
+        return tuple(names), tuple(decls)
+
+    def single_var(self, p) -> tuple[str, Node]:
+        """A parameter as a one-declarator varDecl (unnamed prototype parameters get name '')."""
+        name, dims, ptr, tdecl = self.declarator(p.type)
+        typ, type_attrs = self.spec_type(tdecl.type)
+        attrs = self.attrs(p if isinstance(p, c_ast.Decl) else None, tdecl, type_attrs)
+        name = name or ""
+        return name, mk("varDecl", typ, attrs, (mk("declarator", name, dims, None, ptr),), line=self.line(p))
+
+    # --- declarations --------------------------------------------------------------------
+    def declaration(self, decls: list, local: bool) -> list:
+        """One C declaration (several Decls sharing a specifier) -> [typeDef?] varDecl
+        [allocate...]. A local `T *p = malloc(...)` becomes the varDecl then an allocate."""
+        first = decls[0]
+        spec = _base_spec(first.type)
+        out = []
+        if isinstance(spec, c_ast.Struct) and spec.decls is not None:
+            if spec.name is None:
+                self.unsupported("an anonymous struct outside a typedef", first)
+            out.append(self.struct_def(spec, spec.name, "struct"))
+        if first.name is None:
+            if not isinstance(spec, c_ast.Struct):
+                self.unsupported(f"declaration of {type(spec).__name__}", first)
+            return out
+        declarators, allocations = [], []
+        for d in decls:
+            if d.bitsize is not None:
+                self.unsupported("a bit field", d)
+            name, dims, ptr, tdecl = self.declarator(d.type)
+            init = None
+            if d.init is not None:
+                alloc = self.allocation(d.init, mk("ident", name), d) if local else None
+                if alloc is not None:
+                    allocations.append(alloc)
+                else:
+                    init = self.expr(d.init)
+            declarators.append(mk("declarator", name, dims, init, ptr))
+        typ, type_attrs = self.spec_type(spec)
+        attrs = self.attrs(first, tdecl, type_attrs)
+        out.append(mk("varDecl", typ, attrs, tuple(declarators), line=self.line(first)))
+        return out + allocations
+
+    def typedef(self, n: c_ast.Typedef) -> list:
+        ptr, tdecl = self.unwrap_pointers(n.type)
+        spec = tdecl.type
+        if isinstance(spec, c_ast.Struct) and spec.decls is not None:
+            if spec.name is None:
+                if ptr:
+                    self.unsupported("a typedef of a pointer to an anonymous struct", n)
+                return [self.struct_def(spec, n.name, "typedef", self.line(n))]
+            target = _pointer_to(mk("typeRef", spec.name), ptr)
+            return [self.struct_def(spec, spec.name, "struct"),
+                    mk("typeAlias", n.name, target, line=self.line(n))]
+        base, _ = self.spec_type(spec)
+        return [mk("typeAlias", n.name, _pointer_to(base, ptr), line=self.line(n))]
+
+    def struct_def(self, struct: c_ast.Struct, name: str, style: str, line=None) -> Node:
+        fields = []
+        for group in _declaration_groups(struct.decls):
+            fields.extend(self.declaration(group, local=False))
+        return mk("typeDef", name, tuple(fields), style, line=line or self.line(struct))
+
+    def declarator(self, t) -> tuple:
+        """(name, dims or None, pointer depth, TypeDecl) of a declarator chain."""
+        dims = []
+        while isinstance(t, c_ast.ArrayDecl):
+            dims.append(mk("dim", None, self.opt_expr(t.dim)))
+            t = t.type
+        ptr, tdecl = self.unwrap_pointers(t)
+        return tdecl.declname, tuple(dims) if dims else None, ptr, tdecl
+
+    def unwrap_pointers(self, t) -> tuple:
+        """(pointer depth, TypeDecl) of a chain of PtrDecl."""
+        ptr = 0
+        while isinstance(t, c_ast.PtrDecl):
+            ptr += 1
+            t = t.type
+        if not isinstance(t, c_ast.TypeDecl):
+            what = "a function pointer" if isinstance(t, c_ast.FuncDecl) \
+                else "an array type in a cast, sizeof or typedef, or a pointer to an array"
+            self.unsupported(what, t)
+        return ptr, t
+
+    def spec_type(self, spec) -> tuple[Node, tuple]:
+        if isinstance(spec, c_ast.IdentifierType):
+            found = _builtin_type(spec.names)
+            if found is None:
+                self.unsupported(f"type {' '.join(spec.names)}", spec)
+            return found
+        if isinstance(spec, c_ast.Struct) and spec.name is not None:
+            return mk("typeRef", spec.name), ()
+        self.unsupported({"Union": "a union", "Enum": "an enum"}.get(type(spec).__name__, "this type"), spec)
+
+    def typename(self, tn: c_ast.Typename) -> Node:
+        """Type of a cast or sizeof operand, pointers as pointerType."""
+        ptr, tdecl = self.unwrap_pointers(tn.type)
+        base, _ = self.spec_type(tdecl.type)
+        return _pointer_to(base, ptr)
+
+    def attrs(self, decl, tdecl, type_attrs: tuple) -> tuple:
+        words = []
+        if decl is not None:
+            words += list(decl.storage) + list(decl.funcspec)
+        words += list(tdecl.quals) + list(type_attrs)
+        return tuple(dict.fromkeys(words))
+
+    # --- statements -----------------------------------------------------------------------
+    def statements(self, items) -> list:
+        out = []
+        for group in _declaration_groups(items or ()):
+            n = group[0]
+            if isinstance(n, c_ast.Decl):
+                out.extend(self.declaration(group, local=True))
+            else:
+                out.extend(self.statement(n))
+        return out
+
+    def statement(self, n) -> list:
+        f = self._statement.get(type(n).__name__)
+        if f is None:
+            kind = type(n).__name__
+            if kind in ("Switch", "Case", "Default"):
+                self.unsupported("switch/case", n)
+            if kind in self._expr:
+                self.unsupported("an expression statement without effect", n)
+            self.unsupported(f"statement {kind}", n)
+        return f(n)
+
+    def single_statement(self, n, where: str) -> Node | None:
+        if n is None:
+            return None
+        if isinstance(n, c_ast.DeclList):
+            out = self.declaration(n.decls, local=True)
+        elif isinstance(n, c_ast.ExprList):
+            self.unsupported(f"the comma operator in a for {where}", n)
+        else:
+            out = self.statement(n)
+        if len(out) != 1:
+            self.unsupported(f"this for {where}", n)
+        return out[0]
+
+    def compound(self, n: c_ast.Compound) -> Node:
+        items = self.statements(n.block_items)
+        start = (n.coord.line, n.coord.column) if n.coord is not None else None
+        close = self.scan.block_end(*start) if start is not None else None
+        if close is not None:
+            claimed = self.pool.claim(start, self.scan.closing_line_end(close))
+            items, released = _place_comments(items, claimed, close)
+            self.pool.release(released)
+        return mk("block", *items, line=self.line(n))
+
+    def body(self, n) -> Node:
+        if isinstance(n, c_ast.Compound):
+            return self.compound(n)
+        return mk("block", *self.statement(n), line=self.line(n))
+
+    def if_(self, n) -> list:
+        orelse = self.body(n.iffalse) if n.iffalse is not None else None
+        return [mk("if", self.expr(n.cond), self.body(n.iftrue), orelse, line=self.line(n))]
+
+    def for_(self, n) -> list:
+        return [mk("for", self.single_statement(n.init, "initialisation"), self.opt_expr(n.cond),
+                   self.single_statement(n.next, "step"), self.body(n.stmt), line=self.line(n))]
+
+    def label(self, n) -> list:
+        out = self.statement(n.stmt) or [mk("nop", line=self.line(n))]
+        return [out[0].with_ann(label=n.name)] + out[1:]
+
+    def assignment(self, n) -> Node:
+        lhs = self.expr(n.lvalue)
+        if n.op == "=":
+            alloc = self.allocation(n.rvalue, lhs, n)
+            if alloc is not None:
+                return alloc
+            return mk("assign", lhs, self.expr(n.rvalue), line=self.line(n))
+        op = _COMPOUND_ASSIGN.get(n.op)
+        if op is None:
+            self.unsupported(f"assignment operator {n.op}", n)
+        return mk("assign", lhs, mk(op, lhs, self.expr(n.rvalue)), line=self.line(n))
+
+    def inc_dec(self, n) -> Node:
+        op = _INC_DEC.get(n.op)
+        if op is None:
+            self.unsupported("an expression statement without effect", n)
+        target = self.expr(n.expr)
+        return mk("assign", target, mk(op, target, mk("intCst", 1, None)), line=self.line(n))
+
+    def call_statement(self, n) -> Node:
+        if isinstance(n.name, c_ast.ID) and n.name.name == "free" and "free" not in self.functions:
+            args = n.args.exprs if n.args is not None else []
+            if len(args) != 1:
+                self.unsupported("free with other than one argument", n)
+            return mk("deallocate", self.expr(args[0]), line=self.line(n))
+        return self.call(n).with_ann(line=self.line(n))
+
+    def void_cast(self, n) -> list:
+        """`(void) f(x);` is the call f(x)."""
+        if isinstance(n.expr, c_ast.FuncCall) and getattr(_base_spec(n.to_type.type), "names", None) == ["void"]:
+            return [self.call_statement(n.expr)]
+        self.unsupported("an expression statement without effect", n)
+
+    def allocation(self, rvalue, target: Node, n) -> Node | None:
+        """allocate(target, (count,), T) for target = [(T*)] malloc(count * sizeof(T)) in any
+        order of the factors; None when rvalue is no allocation call."""
+        call = rvalue.expr if isinstance(rvalue, c_ast.Cast) else rvalue
+        if not (isinstance(call, c_ast.FuncCall) and isinstance(call.name, c_ast.ID)
+                and call.name.name in _ALLOC_FUNCS and call.name.name not in self.functions):
+            return None
+        args = call.args.exprs if call.args is not None else []
+        if call.name.name != "malloc" or len(args) != 1:
+            self.unsupported(f"{call.name.name} (only p = malloc(n*sizeof(T)) is handled)", call)
+        factors, sizes = [], []
+        stack = [args[0]]
+        while stack:  # flatten the product, keeping the source order of the factors
+            f = stack.pop()
+            if isinstance(f, c_ast.BinaryOp) and f.op == "*":
+                stack += [f.right, f.left]
+            elif isinstance(f, c_ast.UnaryOp) and f.op == "sizeof" and isinstance(f.expr, c_ast.Typename):
+                sizes.append(f.expr)
+            else:
+                factors.append(f)
+        if len(sizes) != 1:
+            self.unsupported("this malloc form (expected malloc(n*sizeof(T)))", call)
+        count = None
+        for f in factors:
+            e = self.expr(f)
+            count = e if count is None else mk("mul", count, e)
+        return mk("allocate", target, (count or mk("intCst", 1, None),), self.typename(sizes[0]),
+                  line=self.line(n))
+
+    # --- expressions -------------------------------------------------------------------------
+    def expr(self, n) -> Node:
+        f = self._expr.get(type(n).__name__)
+        if f is None:
+            kind = type(n).__name__
+            what = {"Assignment": "an assignment inside an expression",
+                    "ExprList": "the comma operator",
+                    "CompoundLiteral": "a compound literal",
+                    "NamedInitializer": "a designated initializer"}.get(kind, f"expression {kind}")
+            self.unsupported(what, n)
+        return f(n)
+
+    def opt_expr(self, n) -> Node | None:
+        return None if n is None else self.expr(n)
+
+    def ident(self, n) -> Node:
+        if n.name == _TRUE:
+            return mk("boolCst", True)
+        if n.name == _FALSE:
+            return mk("boolCst", False)
+        return mk("ident", n.name)
+
+    def constant(self, n) -> Node:
+        v, kind = n.value, n.type
+        if kind == "string":
+            if not v.startswith('"'):
+                self.unsupported("a wide or unicode string", n)
+            return mk("stringCst", _unescape(v[1:-1]))
+        if kind == "char":
+            body = _unescape(v[1:-1]) if v.startswith("'") else ""
+            if len(body) != 1:
+                self.unsupported(f"character constant {v}", n)
+            return mk("intCst", ord(body), 1)
+        if kind.endswith("int"):
+            digits = v.rstrip("uUlL")
+            suffix = v[len(digits):].lower()
+            try:
+                if digits[:2].lower() in ("0x", "0b"):
+                    value = int(digits, 0)
+                elif len(digits) > 1 and digits[0] == "0":
+                    value = int(digits, 8)
+                else:
+                    value = int(digits)
+            except ValueError:
+                raise SourceError(f"bad integer constant {v}", self.filename, self.line(n)) from None
+            return mk("intCst", value, 8 if "l" in suffix else None)
+        if v[:2].lower() == "0x":
+            self.unsupported(f"hexadecimal floating constant {v}", n)
+        text = v.rstrip("fFlL")
+        suffix = v[len(text):].lower()
+        return mk("realCst", text.replace("E", "e"), 4 if suffix == "f" else 16 if suffix == "l" else 8)
+
+    def unary(self, n) -> Node:
+        op = _UNARY.get(n.op)
+        if op is not None:
+            return mk(op, self.expr(n.expr))
+        if n.op == "sizeof":
+            arg = self.typename(n.expr) if isinstance(n.expr, c_ast.Typename) else self.expr(n.expr)
+            return mk("sizeof", arg)
+        if n.op in _INC_DEC:
+            self.unsupported(f"{n.op.strip('p')} inside an expression", n)
+        self.unsupported(f"operator {n.op}", n)
+
+    def field(self, n) -> Node:
+        base = self.expr(n.name)
+        if n.type == "->":
+            base = mk("deref", base)
+        return mk("fieldAccess", base, n.field.name)
+
+    def call(self, n) -> Node:
+        if not isinstance(n.name, c_ast.ID):
+            self.unsupported("a call through a function pointer", n)
+        name = n.name.name
+        if name in self.functions:
+            op = "call"
+        elif name in _ALLOC_FUNCS or name == "free":
+            self.unsupported(f"{name} inside an expression", n)
+        else:
+            op = "intrinsic" if name in C_INTRINSICS else "call"
+        args = n.args.exprs if n.args is not None else []
+        return mk(op, name, tuple(self.expr(a) for a in args))
