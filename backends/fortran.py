@@ -38,12 +38,12 @@ class FortranExpr(ExprPrinter):
         return self.negative_literal(f"{value}_{kind}" if kind else str(value))
 
     def e_realCst(self, n):
-        # Double precision is written 2.0d-3 when the text has an exponent, and 1.5_8 when
-        # not: 1.5d0 would re-parse to the text '1.5e0', a different IL constant.
+        # Double precision is written 2.0d-3, or 1.5d0 when the text has no exponent (the
+        # front end reads 1.5d0 back as the text "1.5").
         text, kind = n.kids
         mant, exp = real_parts(text)
-        if kind == 8 and exp is not None:
-            return self.negative_literal(f"{mant}d{exp}")
+        if kind == 8:
+            return self.negative_literal(f"{mant}d{exp or 0}")
         text = mant if exp is None else f"{mant}e{exp}"
         return self.negative_literal(text if kind == 4 else f"{text}_{kind}")
 

@@ -15,6 +15,8 @@ Storage model (one word per kind of variable binding):
 - a C pointer value is a `Ptr`: a flat buffer and an offset (NULL is None);
 - a struct / derived-type value is a `Record` of field bindings; arrays of them and pointer
   variables live in numpy object arrays.
+A C declarator dim(None, n) declares n elements (hi is the C count, as the C front end writes
+it); a C array parameter `T a[][n]` is a CArr with an unchecked first dimension.
 Statements return None or a control signal (EXIT, CYCLE, RETURN, a `_Goto`), which blocks and
 loops consume; `goto` finds its label in the current block or an enclosing one.
 """
@@ -125,6 +127,7 @@ def _show(b):
 
 
 _COMMON_MIN_BYTES = 1 << 16
+_ComplexWarning = getattr(getattr(np, "exceptions", np), "ComplexWarning")
 UNASSOCIATED = object()  # binding of a Fortran scalar pointer not associated with a target
 EXIT, CYCLE, RETURN = "exit", "cycle", "return"
 
@@ -360,7 +363,7 @@ class Interpreter:
         sys.setrecursionlimit(max(old_limit, 20000))
         try:
             with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                warnings.simplefilter("ignore", _ComplexWarning)
                 actuals = [self._external_actual(a) for a in args]
                 return self._invoke(proc, actuals, {}, self._host_frame(proc, None))
         except ProgramStop as stop:
@@ -1464,7 +1467,7 @@ class Interpreter:
                 return np.power(a, b.astype(a.dtype))
             return _powi(a, int(b))
         dt = promote(a.dtype, b.dtype)
-        return np.power(convert(a, dt), convert(b, dt))
+        return ii.real_power(convert(a, dt), convert(b, dt))
 
     def e_neg(self, node):
         v = self.eval(node.expr)

@@ -12,6 +12,8 @@ allocated, associated, present) and printf/atomicAdd are handled in engine/inter
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
 
 import numpy as np
@@ -229,19 +231,60 @@ def _fixed(fn, dt):
     return lambda *args: convert(as_value(fn(*args)), dt)
 
 
-def _math(ufunc):
+# Compiled code calls the C math library (gfortran too: sinf, pow, ...), whose float functions
+# are not all correctly rounded; numpy's own loops differ from it by an ulp here and there. So
+# real math functions call that same libm; without one, single precision goes through double.
+_WIDER = {F32: F64, np.dtype(np.complex64): np.dtype(np.complex128)}
+_LIBM_PATH = ctypes.util.find_library("m")
+_LIBM = ctypes.CDLL(_LIBM_PATH) if _LIBM_PATH else None
+_LIBM_FUNCS: dict = {}
+
+
+def _libm(cname: str, dt: np.dtype, nargs: int):
+    key = (cname, dt)
+    if key not in _LIBM_FUNCS:
+        f = None
+        if _LIBM is not None and dt in (F32, F64):
+            f = getattr(_LIBM, cname + ("f" if dt == F32 else ""), None)
+            if f is not None:
+                ctype = ctypes.c_float if dt == F32 else ctypes.c_double
+                f.argtypes, f.restype = [ctype] * nargs, ctype
+        _LIBM_FUNCS[key] = f
+    return _LIBM_FUNCS[key]
+
+
+def _elemental(cname, ufunc, vals):
+    """ufunc on same-typed numpy values, computed like the compiled code computes it."""
+    dt = vals[0].dtype
+    f = _libm(cname, dt, len(vals))
+    if f is not None:
+        if any(isinstance(v, np.ndarray) for v in vals):
+            return np.frompyfunc(f, len(vals), 1)(*vals).astype(dt)
+        return dt.type(f(*vals))
+    wide = _WIDER.get(dt)
+    if wide is None:
+        return ufunc(*vals)
+    return convert(ufunc(*(convert(v, wide) for v in vals)), dt)
+
+
+def _math(cname, ufunc):
     """A Fortran generic elemental function: computed in the kind of its argument."""
     def run(*args):
         vals = common(*args)
         if vals[0].dtype.kind in "iub":  # not standard, but give it the real meaning
             vals = [convert(v, F32) for v in vals]
-        return ufunc(*vals)
+        return _elemental(cname, ufunc, vals)
     return run
 
 
-def _c_math(ufunc, dt):
+def real_power(a, b):
+    """Fortran real ** real (same-typed operands): gfortran calls powf / pow."""
+    return _elemental("pow", np.power, [a, b])
+
+
+def _c_math(cname, ufunc, dt):
     """A C library function: arguments converted to dt (double, or float for the f forms)."""
-    return lambda *args: ufunc(*(convert(as_value(a), dt) for a in args))
+    return lambda *args: _elemental(cname, ufunc, [convert(as_value(a), dt) for a in args])
 
 
 def _vectorized(fn):
@@ -399,10 +442,10 @@ _GENERIC_MATH = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log10": np.log1
                  "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
                  "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "atan2": np.arctan2}
 
-FORTRAN_IMPL = {name: _math(fn) for name, fn in _GENERIC_MATH.items()}
+FORTRAN_IMPL = {name: _math(name, fn) for name, fn in _GENERIC_MATH.items()}
 for _name, _fn in _GENERIC_MATH.items():
-    FORTRAN_IMPL["d" + _name] = _math(_fn)   # dsqrt, dexp, ..., datan2
-    FORTRAN_IMPL["c" + _name] = _math(_fn)   # csqrt, cexp, ... (only some exist; harmless)
+    FORTRAN_IMPL["d" + _name] = _math(_name, _fn)   # dsqrt, dexp, ..., datan2
+    FORTRAN_IMPL["c" + _name] = _math(_name, _fn)   # csqrt, cexp, ... (complex: numpy)
 FORTRAN_IMPL.update({
     "abs": f_abs, "iabs": f_abs, "dabs": f_abs, "cabs": f_abs,
     "max": f_max, "min": f_min, "max0": _fixed(f_max, I32), "min0": _fixed(f_min, I32),
@@ -432,8 +475,8 @@ _C_MATH = dict(_GENERIC_MATH, pow=np.power, fabs=np.abs, fmin=np.fmin, fmax=np.f
 _C_FLOAT_FORMS = ("sin cos tan asin acos atan atan2 sinh cosh tanh exp log log10 sqrt pow "
                   "fabs fmin fmax floor ceil fmod").split()
 
-C_IMPL = {name: _c_math(fn, F64) for name, fn in _C_MATH.items()}
-C_IMPL.update({name + "f": _c_math(_C_MATH[name], F32) for name in _C_FLOAT_FORMS})
+C_IMPL = {name: _c_math(name, fn, F64) for name, fn in _C_MATH.items()}
+C_IMPL.update({name + "f": _c_math(name, _C_MATH[name], F32) for name in _C_FLOAT_FORMS})
 C_IMPL.update({
     "abs": lambda a: np.abs(convert(as_value(a), I32)),
     "labs": lambda a: np.abs(convert(as_value(a), INT_KINDS[8])),

@@ -920,11 +920,14 @@ class _Converter:
 
     def real_literal(self, f):
         text = f.items[0].lower()
-        kind = 4
-        if "d" in text:
-            text, kind = text.replace("d", "e"), 8
-        elif "q" in text:
-            text, kind = text.replace("q", "e"), 16
+        kind = 8 if "d" in text else 16 if "q" in text else 4
+        # canonical text: exponent letter e, and a zero exponent dropped (1.5d0 -> "1.5"),
+        # so that every spelling of a constant gives one IL node
+        mantissa, _, exponent = text.replace("d", "e").replace("q", "e").partition("e")
+        if exponent and int(exponent) != 0:
+            text = f"{mantissa}e{exponent}"
+        else:
+            text = mantissa if "." in mantissa else mantissa + ".0"
         if f.items[1] is not None:
             kind = self.kind_suffix(f.items[1])
         if text[0] in "+-":  # signed literals inside complex constants

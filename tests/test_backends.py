@@ -285,10 +285,10 @@ def test_c_text_reparses_to_the_same_tree(tree):
 
 # --- literals ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("node, fortran, c", [
-    (rc("1.5", 8), "1.5_8", "1.5"),
+    (rc("1.5", 8), "1.5d0", "1.5"),
     (rc("1.5e0", 8), "1.5d0", "1.5e0"),
     (rc("2.0e-3", 8), "2.0d-3", "2.0e-3"),
-    (rc("1", 8), "1.0_8", "1.0"),
+    (rc("1", 8), "1.0d0", "1.0"),
     (rc("1.5", 4), "1.5", "1.5f"),
     (rc("3", 4), "3.0", "3.0f"),
     (rc("1e5", 4), "1e5", "1e5f"),
@@ -384,9 +384,9 @@ def test_fortran_units_and_declarations():
         "   real(8) function twice(v)\n",
         "      real(8), intent(inout) :: x(n)\n",
         "real(8), allocatable :: w(:)",
-        "real(8), target, save :: tgt = 3.0_8",
+        "real(8), target, save :: tgt = 3.0d0",
         "character(len=8) :: tag = 'abc'",
-        "complex(8) :: z = (1.0_8, -2.0_8)",
+        "complex(8) :: z = (1.0d0, -2.0d0)",
         "   contains\n      subroutine helper(v)\n",
         "   end subroutine work\nend module shapes\n\nprogram main\n   use shapes\n",
         "end program main\n",
@@ -398,14 +398,14 @@ def test_fortran_statements():
     text = unparse_fortran(fortran_module())
     for expected in [
         "      ! fill the array\n      allocate(w(n))\n",
-        "         !$AD NOCHECKPOINT\n         x(i) = 0.5_8*twice(dble(i))\n",
+        "         !$AD NOCHECKPOINT\n         x(i) = 0.5d0*twice(dble(i))\n",
         "do i = n, 1, -1\n",
         "      if (n < 1) then\n         return\n      else if (n == 1) then\n         s = 1_8\n"
         "      else\n         s = 2_8\n      end if\n",
         "      do\n         s = s + 1_8\n",
         "do while (s < 20_8)",
         "      go to 10\n      10 continue\n",
-        "pp => tgt", "pt%y = norm(pt)", "x(1:n:2) = (/ 1.0_8 /)",
+        "pp => tgt", "pt%y = norm(pt)", "x(1:n:2) = (/ 1.0d0 /)",
         "print *, s, 'done'", "write(*, '(a)') 'it''s'", "call helper(q)", "deallocate(w)",
         "if (.not. .false. .and. n /= 3) then\n         stop 1\n",
     ]:
@@ -583,7 +583,7 @@ def test_long_sums_print_without_deep_recursion():
     e = a
     for k in range(5000):
         e = mk("sub" if k % 2 else "add", e, mk("mul", I(f"b{k}"), rc("1.5")))
-    assert fexpr(e).startswith("a + b0*1.5_8 - b1*1.5_8 + ")
+    assert fexpr(e).startswith("a + b0*1.5d0 - b1*1.5d0 + ")
     assert cexpr(e).endswith(" - b4999 * 1.5")
 
 

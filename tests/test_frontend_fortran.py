@@ -398,17 +398,17 @@ def test_nullify():
 # --- expressions ------------------------------------------------------------------------------
 
 def test_literals():
-    assert rhs("1.0d0") == R("1.0e0", 8)
+    assert rhs("1.0d0") == R("1.0", 8)
     assert rhs("2.5") == R("2.5", 4)
     assert rhs("3.0_8") == R("3.0", 8)
     assert rhs("1.5E-3") == R("1.5e-3", 4)
-    assert rhs("1d0") == R("1e0", 8)
+    assert rhs("1d0") == R("1.0", 8)
     assert rhs("2.0_dp", "integer, parameter :: dp = 8") == R("2.0", 8)
     assert rhs("-1.0") == mk("neg", R("1.0"))
     assert rhs("42") == N(42) and rhs("7_8") == N(7, 8)
     assert rhs(".true.") == mk("boolCst", True) and rhs(".FALSE.") == mk("boolCst", False)
     assert rhs("'it''s'") == mk("stringCst", "it's") and rhs('"a""b"') == mk("stringCst", 'a"b')
-    assert rhs("(1.0, -2d0)") == mk("complexCst", R("1.0"), mk("neg", R("2e0", 8)))
+    assert rhs("(1.0, -2d0)") == mk("complexCst", R("1.0"), mk("neg", R("2.0", 8)))
 
 
 def test_operators_and_grouping():
@@ -504,7 +504,7 @@ c$AD II-LOOP
     (d,) = p.body.kids
     assert d.ann["directives"] == ("II-LOOP",) and d.hi == I("n") and d.line == 6
     assert d.body.kids[0] == mk("assign", mk("arrayAccess", I("a"), (I("i"),)),
-                                mk("mul", mk("arrayAccess", I("a"), (I("i"),)), R("2.0e0", 8)))
+                                mk("mul", mk("arrayAccess", I("a"), (I("i"),)), R("2.0", 8)))
     assert d.body.kids[0].line == 8
 
 
