@@ -209,15 +209,18 @@ class FortranWriter(BlockWriter):
     # --- declarations -------------------------------------------------------------------
     def declaration(self, n: Node) -> str:
         typ, attrs, declarators = n.kids
-        pointer = "pointer" in attrs
-        names = []
+        names = self.declarators(declarators, pointer="pointer" in attrs)
+        return ", ".join((self.x.type_spec(typ),) + tuple(attrs)) + " :: " + names
+
+    def declarators(self, declarators, pointer=False) -> str:
+        texts = []
         for d in declarators:
             name, dims, init, _ = d.kids
             text = name + (f"({self.x.dims(dims)})" if dims else "")
             if init is not None:
                 text += (" => " if pointer else " = ") + self.x.expr(init)
-            names.append(text)
-        return ", ".join((self.x.type_spec(typ),) + tuple(attrs)) + " :: " + ", ".join(names)
+            texts.append(text)
+        return ", ".join(texts)
 
     def emit_varDecl(self, n):
         self.line(self.declaration(n))
@@ -242,8 +245,14 @@ class FortranWriter(BlockWriter):
         self.line(f"implicit {n.kids[0]}")
 
     def emit_attrDecl(self, n):
-        attr, names = n.kids
-        self.line(f"{attr} :: {', '.join(names)}" if names else attr)
+        attr, declarators = n.kids
+        names = self.declarators(declarators)
+        if attr == "parameter":
+            self.line(f"parameter ({names})")
+        elif attr == "dimension":
+            self.line(f"dimension {names}")
+        else:
+            self.line(f"{attr} :: {names}" if names else attr)
 
     # --- statements -----------------------------------------------------------------------
     def emit_block(self, n):

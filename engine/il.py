@@ -280,7 +280,9 @@ _op("decl", "common", "name:str vars:expr*", "f", "COMMON /name/ vars (ident, or
 _op("decl", "equivalence", "groups:any", "f", "EQUIVALENCE groups: tuple of tuples of expressions")
 _op("decl", "use", "module:str only:str*?", "f", "USE module [, ONLY: names]")
 _op("decl", "implicit", "text:str", "f", "IMPLICIT statement, text after the keyword (e.g. 'none')")
-_op("decl", "attrDecl", "attr:str names:str*", "f", "attribute statement: EXTERNAL f, INTRINSIC g, SAVE x")
+_op("decl", "attrDecl", "attr:str declarators:decl*", "f",
+    "attribute statement on names typed elsewhere: EXTERNAL f, SAVE x, SAVE /c/ (name '/c/'), "
+    "DIMENSION a(n) (declarator dims), PARAMETER (n = 10) (declarator init)")
 
 # --- program units ----------------------------------------------------------------------
 _op("unit", "procedure",

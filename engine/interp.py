@@ -239,16 +239,22 @@ class ScopeInfo:
             self._implicit(d)
         elif op == "attrDecl":
             attr = _attr_word(d.attr)
-            if attr == "save":
-                if not d.names:
-                    self.save_all = True
-                for n in d.names:
-                    self._spec(n).attrs |= {"save"}
+            names = [decl.name for decl in d.declarators]
+            if attr == "save" and not names:
+                self.save_all = True
             elif attr == "external":
-                self.externals.update(d.names)
-            elif attr in ("allocatable", "pointer", "target", "optional"):
-                for n in d.names:
-                    self._spec(n).attrs |= {attr}
+                self.externals.update(names)
+            elif attr in ("save", "allocatable", "pointer", "target", "optional", "parameter", "dimension"):
+                for decl in d.declarators:
+                    if decl.name.startswith("/"):
+                        continue  # SAVE /common/: common blocks persist anyway
+                    s = self._spec(decl.name)
+                    if attr != "dimension":
+                        s.attrs |= {attr}
+                    if decl.dims is not None:
+                        s.dims = decl.dims
+                    if decl.init is not None:
+                        s.init = decl.init
         elif op in ("typeDef", "typeAlias", "comment", "equivalence", "procedure"):
             if op == "equivalence":
                 raise _err(d, "EQUIVALENCE is not supported by the interpreter")

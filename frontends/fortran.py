@@ -165,7 +165,6 @@ _UNSUPPORTED_NAMES = {
     "Where_Construct": "WHERE", "Where_Stmt": "WHERE", "Forall_Construct": "FORALL",
     "Forall_Stmt": "FORALL", "Interface_Block": "INTERFACE block", "Entry_Stmt": "ENTRY",
     "Data_Stmt": "DATA statement", "Format_Stmt": "FORMAT statement",
-    "Parameter_Stmt": "PARAMETER statement", "Dimension_Stmt": "DIMENSION statement",
     "Associate_Construct": "ASSOCIATE", "Block_Construct": "BLOCK construct",
     "Block_Data": "BLOCK DATA", "Namelist_Stmt": "NAMELIST",
     "Io_Implied_Do": "implied DO in an I/O list", "Ac_Implied_Do": "implied DO in an array constructor",
@@ -690,18 +689,47 @@ class _Converter:
             attr = "intent(" + str(f.items[0]).lower().replace(" ", "") + ")"
         else:
             attr = f.items[0].lower()
-        names = []
+        declarators = []
         for n in _seq(f.items[1]):
-            if type(n).__name__ != "Name":
-                if attr == "save" and str(n).startswith("/"):
-                    names.append(str(n).lower())  # a saved common block /name/
-                    continue
-                self.unsupported(f"{attr.upper()} statement with array bounds")
-            name = _name(n)
+            dims = None
+            if type(n).__name__ == "Name":
+                name = _name(n)
+            elif attr == "save" and str(n).startswith("/"):
+                name = str(n).lower().replace(" ", "")  # a saved common block /name/
+            elif type(n).__name__ in ("Target_Entity_Decl", "Allocatable_Decl", "Pointer_Decl"):
+                name, dims = _name(n.items[0]), self.dims(n.items[1])
+            else:
+                self.unsupported(f"{attr.upper()} statement entity {str(n)!r}")
             if attr in (INTRINSIC, EXTERNAL):
                 self.scope.declare(name, attr)
-            names.append(name)
-        out.append(mk("attrDecl", attr, tuple(names), **ann))
+            elif dims is not None:
+                self.scope.declare(name, ARRAY)
+            declarators.append(mk("declarator", name, dims, None, 0))
+        out.append(mk("attrDecl", attr, tuple(declarators), **ann))
+
+    def parameter_statement(self, f, out):
+        """PARAMETER (n = 10, ...) -> attrDecl('parameter', declarators with init)."""
+        ann = self.ann(f.item)
+        declarators = []
+        for definition in _seq(f.items[1]):
+            name_f, value_f = definition.items
+            name = _name(name_f)
+            value = self.const_int(value_f)
+            if value is not None:
+                self.scope.params[name] = value
+            self.scope.names.setdefault(name, VAR)
+            declarators.append(mk("declarator", name, None, self.expr(value_f), 0))
+        out.append(mk("attrDecl", "parameter", tuple(declarators), **ann))
+
+    def dimension_statement(self, f, out):
+        """DIMENSION a(n), b(0:m) -> attrDecl('dimension', declarators with dims)."""
+        ann = self.ann(f.item)
+        declarators = []
+        for name_f, shape in f.items[0]:
+            name = _name(name_f)
+            self.scope.declare(name, ARRAY)
+            declarators.append(mk("declarator", name, self.dims(shape), None, 0))
+        out.append(mk("attrDecl", "dimension", tuple(declarators), **ann))
 
     # --- statements ------------------------------------------------------------------------
     def statements(self, parts, out):
@@ -1034,7 +1062,8 @@ _DECLARATIONS = {
     "Save_Stmt": _C.attribute_statement, "Optional_Stmt": _C.attribute_statement,
     "Intent_Stmt": _C.attribute_statement, "Access_Stmt": _C.attribute_statement,
     "Target_Stmt": _C.attribute_statement, "Pointer_Stmt": _C.attribute_statement,
-    "Allocatable_Stmt": _C.attribute_statement, "Equivalence_Stmt": _C.equivalence,
+    "Allocatable_Stmt": _C.attribute_statement,
+    "Parameter_Stmt": _C.parameter_statement, "Dimension_Stmt": _C.dimension_statement, "Equivalence_Stmt": _C.equivalence,
 }
 _STATEMENTS = {
     "Comment": _C.comment, "Assignment_Stmt": _C.assignment,

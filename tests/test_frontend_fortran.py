@@ -234,11 +234,33 @@ def test_common_blocks():
     assert p.body.kids[0].rhs.op == "arrayAccess"
 
 
+def names(attr, *names_):
+    return mk("attrDecl", attr, tuple(mk("declarator", n, None, None, 0) for n in names_))
+
+
 def test_attribute_statements():
     p = unit("subroutine s(f, x)\n  external f\n  intrinsic sin\n  save\n  save :: x\n  optional x\nend\n")
-    assert p.decls == (mk("attrDecl", "external", ("f",)), mk("attrDecl", "intrinsic", ("sin",)),
-                       mk("attrDecl", "save", ()), mk("attrDecl", "save", ("x",)),
-                       mk("attrDecl", "optional", ("x",)))
+    assert p.decls == (names("external", "f"), names("intrinsic", "sin"), names("save"), names("save", "x"),
+                       names("optional", "x"))
+
+
+def test_parameter_and_dimension_statements():
+    p = unit("subroutine s(a)\n  integer n, m\n  parameter (n = 3, m = 2*n)\n  dimension a(n), b(0:m)\n"
+             "  real a, b\n  b(1) = a(2)\nend\n")
+    param, dim = p.decls[1], p.decls[2]
+    assert param == mk("attrDecl", "parameter", (mk("declarator", "n", None, N(3), 0),
+                                                 mk("declarator", "m", None, mk("mul", N(2), I("n")), 0)))
+    assert dim == mk("attrDecl", "dimension", (mk("declarator", "a", (mk("dim", None, I("n")),), None, 0),
+                                               mk("declarator", "b", (mk("dim", N(0), I("m")),), None, 0)))
+    assert param.line == 3 and dim.line == 4
+    # the DIMENSION statement makes b(1) and a(2) array references, not calls
+    assert p.body.kids[0] == mk("assign", mk("arrayAccess", I("b"), (N(1),)), mk("arrayAccess", I("a"), (N(2),)))
+
+
+def test_parameter_gives_kinds():
+    p = unit("subroutine s(x)\n  integer wp\n  parameter (wp = 8)\n  real(wp) x\n  x = 1.0_wp\nend\n")
+    assert p.decls[2].type == mk("type", "real", 8, None)
+    assert p.body.kids[0].rhs == mk("realCst", "1.0", 8)
 
 
 def test_equivalence():
@@ -560,8 +582,6 @@ def test_unsupported_statements(stmts, what, line):
 
 @pytest.mark.parametrize("decls, what, line", [
     ("interface\n  subroutine g(x)\n  end subroutine\nend interface", "INTERFACE", 2),
-    ("integer n\nparameter (n = 3)", "PARAMETER", 3),
-    ("dimension a(3)", "DIMENSION", 2),
     ("real x\ndata x /1.0/", "DATA", 3),
     ("use m, only: a => b", "USE renaming", 2),
     ("character(len=:), allocatable :: c", "deferred character length", 2),
