@@ -22,6 +22,8 @@ sub-commands:
   parse FILE                      print the IL tree of a Fortran or C file
   unparse FILE [-tgtlang LANG]    parse, then write the source back from the IL
                                   (the round trip source -> IL -> source)
+  analyze FILE -head "f(y)/(x)"   the source annotated with the data-flow sets
+                                  (Varied, Useful, Active, Diff-live, TBR, Adj-out)
 """
 
 
@@ -42,7 +44,25 @@ def _build_parser() -> argparse.ArgumentParser:
     p_unparse.add_argument("-form", "--form", choices=("free", "fixed"), default=None,
                            help="Fortran source form of the output (default: the input's)")
     p_unparse.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
+
+    p_analyze = sub.add_parser("analyze", help="print the data-flow sets around every instruction")
+    p_analyze.add_argument("file")
+    p_analyze.add_argument("-head", "--head", required=True,
+                           help='head procedure(s): "proc(dependents)/(independents)"')
+    p_analyze.add_argument("--dot", metavar="DIR", default=None,
+                           help="also write the flow graphs and the call graph as Graphviz files in DIR")
     return parser
+
+
+def _cmd_analyze(args) -> int:
+    from .analyze import analyze_file, format_analysis
+    program, results, lines = analyze_file(args.file, args.head)
+    sys.stdout.write(format_analysis(program, results, lines) + "\n")
+    if args.dot:
+        from .dot import write_dot_files
+        for path in write_dot_files(program, args.dot):
+            print(f"wrote {path}", file=sys.stderr)
+    return 0
 
 
 def _cmd_parse(args) -> int:
@@ -65,7 +85,7 @@ def _cmd_unparse(args) -> int:
     return 0
 
 
-COMMANDS = {"parse": _cmd_parse, "unparse": _cmd_unparse}
+COMMANDS = {"parse": _cmd_parse, "unparse": _cmd_unparse, "analyze": _cmd_analyze}
 
 
 def main(argv=None) -> int:

@@ -205,3 +205,58 @@ def programs(draw, lang):
     """A random IL `file` in language `lang` ('fortran' or 'c')."""
     gen = _Gen(draw, lang)
     return _program(lang, gen.block((), 0))
+
+
+# --- programs with a call, for the interprocedural analyses ------------------------------
+CALLEE = "g"
+ARGS = ("x", "y", "s", "k")
+LOCALS = ("t", "m") + LOOP_VARS
+
+
+def _call_statement():
+    return mk("call", CALLEE, tuple(ident(a) for a in ARGS))
+
+
+def _procedure(lang, name, body_stmts):
+    """A procedure over (x, y, s, k) like the head of `programs`, with this body."""
+    file_node = _program(lang, mk("block", *body_stmts))
+    return file_node.units[0].replace(name=name)
+
+
+@st.composite
+def programs_with_call(draw, lang):
+    """(program with head calling g, the same program with g's body inlined at the call).
+
+    Both are IL `file`s; g's locals are renamed in the inlined copy so that they cannot
+    clash with the head's."""
+    gen = _Gen(draw, lang)
+    callee_body = gen.block((), 0).stmts
+    before, after = gen.block((), 1).stmts, gen.block((), 1).stmts
+    callee = _procedure(lang, CALLEE, callee_body)
+    head = _procedure(lang, "head", before + (_call_statement(),) + after)
+    init = callee.body.stmts  # g's own initialisation then its body (C: declarations first)
+    rename = {v: v + "_g" for v in LOCALS}
+    inlined_stmts = tuple(_rename(s, rename) for s in init)
+    if lang == "c":
+        head_with_inlined = head.replace(body=mk("block", *(head.body.stmts[:2] + inlined_stmts[:2]
+                                                              + head.body.stmts[2:-len(after) - 1]
+                                                              + inlined_stmts[2:] + after)))
+    else:
+        decls = head.decls + (_decl(_real8(), (rename["t"], None)),
+                              _decl(_int4(), *((rename[v], None) for v in LOCALS[1:])))
+        head_with_inlined = head.replace(decls=decls, body=mk("block", *(head.body.stmts[:-len(after) - 1]
+                                                                         + inlined_stmts + after)))
+    ann = dict(lang=lang, form="free") if lang == "fortran" else dict(lang="c")
+    return mk("file", callee, head, **ann), mk("file", head_with_inlined, **ann)
+
+
+def _rename(node, names):
+    if not hasattr(node, "op"):
+        return node
+    if node.op == "ident" and node.kids[0] in names:
+        return node.with_kids(names[node.kids[0]])
+    if node.op == "declarator" and node.kids[0] in names:
+        return node.with_kids(names[node.kids[0]], *node.kids[1:])
+    kids = tuple(tuple(_rename(k, names) for k in kid) if isinstance(kid, tuple) else _rename(kid, names)
+                 for kid in node.kids)
+    return node.with_kids(*kids)

@@ -76,3 +76,36 @@ def test_unknown_extension(tmp_path):
     src = tmp_path / "a.txt"
     src.write_text("x = 1\n")
     assert_one_line_error(run("parse", str(src)), src)
+
+
+FIG9 = str(__import__("pathlib").Path(__file__).parent / "analysis_programs" / "fig9.f90")
+
+
+def test_analyze_annotates_every_instruction():
+    result = run("analyze", FIG9, "-head", "fig9(d, e)/(a, b, c)")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "a = 5.0" in out and "e = floor(e)" in out
+    for name in ("Varied", "Useful", "Active", "Diff-live", "TBR", "Adj-out"):
+        assert name in out
+    assert "independents {a, b, c}" in out
+
+
+def test_analyze_writes_dot_files(tmp_path):
+    result = run("analyze", FIG9, "-head", "fig9(d, e)/(a, b, c)", "--dot", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    dots = sorted(p.name for p in tmp_path.iterdir())
+    assert any("fig9" in name for name in dots) and any("callgraph" in name for name in dots)
+    for p in tmp_path.iterdir():
+        assert p.read_text().lstrip().startswith("digraph")
+
+
+@pytest.mark.parametrize("head,message", [
+    ("nosuch(d)/(a)", "no procedure named 'nosuch'"),
+    ("fig9(zz)/(a)", "'zz' is not a variable of fig9"),
+    ("fig9(d)/(a", "cannot read"),
+])
+def test_analyze_bad_head(head, message):
+    result = run("analyze", FIG9, "-head", head)
+    line = assert_one_line_error(result, "<command line>")
+    assert message in line

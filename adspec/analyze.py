@@ -1,0 +1,71 @@
+"""`adspec analyze`: the source annotated with the data-flow sets around every instruction."""
+from __future__ import annotations
+
+from .engine.bitsets import zones_of
+
+ANALYSES = ("Varied", "Useful", "Active", "Diff-live", "TBR", "Adj-out")
+
+
+def analyze_file(path: str, head: str, order: str = "good"):
+    """Parse, build the program, run every analysis; returns (program, results, source lines)."""
+    from . import parse
+    from .analyses import run_analyses
+    from .engine.program import build_program
+    from .heads import parse_heads, resolve_heads
+    tree = parse(path)
+    program = build_program(tree)
+    heads = resolve_heads(program, parse_heads(head))
+    results = run_analyses(program, heads, order)
+    with open(path, errors="replace") as f:
+        lines = f.read().splitlines()
+    return program, results, lines
+
+
+def sets_around(results, proc, instr) -> dict:
+    """name -> (before, after) bitsets for every analysis of ANALYSES."""
+    act, live = results.activity, results.diff_live
+    varied, useful = act.varied[proc.name], act.useful[proc.name]
+    return {
+        "Varied": (varied.before(instr), varied.after(instr)),
+        "Useful": (useful.before(instr), useful.after(instr)),
+        "Active": (act.active_before(proc, instr), act.active_after(proc, instr)),
+        "Diff-live": (live.before(proc, instr), live.after(proc, instr)),
+        "TBR": (results.tbr[proc.name].before(instr), results.tbr[proc.name].after(instr)),
+        "Adj-out": (results.adj_out[proc.name].before(instr), results.adj_out[proc.name].after(instr)),
+    }
+
+
+def _names(zones, s: int) -> str:
+    return "{" + ", ".join(zones.zones[z].name for z in zones_of(s)) + "}"
+
+
+def format_analysis(program, results, lines: list[str]) -> str:
+    out = []
+    for proc in program.procedures.values():
+        zones = proc.zones
+        head = results.heads.get(proc.name)
+        title = f"{proc.node.kind} {proc.source_name}"
+        out.append("=" * len(title))
+        out.append(title)
+        out.append("=" * len(title))
+        if head is not None:
+            out.append(f"independents {_names(zones, head[0])}   dependents {_names(zones, head[1])}")
+        summary = results.inout.summary(proc)
+        if summary is not None:
+            out.append(f"in-out: reads {_names(zones, summary[0])}  may write {_names(zones, summary[1])}"
+                       f"  must write {_names(zones, summary[2])}")
+        for instr in sorted(proc.flow.instructions(), key=lambda i: (i.line or 0, i.block, i.index)):
+            text = lines[instr.line - 1].strip() if instr.line and instr.line <= len(lines) else instr.node.op
+            marks = []
+            if instr.kind == "call" and instr.result is not None:
+                marks.append(f"call {instr.node.kids[0]} split out of the statement")
+            if results.diff_live.is_live_for_diff(proc, instr):
+                marks.append("live for diff")
+            snapshot = results.snapshots.get(id(instr))
+            if snapshot is not None:
+                marks.append(f"checkpointed: SNP {_names(zones, snapshot.snp)} SBK {_names(zones, snapshot.sbk)}")
+            out.append(f"{instr.line or '?':>5} | {text}" + (f"    [{'; '.join(marks)}]" if marks else ""))
+            for name, (before, after) in sets_around(results, proc, instr).items():
+                out.append(f"      |   {name:<9} {_names(zones, before)} -> {_names(zones, after)}")
+        out.append("")
+    return "\n".join(out)

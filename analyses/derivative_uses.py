@@ -1,0 +1,117 @@
+"""use(I'): the original variables that the derivative instruction I' of I reads (paper 5.2).
+
+Diff-liveness, TBR and adjoint-out need it. For an assignment `lhs = rhs` that has a derivative
+instruction, I' reads the indices of the derivative references it builds (the lhs and every
+active reference in rhs: `ad(i)` needs i) and the values that appear in the partial
+derivatives of rhs with respect to its active operands: for `a*b` with `a` active, `b`;
+for `a/b` with `b` active, both; for `sin(a)`, `a`; a sum or a difference reads nothing.
+An instruction has a derivative instruction when it writes a zone that is useful after it
+and varied around it (an active result, or a derivative reset to zero as `ed = 0.0` in
+fig. 9). Calls are not handled here: their use(I') is the callee's summary (diffliveness.py).
+"""
+from __future__ import annotations
+
+from ..engine.effects import instruction_effects
+from ..engine.intrinsics import LINEAR_INTRINSICS, differentiable_args
+
+_REFERENCES = frozenset(("ident", "arrayAccess", "fieldAccess", "deref"))
+_PASS_THROUGH = frozenset(("add", "sub", "neg", "pos", "arrayConstructor", "cast"))
+
+
+class DerivativeUses:
+    def __init__(self, program, activity):
+        self.program, self.activity = program, activity
+        self._cache: dict[int, int] = {}
+
+    def has_derivative(self, proc, instr) -> bool:
+        """I' exists: I writes a zone useful after it and varied before or after it."""
+        if instr.kind not in ("plain",):
+            return False
+        effects = instruction_effects(instr, proc)
+        varied = self.activity.varied[proc.name]
+        useful = self.activity.useful[proc.name].after(instr)
+        return bool(effects.writes & useful & (varied.before(instr) | varied.after(instr)))
+
+    def uses(self, proc, instr) -> int:
+        """use(I') for a non-call instruction (0 when I has no derivative instruction)."""
+        key = id(instr)
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._cache[key] = self._compute(proc, instr)
+        return cached
+
+    def _compute(self, proc, instr) -> int:
+        if not self.has_derivative(proc, instr):
+            return 0
+        node = instr.node
+        active = self.activity.active_before(proc, instr)
+        walker = _PartialsWalker(proc, active)
+        if node.op == "assign":
+            return proc.zones.address_reads(node.lhs, proc.call_results) | walker.walk(node.rhs)[1]
+        if node.op == "varDecl":
+            used = 0
+            for d in node.declarators:
+                if d.init is not None:
+                    used |= walker.walk(d.init)[1]
+            return used
+        if node.op == "return" and node.value is not None:
+            return walker.walk(node.value)[1]
+        if node.op == "intrinsic":  # atomicAdd(&x, v) and the like: x = x + v is linear
+            used = 0
+            for arg in node.args:
+                used |= walker.walk(arg)[1]
+            return used
+        return 0
+
+
+class _PartialsWalker:
+    """(is active, zones read by the partial derivatives) of an expression."""
+
+    def __init__(self, proc, active: int):
+        self.zones, self.results, self.active = proc.zones, proc.call_results, active
+        self.lang = proc.lang
+
+    def reads(self, e) -> int:
+        return self.zones.reads(e, self.results)
+
+    def walk(self, e):
+        op = e.op
+        if op in _REFERENCES or (op == "call" and id(e) in self.results):
+            is_active = bool(self.zones.diff_reads(e, self.results) & self.active)
+            return is_active, (self.zones.address_reads(e, self.results) if is_active and op != "call" else 0)
+        if op in _PASS_THROUGH:
+            kids = [k for k in e.kids if hasattr(k, "op")] if op != "arrayConstructor" else list(e.kids[0])
+            parts = [self.walk(k) for k in kids if k is not None and hasattr(k, "op")]
+            return any(a for a, _ in parts), _union(u for _, u in parts)
+        if op in ("mul", "div", "power"):
+            (a1, u1), (a2, u2) = self.walk(e.left), self.walk(e.right)
+            used = u1 | u2
+            if op == "mul":
+                used |= (self.reads(e.right) if a1 else 0) | (self.reads(e.left) if a2 else 0)
+            elif op == "div":
+                used |= (self.reads(e.right) if a1 else 0) | (self.reads(e) if a2 else 0)
+            elif a1 or a2:
+                used |= self.reads(e)
+            return a1 or a2, used
+        if op == "intrinsic":
+            name = e.name.lower()
+            args = [a.kids[1] if a.op == "namedArg" else a for a in e.args]
+            differentiable = differentiable_args(name, len(args), self.lang)
+            parts = [self.walk(a) if i in differentiable else (False, 0) for i, a in enumerate(args)]
+            is_active = any(a for a, _ in parts)
+            used = _union(u for _, u in parts)
+            if is_active and name not in LINEAR_INTRINSICS:
+                used |= _union(self.reads(a) for a in args)
+            return is_active, used
+        if op == "ifExpr":
+            (a1, u1), (a2, u2) = self.walk(e.kids[1]), self.walk(e.kids[2])
+            is_active = a1 or a2
+            return is_active, u1 | u2 | (self.reads(e.cond) if is_active else 0)
+        return False, 0
+
+
+def _union(sets) -> int:
+    out = 0
+    for s in sets:
+        out |= s
+    return out

@@ -1,0 +1,81 @@
+"""Time the analysis engine on the generated ~10,000-line Fortran chain (bench/gen_sources.py:
+about 100 subroutines, each a loop over 12 blocks of assignments, intrinsics and if/else,
+each calling the previous one), head = the last subroutine of the chain.
+
+    python bench/bench_analyses.py [--lines 10000] [--lang fortran|c]
+
+Prints the seconds of each phase (parse, program build = symbols + zones + flow graphs + call
+graph, each analysis) and the analysis throughput in lines/s.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_sources import DEFAULT_OUTDIR, write_sources  # noqa: E402
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", type=int, default=10_000)
+    parser.add_argument("--lang", choices=("fortran", "c"), default="fortran")
+    args = parser.parse_args(argv)
+
+    from adspec.analyses.activity import activity
+    from adspec.analyses.adjout import adjoint_out
+    from adspec.analyses.dependency import dependencies
+    from adspec.analyses.derivative_uses import DerivativeUses
+    from adspec.analyses.diffliveness import diff_liveness
+    from adspec.analyses.inout import in_out
+    from adspec.analyses.snapshots import snapshots
+    from adspec.analyses.tbr import tbr
+    from adspec.engine.flowgraph import control_dependence
+    from adspec.engine.program import build_program
+    from adspec.frontends import parse_file
+    from adspec.heads import parse_heads, resolve_heads
+
+    fortran, c = write_sources(DEFAULT_OUTDIR, args.lines)
+    path = fortran if args.lang == "fortran" else c
+    n_lines = sum(1 for _ in open(path))
+    timings = []
+
+    def timed(label, fn):
+        start = time.perf_counter()
+        value = fn()
+        timings.append((label, time.perf_counter() - start))
+        return value
+
+    tree = timed("parse", lambda: parse_file(str(path)))
+    program = timed("build program", lambda: build_program(tree))
+    last = list(program.procedures.values())[-1]
+    analyses_start = len(timings)
+    inout = timed("in-out", lambda: in_out(program))
+    heads = resolve_heads(program, parse_heads(last.source_name), inout)
+    dep = timed("Dep", lambda: dependencies(program, differentiable=False))
+    diff_dep = timed("Diff-dep", lambda: dependencies(program, differentiable=True))
+    act = timed("activity", lambda: activity(program, heads, diff_dep))
+    uses = DerivativeUses(program, act)
+    regions = {}
+    for proc in program.procedures.values():
+        regions.update(control_dependence(proc.flow))
+    live = timed("Diff-live", lambda: diff_liveness(program, dep, uses, regions, inout))
+    tbr_solution = timed("TBR", lambda: tbr(program, live, inout))
+    adj = timed("Adj-out", lambda: adjoint_out(program, live, tbr_solution))
+    timed("snapshots", lambda: snapshots(program, live, tbr_solution, adj))
+
+    print(f"{path.name}: {n_lines} lines, {len(program.procedures)} procedures, "
+          f"{sum(len(list(p.flow.instructions())) for p in program.procedures.values())} instructions")
+    for label, seconds in timings:
+        print(f"  {label:<14} {seconds:8.3f} s")
+    analysis_seconds = sum(s for _, s in timings[analyses_start:])
+    print(f"  {'all analyses':<14} {analysis_seconds:8.3f} s   {n_lines / analysis_seconds:,.0f} lines/s")
+    build_and_analyses = analysis_seconds + dict(timings)["build program"]
+    print(f"  {'build+analyses':<14} {build_and_analyses:8.3f} s   {n_lines / build_and_analyses:,.0f} lines/s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Sets of zones as Python ints (bit k set = zone k in the set), and dependency relations.
+
+Zones are small integers (paper 5.1), so a set of zones is one int: union is `|`,
+intersection `&`, difference `& ~`. These are the lattices of the data-flow analyses.
+
+A dependency relation R between zones before and after a piece of code (Dep, Diff-dep of
+paper 5.2) is a `Relation`: for each zone v2, the set of zones v1 with (v1.v2) in R, i.e. what
+the value of v2 after the code depends on. Zones without a row are unchanged: they depend on
+themselves only (the identity). Relations are immutable and hashable.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Mapping
+
+EMPTY = 0
+
+
+def bit(zone: int) -> int:
+    return 1 << zone
+
+
+def from_zones(zones: Iterable[int]) -> int:
+    s = 0
+    for z in zones:
+        s |= 1 << z
+    return s
+
+
+def zones_of(s: int) -> Iterator[int]:
+    """The zones of a set, in increasing order."""
+    while s:
+        low = s & -s
+        yield low.bit_length() - 1
+        s ^= low
+
+
+def contains(s: int, zone: int) -> bool:
+    return (s >> zone) & 1 == 1
+
+
+def count(s: int) -> int:
+    return s.bit_count()
+
+
+class Relation:
+    """(v1.v2) pairs as rows v2 -> set of v1; missing rows are the identity."""
+
+    __slots__ = ("rows", "_hash")
+
+    def __init__(self, rows: Mapping[int, int] | None = None):
+        # rows equal to the identity are dropped so that equal relations compare equal
+        clean = {} if rows is None else {v2: s for v2, s in rows.items() if s != (1 << v2)}
+        object.__setattr__(self, "rows", clean)
+        object.__setattr__(self, "_hash", None)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("relations are immutable")
+
+    def row(self, v2: int) -> int:
+        """What v2 after depends on (before)."""
+        return self.rows.get(v2, 1 << v2)
+
+    def __eq__(self, other):
+        return isinstance(other, Relation) and self.rows == other.rows
+
+    def __hash__(self):
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash(frozenset(self.rows.items())))
+        return self._hash
+
+    def __repr__(self):
+        return "Relation(" + ", ".join(f"{v2}<-{sorted(zones_of(s))}" for v2, s in sorted(self.rows.items())) + ")"
+
+    # --- the operations of paper 5.2 ---------------------------------------------------
+    def then(self, after: "Relation") -> "Relation":
+        """self ⊗ after: the relation of `self` followed by `after`."""
+        rows = dict(self.rows)
+        for v3, s in after.rows.items():
+            acc = 0
+            for v2 in zones_of(s):
+                acc |= self.row(v2)
+            rows[v3] = acc
+        return Relation(rows)
+
+    def union(self, other: "Relation") -> "Relation":
+        """Both relations' pairs (the meet at control-flow merges)."""
+        if self is other:
+            return self
+        rows = dict(self.rows)
+        for v2, s in other.rows.items():
+            rows[v2] = self.row(v2) | s
+        for v2 in self.rows.keys() - other.rows.keys():
+            rows[v2] |= 1 << v2
+        return Relation(rows)
+
+    def forward(self, s: int) -> int:
+        """S ⊗ R: the zones after that depend on some zone of s before."""
+        out = s
+        for v2, deps in self.rows.items():
+            if deps & s:
+                out |= 1 << v2
+            else:
+                out &= ~(1 << v2)
+        return out
+
+    def backward(self, s: int) -> int:
+        """R ⊗ S: the zones before on which some zone of s after depends."""
+        out = 0
+        for v2 in zones_of(s):
+            out |= self.row(v2)
+        return out
+
+
+IDENTITY = Relation()

@@ -1,0 +1,241 @@
+"""What one flow-graph instruction does to memory: the elementary Dep(I) and Diff-dep(I) of
+paper 5.2, and the read/write/kill sets the other analyses use.
+
+`instruction_effects(instr, proc) -> Effects` covers every instruction kind except "call" (the
+analyses translate the callee's summary for those). Effects are memoized per instruction (in
+`proc.zones.effects_cache`), since the solver asks for them at every iteration.
+
+Elementary rules, for an instruction writing the zones W of a reference:
+- Dep: each written zone w <- every zone read (values, indices of both sides, pointer values),
+  plus w itself when w is not killed (a partial write keeps the rest of w: (w.w) in Dep).
+- Diff-dep: a differentiable w <- the zones read differentiably by the value (diff_reads), plus
+  w when not killed; a non-differentiable w <- nothing when killed, itself otherwise.
+- Zones not written keep the identity (no row).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .bitsets import IDENTITY, Relation
+from .il import Node, mk
+
+_NO_EFFECT_OPS = frozenset(("nop", "exit", "cycle", "goto", "stop", "comment", "typeDef", "typeAlias"))
+
+
+@dataclass(frozen=True)
+class Effects:
+    reads: int          # zones whose value may be read (incl. indices and pointer values)
+    writes: int         # zones that may be written
+    kills: int          # zones certainly and completely overwritten
+    dep: Relation       # Dep(I)
+    diff_dep: Relation  # Diff-dep(I)
+
+
+NO_EFFECT = Effects(0, 0, 0, IDENTITY, IDENTITY)
+
+
+def instruction_effects(instr, proc) -> Effects:
+    zm = proc.zones
+    cache = zm.effects_cache
+    hit = cache.get(id(instr))
+    if hit is not None and hit[0] is instr:
+        return hit[1]
+    eff = _compute(instr, proc)
+    cache[id(instr)] = (instr, eff)     # keeps instr alive, so its id is never reused
+    return eff
+
+
+def _compute(instr, proc) -> Effects:
+    if instr.kind == "call":
+        raise ValueError("effects of a call instruction come from the callee's summary")
+    zm = proc.zones
+    cr = proc.call_results
+    node = instr.node
+    if instr.kind == "test":
+        return Effects(zm.reads(instr.expr, cr), 0, 0, IDENTITY, IDENTITY)
+    if instr.kind == "loop":
+        return _loop(node, zm, cr)
+    op = node.op
+    if op in _NO_EFFECT_OPS:
+        return NO_EFFECT
+    if op == "assign":
+        return _assign(zm, node.kids[0], node.kids[1], cr)
+    if op == "varDecl":
+        return sequence([_assign(zm, mk("ident", d.kids[0]), d.kids[2], cr) for d in node.kids[2]
+                         if d.op == "declarator" and d.kids[2] is not None])
+    if op == "pointerAssign":
+        return _pointer_assign(zm, node, cr)
+    if op in ("allocate", "deallocate"):
+        return _allocation(zm, node, cr)
+    if op == "io":
+        return _io(zm, node, cr)
+    if op == "return":
+        value = node.kids[0]
+        if value is None or zm.result_zone is None:
+            return NO_EFFECT
+        return _write(zm, 1 << zm.result_zone, True, zm.reads(value, cr), zm.diff_reads(value, cr))
+    if op == "intrinsic":
+        return _intrinsic(zm, node, cr)
+    if op in ("call", "kernelLaunch"):
+        return _unknown_call(zm, node, cr)
+    raise ValueError(f"no effects for instruction {instr!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+def _write(zm, written: int, killed: bool, reads: int, diff_value: int, extra_reads: int = 0) -> Effects:
+    """A write of `written` (all killed or none) with a value computed from `reads` (all zones,
+    indices included) of which `diff_value` flow differentiably."""
+    reads |= extra_reads
+    kills = written if killed else 0
+    dep, diff = {}, {}
+    dmask = zm.differentiable_mask
+    for w in _bits(written):
+        me = 0 if killed else 1 << w
+        dep[w] = reads | me
+        diff[w] = (diff_value | me) if (dmask >> w) & 1 else me
+    return Effects(reads, written, kills, Relation(dep), Relation(diff))
+
+
+def _assign(zm, lhs: Node, rhs: Node, cr) -> Effects:
+    target = zm.ref(lhs)
+    addr = zm.address_reads(lhs, cr)
+    rows = _fieldwise(zm, lhs, rhs, cr) if target.total else None
+    if rows is not None:
+        return rows
+    return _write(zm, target.zones, target.total, zm.reads(rhs, cr), zm.diff_reads(rhs, cr), addr)
+
+
+def _fieldwise(zm, lhs, rhs, cr) -> Effects | None:
+    """A whole-structure copy `s = t`: field i of s depends on field i of t only."""
+    if not zm.is_ref(rhs):
+        return None
+    litems, _ = zm._ref(lhs)
+    ritems, _ = zm._ref(rhs)
+    if len(litems) != 1 or len(ritems) != 1 or not litems[0][0].fields or not ritems[0][0].fields:
+        return None
+    pairs = list(_leaf_pairs(litems[0][0], ritems[0][0]))
+    if any(p is None for p in pairs):
+        return None
+    addr = zm.address_reads(lhs, cr) | zm.address_reads(rhs, cr)
+    dmask = zm.differentiable_mask
+    dep, diff, writes, reads = {}, {}, 0, addr
+    for dst, src in pairs:
+        reads |= src
+        for w in _bits(dst):
+            writes |= 1 << w
+            dep[w] = src | addr
+            diff[w] = (src & dmask) if (dmask >> w) & 1 else 0
+    return Effects(reads, writes, writes, Relation(dep), Relation(diff))
+
+
+def _leaf_pairs(a, b):
+    if a.fields is None or b.fields is None:
+        if a.fields is None and b.fields is None:
+            yield a.all, b.all
+        else:
+            yield None
+        return
+    if a.fields.keys() != b.fields.keys():
+        yield None
+        return
+    for name, sub in a.fields.items():
+        yield from _leaf_pairs(sub, b.fields[name])
+
+
+def _loop(node: Node, zm, cr) -> Effects:
+    """DO header: index = lo (first trip) or index + step; hi and step decide the trip count."""
+    var, lo, hi, step = node.kids[:4]
+    target = zm.ref(var)
+    reads = zm.reads(var, cr) | zm.reads(lo, cr) | zm.reads(hi, cr) | zm.reads(step, cr)
+    diff_value = zm.diff_reads(lo, cr) | zm.diff_reads(var, cr) | zm.diff_reads(step, cr)
+    return _write(zm, target.zones, target.total, reads, diff_value, zm.address_reads(var, cr))
+
+
+def _pointer_assign(zm, node: Node, cr) -> Effects:
+    lhs, rhs = node.kids
+    target = zm.pointer_ref(lhs)
+    reads = zm.address_reads(lhs, cr, deref=False)
+    if not (rhs.op == "intrinsic" and rhs.kids[0] == "null"):
+        reads |= zm.address_reads(rhs, cr)      # the target's address: its pointer, indices
+    return _write(zm, target.zones, target.total, reads, 0)
+
+
+def _allocation(zm, node: Node, cr) -> Effects:
+    """allocate/deallocate: the target (pointer or allocatable array) gets a new, undefined
+    value; only the shape expressions are read. No differentiable dependence."""
+    target_expr = node.kids[0]
+    target = zm.pointer_ref(target_expr)
+    reads = zm.address_reads(target_expr, cr, deref=False)
+    if node.op == "allocate":
+        reads |= zm.reads(node.kids[1], cr)
+    return _write(zm, target.zones, target.total, reads, 0)
+
+
+def _io(zm, node: Node, cr) -> Effects:
+    kind, _, items = node.kids
+    if kind != "read":
+        s = 0
+        for it in items:
+            s |= zm.reads(it, cr)
+        return Effects(s, 0, 0, IDENTITY, IDENTITY)
+    # READ: each item gets a value from outside (no dependence on anything before)
+    return sequence([_write(zm, zm.ref(it).zones, zm.ref(it).total, 0, 0, zm.address_reads(it, cr))
+                     for it in items])
+
+
+def _intrinsic(zm, node: Node, cr) -> Effects:
+    name, args = node.kids
+    if name == "atomicAdd" and len(args) == 2:      # atomicAdd(&x, v) is x = x + v
+        written = zm.targets(args[0])
+        reads = written | zm.reads(args[0], cr) | zm.reads(args[1], cr)
+        return _write(zm, written, False, reads, zm.diff_reads(args[1], cr))
+    if name == "free" and args:
+        return _allocation(zm, mk("deallocate", args[0]), cr)
+    s = 0
+    for a in args:
+        s |= zm.reads(a, cr)
+    return Effects(s, 0, 0, IDENTITY, IDENTITY)
+
+
+def _unknown_call(zm, node: Node, cr) -> Effects:
+    """A call of a procedure outside the program: it may read all its arguments and write
+    every argument passed by reference (Fortran) or through a pointer (C); each output may
+    depend on every input (the black-box assumption)."""
+    args = node.kids[1] if node.op == "call" else node.kids[4:]
+    args = tuple(a.kids[1] if a.op == "namedArg" else a for a in args)
+    reads = written = diff = 0
+    for a in args:
+        if zm.lang == "fortran" and zm.is_ref(a):
+            r = zm.ref(a)
+            written |= r.zones
+            reads |= r.zones | zm.address_reads(a, cr)
+        else:
+            reads |= zm.reads(a, cr)
+            written |= zm.targets(a)
+            reads |= zm.targets(a)
+        diff |= zm.diff_reads(a, cr) | (zm.targets(a) & zm.differentiable_mask)
+    return _write(zm, written, False, reads, diff)
+
+
+def sequence(effects: list[Effects]) -> Effects:
+    """The effects of instructions one after the other."""
+    if not effects:
+        return NO_EFFECT
+    if len(effects) == 1:
+        return effects[0]
+    reads = writes = kills = 0
+    dep = diff = IDENTITY
+    for e in effects:
+        reads |= e.reads
+        writes |= e.writes
+        kills |= e.kills
+        dep = dep.then(e.dep)
+        diff = diff.then(e.diff_dep)
+    return Effects(reads, writes, kills, dep, diff)
+
+
+def _bits(s: int):
+    while s:
+        low = s & -s
+        yield low.bit_length() - 1
+        s ^= low

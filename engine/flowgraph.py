@@ -1,0 +1,146 @@
+"""Flow graphs: one per procedure, of basic blocks of instructions (paper 5.1, fig. 16).
+
+INTERFACE (fixed; the analyses and the solver code against it):
+
+- `Instr`: one instruction of a basic block.
+    node   the IL statement it stands for (assign, call, intrinsic, io, allocate, deallocate,
+           pointerAssign, return, stop, nop, varDecl with initialisers, ...). For control
+           instructions it is the IL statement whose control part it stands for: the `if`,
+           `while`, `doWhile` or `for` node for kind "test", the `do` node for kind "loop".
+           For kind "call" split out of an expression it is the IL `call` expression node.
+    kind   "plain"  a simple statement (assign, io, allocate, ...), including call statements
+                    whose callee is an intrinsic or unknown;
+           "call"   a call of a user procedure: a `call` statement, or a function call split out
+                    of an expression (then `result` is the temporary zone that receives the value
+                    and the using instruction reads that zone where the call stood);
+           "test"   the condition of if / while / doWhile / C for (reads `expr`);
+           "loop"   the header of a Fortran DO: assigns the index, reads lo, hi, step (and index);
+           "exit"   a return/stop (control leaves the procedure), or jump statements kept for
+                    display (goto, exit, cycle) with no data effect.
+    expr   the expression read by a "test" (condition) — None otherwise.
+    result the temporary zone receiving a split function call's value (kind "call"), else None.
+    block  id of its basic block; index its position in the block; line its source line.
+- `Block`: id, kind ("entry" | "exit" | "normal"), instrs (list of Instr). The entry and exit
+  blocks are empty: analyses put their boundary values there.
+- `FlowGraph`: proc (IL procedure node), name, graph (networkx.DiGraph on block ids; edge
+  attribute "label": "next", "true", "false", "loop", "exit", "back", "goto", "return"),
+  blocks (id -> Block), entry, exit, loops (list of `Loop`), and the methods below.
+- `Loop`: a natural loop: header block id, body (frozenset of block ids, header included),
+  depth (1 = outermost), parent (index in FlowGraph.loops or None).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from .il import Node
+
+INSTR_KINDS = ("plain", "call", "test", "loop", "exit")
+
+
+class Instr:
+    __slots__ = ("node", "kind", "expr", "result", "block", "index", "line")
+
+    def __init__(self, node: Node, kind: str, expr: Node | None = None, result: int | None = None,
+                 line: int | None = None):
+        assert kind in INSTR_KINDS, kind
+        self.node, self.kind, self.expr, self.result = node, kind, expr, result
+        self.block: int = -1
+        self.index: int = -1
+        self.line = line if line is not None else node.ann.get("line")
+
+    def __repr__(self):
+        return f"Instr({self.kind} {self.node.op} @{self.line} b{self.block}.{self.index})"
+
+
+@dataclass
+class Block:
+    id: int
+    kind: str = "normal"
+    instrs: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Loop:
+    header: int
+    body: frozenset
+    depth: int
+    parent: int | None
+
+
+class FlowGraph:
+    def __init__(self, proc: Node, name: str):
+        self.proc = proc
+        self.name = name
+        self.graph = nx.DiGraph()
+        self.blocks: dict[int, Block] = {}
+        self.entry = self.new_block("entry").id
+        self.exit = self.new_block("exit").id
+        self.loops: list[Loop] = []
+        self._rpo: list[int] | None = None
+
+    def new_block(self, kind: str = "normal") -> Block:
+        b = Block(len(self.blocks), kind)
+        self.blocks[b.id] = b
+        self.graph.add_node(b.id)
+        return b
+
+    def add_edge(self, src: int, dst: int, label: str = "next") -> None:
+        self.graph.add_edge(src, dst, label=label)
+        self._rpo = None
+
+    def preds(self, b: int):
+        return self.graph.predecessors(b)
+
+    def succs(self, b: int):
+        return self.graph.successors(b)
+
+    def rpo(self) -> list[int]:
+        """Blocks in reverse post-order from the entry; blocks unreachable from the entry
+        come last (they are still analysed, from their own boundary)."""
+        if self._rpo is None:
+            order = list(reversed(list(nx.dfs_postorder_nodes(self.graph, self.entry))))
+            seen = set(order)
+            order += [b for b in self.blocks if b not in seen]
+            self._rpo = order
+        return self._rpo
+
+    def po(self) -> list[int]:
+        """Post-order (the good order for backward analyses)."""
+        return list(reversed(self.rpo()))
+
+    def instructions(self):
+        """Every instruction, blocks in reverse post-order."""
+        for b in self.rpo():
+            yield from self.blocks[b].instrs
+
+
+def control_dependence(flow: FlowGraph) -> dict[int, list]:
+    """For each control instruction (the last instruction of a block with several successors),
+    the instructions that are control dependent on it (Ferrante, Ottenstein and Warren):
+    block B depends on branch A -> S when B post-dominates S but not A."""
+    reverse = flow.graph.reverse(copy=False)
+    if flow.exit not in reverse:
+        return {}
+    ipdom = nx.immediate_dominators(reverse, flow.exit)
+    regions: dict[int, list] = {}
+    for a in flow.graph.nodes:
+        succs = list(flow.graph.successors(a))
+        block = flow.blocks[a]
+        if len(succs) < 2 or not block.instrs or a not in ipdom:
+            continue
+        control = block.instrs[-1]
+        stop = ipdom[a]
+        controlled = []
+        seen = set()
+        for s in succs:
+            b = s
+            while b in ipdom and b != stop and b not in seen:
+                seen.add(b)
+                controlled.extend(flow.blocks[b].instrs)
+                if ipdom[b] == b:
+                    break
+                b = ipdom[b]
+        regions[id(control)] = controlled
+    return regions

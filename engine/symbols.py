@@ -1,0 +1,413 @@
+"""Symbol tables: nested scopes of declared names (paper 5.1, fig. 16, right part).
+
+`build_scopes(files) -> (root, scopes)` compiles the declarations of IL `file` nodes into a
+tree of `Scope`s: one root scope (kind "file") for all files (C globals, types and functions,
+Fortran external procedures and modules), one per Fortran module, one per procedure (internal
+procedures are children of their host). `scopes` maps id(IL procedure or module node) to its
+scope.
+
+Symbol kinds: variable, parameter (a formal argument; its position is `formal`), procedure,
+type (Fortran derived type, C struct/typedef), module, common (a COMMON block, name "/c/",
+members in order), intrinsic, external. A Fortran named constant (PARAMETER) is a variable with
+"parameter" in attrs and its value in `init` (see `Symbol.is_constant`).
+
+Lookup (`Scope.lookup`) searches the scope itself, then the modules it USEs (honouring ONLY
+lists), then the parent chain (host association, then the file scope). Undeclared Fortran
+variables are typed by the IMPLICIT rules (`Scope.type_of`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .errors import SourceError, UnsupportedError
+from .il import Node, mk
+
+SYMBOL_KINDS = ("variable", "parameter", "procedure", "type", "module", "common", "intrinsic", "external")
+SCOPE_KINDS = ("file", "module", "procedure")
+
+
+@dataclass(eq=False)
+class Symbol:
+    name: str
+    kind: str
+    type: Node | None = None          # IL type (elementary, typeRef or, for C typedefs, pointerType)
+    dims: tuple | None = None         # tuple of IL `dim` nodes, None when not an array
+    attrs: frozenset = frozenset()    # pointer, target, allocatable, save, parameter, external, result, ...
+    node: Node | None = None          # the declaring IL node (declarator, procedure, typeDef, ...)
+    init: Node | None = None          # initial value / named-constant value
+    ptr: int = 0                      # C pointer depth (number of '*')
+    formal: int | None = None         # position of a formal argument
+    common: str | None = None         # the COMMON block a variable belongs to
+    members: list = field(default_factory=list)   # COMMON block: member expressions in order
+    line: int | None = None
+
+    @property
+    def is_constant(self) -> bool:
+        return "parameter" in self.attrs and self.kind == "variable"
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.ptr > 0 or "pointer" in self.attrs
+
+    @property
+    def is_storage(self) -> bool:
+        """A name with memory of its own: a variable or formal that is not a constant nor a
+        procedure."""
+        return self.kind in ("variable", "parameter") and not self.is_constant \
+            and "external" not in self.attrs
+
+    def __repr__(self):
+        return f"Symbol({self.kind} {self.name})"
+
+
+_DEFAULT_IMPLICIT = {c: mk("type", "integer" if "i" <= c <= "n" else "real", None, None)
+                     for c in "abcdefghijklmnopqrstuvwxyz"}
+
+
+class Scope:
+    def __init__(self, name: str, kind: str, node: Node | None, parent: "Scope | None", lang: str):
+        assert kind in SCOPE_KINDS
+        self.name, self.kind, self.node, self.parent, self.lang = name, kind, node, parent, lang
+        self.symbols: dict[str, Symbol] = {}
+        self.uses: list[tuple[str, tuple | None]] = []   # (module name, ONLY names or None)
+        self.children: list[Scope] = []
+        self.implicit: dict[str, Node] | None = None     # None: inherit from the parent
+        self.equivalences: list[tuple] = []               # groups (tuples of IL expressions)
+        self.modules: dict[str, Scope] = parent.modules if parent is not None else {}
+        self.filename = parent.filename if parent is not None else "<input>"
+        if parent is not None:
+            parent.children.append(self)
+
+    def __repr__(self):
+        return f"Scope({self.kind} {self.name})"
+
+    # --- lookup -----------------------------------------------------------------------------
+    def lookup(self, name: str) -> Symbol | None:
+        scope = self
+        while scope is not None:
+            sym = scope.lookup_here(name)
+            if sym is not None:
+                return sym
+            scope = scope.parent
+        return None
+
+    def lookup_here(self, name: str, _seen=None) -> Symbol | None:
+        """This scope's own symbols, then what its USEd modules export."""
+        sym = self.symbols.get(name)
+        if sym is not None:
+            return sym
+        for module, only in self.uses:
+            if only is not None and name not in only:
+                continue
+            mod = self.modules.get(module)
+            if mod is None:
+                continue
+            seen = _seen or set()
+            if id(mod) in seen:
+                continue
+            seen.add(id(mod))
+            sym = mod.lookup_here(name, seen)
+            if sym is not None:
+                return sym
+        return None
+
+    def scope_of(self, name: str) -> "Scope | None":
+        """The scope (self, a used module or an ancestor) that declares `name`."""
+        scope = self
+        while scope is not None:
+            if name in scope.symbols:
+                return scope
+            for module, only in scope.uses:
+                mod = scope.modules.get(module)
+                if mod is not None and (only is None or name in only):
+                    found = mod._scope_of_used(name, set())
+                    if found is not None:
+                        return found
+            scope = scope.parent
+        return None
+
+    def _scope_of_used(self, name, seen):
+        if name in self.symbols:
+            return self
+        seen.add(id(self))
+        for module, only in self.uses:
+            mod = self.modules.get(module)
+            if mod is not None and id(mod) not in seen and (only is None or name in only):
+                found = mod._scope_of_used(name, seen)
+                if found is not None:
+                    return found
+        return None
+
+    # --- implicit typing ----------------------------------------------------------------------
+    def implicit_rules(self) -> dict[str, Node] | None:
+        """Letter -> type; empty under IMPLICIT NONE; None in C."""
+        scope = self
+        while scope is not None:
+            if scope.implicit is not None:
+                return scope.implicit
+            scope = scope.parent
+        return _DEFAULT_IMPLICIT if self.lang == "fortran" else None
+
+    def type_of(self, name: str) -> Node | None:
+        """The declared type of a name, else its implicit Fortran type; None if neither."""
+        sym = self.lookup(name)
+        if sym is not None and sym.type is not None:
+            return sym.type
+        if sym is not None and sym.kind not in ("variable", "parameter"):
+            return None
+        rules = self.implicit_rules()
+        if not rules or not name:
+            return None
+        return rules.get(name[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# IMPLICIT statements
+# ---------------------------------------------------------------------------------------------
+_IMPLICIT_TYPES = [
+    (r"double\s*precision", ("real", 8)), (r"double\s*complex", ("complex", 8)),
+    (r"real\s*\*\s*(\d+)", ("real", None)), (r"real\s*\(\s*(?:kind\s*=\s*)?(\d+)\s*\)", ("real", None)),
+    (r"real", ("real", None)),
+    (r"integer\s*\*\s*(\d+)", ("integer", None)), (r"integer\s*\(\s*(?:kind\s*=\s*)?(\d+)\s*\)", ("integer", None)),
+    (r"integer", ("integer", None)),
+    (r"complex\s*\*\s*(\d+)", ("complex*", None)), (r"complex", ("complex", None)),
+    (r"logical", ("logical", None)), (r"character(?:\s*\*\s*\d+)?", ("character", None)),
+]
+
+
+def _implicit_rules(text: str, current: dict, filename: str, line) -> dict:
+    """Apply one IMPLICIT statement's text ('none', 'double precision (a-h, o-z)', ...)."""
+    text = text.strip().lower()
+    if text == "none":
+        return {}
+    rules = dict(current)
+    for spec, letters in re.findall(r"([a-z][a-z0-9*\s()=]*?)\s*\(([a-z,\s\-]+)\)", text):
+        typ = None
+        for pattern, (base, kind) in _IMPLICIT_TYPES:
+            m = re.fullmatch(pattern, spec.strip())
+            if m:
+                if base == "complex*":
+                    base, kind = "complex", int(m.group(1)) // 2
+                elif m.groups():
+                    kind = int(m.group(1))
+                typ = mk("type", base, kind, None)
+                break
+        if typ is None:
+            raise UnsupportedError(f"IMPLICIT type {spec.strip()!r}", filename, line)
+        for part in letters.split(","):
+            part = part.strip()
+            lo, _, hi = part.partition("-")
+            hi = hi.strip() or lo
+            for c in range(ord(lo.strip()), ord(hi) + 1):
+                rules[chr(c)] = typ
+    return rules
+
+
+# ---------------------------------------------------------------------------------------------
+# Building the scopes
+# ---------------------------------------------------------------------------------------------
+def build_scopes(files) -> tuple[Scope, dict[int, Scope]]:
+    if isinstance(files, Node):
+        files = [files]
+    files = list(files)
+    lang = files[0].ann.get("lang", "fortran") if files else "fortran"
+    root = Scope("", "file", None, None, "c" if lang in ("c", "cuda") else "fortran")
+    builder = _Builder(root)
+    for f in files:
+        root.filename = f.ann.get("filename", root.filename)
+        builder.file(f)
+    builder.finish()
+    return root, builder.scopes
+
+
+class _Builder:
+    def __init__(self, root: Scope):
+        self.root = root
+        self.scopes: dict[int, Scope] = {}
+        self.pending_uses: list[tuple[Scope, str, Node]] = []
+
+    def error(self, scope, message, node, cls=SourceError):
+        raise cls(message, scope.filename, node.line if isinstance(node, Node) else None)
+
+    def file(self, f: Node):
+        self.scopes[id(f)] = self.root
+        lang = f.ann.get("lang", self.root.lang)
+        for unit in f.kids:
+            self.unit(unit, self.root, lang)
+
+    def finish(self):
+        for scope, module, node in self.pending_uses:
+            if module not in scope.modules:
+                self.error(scope, f"USE of unknown module {module!r} (give its source file too)", node)
+
+    def unit(self, unit: Node, parent: Scope, lang: str):
+        op = unit.op
+        if op == "procedure":
+            self.procedure(unit, parent, lang)
+        elif op == "module":
+            scope = Scope(unit.kids[0], "module", unit, parent, "fortran")
+            self.scopes[id(unit)] = scope
+            parent.modules[unit.kids[0]] = scope
+            self.declare(parent, Symbol(unit.kids[0], "module", node=unit, line=unit.line))
+            self.decls(scope, unit.kids[1])
+            for sub in unit.kids[2]:
+                self.unit(sub, scope, lang)
+        elif op in ("varDecl", "typeDef", "typeAlias"):
+            self.decl(parent, unit)     # C file-level declarations
+
+    def procedure(self, node: Node, parent: Scope, lang: str):
+        name, kind, params, result, rtype, attrs, decls, body, contains = node.kids
+        existing = parent.symbols.get(name)
+        if existing is not None and existing.kind == "procedure" and body is None:
+            return      # a C prototype after the definition
+        sym = Symbol(name, "procedure", type=rtype, attrs=frozenset(attrs), node=node, line=node.line)
+        if existing is not None and existing.kind == "procedure" and existing.node.kids[7] is None:
+            parent.symbols[name] = sym    # the definition replaces its prototype
+        else:
+            self.declare(parent, sym)
+        if body is None and lang == "c":
+            return
+        scope = Scope(name, "procedure", node, parent, "c" if lang in ("c", "cuda") else "fortran")
+        self.scopes[id(node)] = scope
+        for i, p in enumerate(params):
+            scope.symbols[p] = Symbol(p, "parameter", formal=i, line=node.line)
+        if kind == "function" and scope.lang == "fortran":
+            rname = result or name
+            scope.symbols[rname] = Symbol(rname, "variable", type=rtype, attrs=frozenset({"result"}),
+                                          node=node, line=node.line)
+        self.decls(scope, decls)
+        if body is not None and scope.lang == "c":
+            self.c_body_decls(scope, body)
+        for sub in contains:
+            self.unit(sub, scope, lang)
+        # a Fortran formal or result never given a type gets its implicit one
+        if scope.lang == "fortran":
+            for sym in scope.symbols.values():
+                if sym.kind in ("parameter", "variable") and sym.type is None and "external" not in sym.attrs:
+                    sym.type = scope.type_of(sym.name)
+
+    def declare(self, scope: Scope, sym: Symbol):
+        old = scope.symbols.get(sym.name)
+        if old is not None and old.kind != sym.kind and not (old.kind == "type" and sym.kind == "type"):
+            self.error(scope, f"{sym.name!r} is declared twice (as {old.kind} and {sym.kind})", sym.line)
+        scope.symbols.setdefault(sym.name, sym)
+
+    # --- declarations -----------------------------------------------------------------------
+    def decls(self, scope: Scope, decls):
+        for d in decls:
+            self.decl(scope, d)
+
+    def decl(self, scope: Scope, d: Node):
+        op = d.op
+        if op == "varDecl":
+            self.var_decl(scope, d)
+        elif op == "typeDef":
+            self.declare(scope, Symbol(d.kids[0], "type", node=d, line=d.line))
+        elif op == "typeAlias":
+            self.declare(scope, Symbol(d.kids[0], "type", type=d.kids[1], node=d, line=d.line))
+        elif op == "attrDecl":
+            self.attr_decl(scope, d)
+        elif op == "common":
+            self.common(scope, d)
+        elif op == "equivalence":
+            scope.equivalences.extend(d.kids[0])
+        elif op == "use":
+            module, only = d.kids
+            scope.uses.append((module, None if only is None else frozenset(only)))
+            self.pending_uses.append((scope, module, d))
+        elif op == "implicit":
+            base = scope.implicit if scope.implicit is not None else (scope.implicit_rules() or {})
+            scope.implicit = _implicit_rules(d.kids[0], base, scope.filename, d.line)
+
+    def variable(self, scope: Scope, name: str, line) -> Symbol:
+        """The symbol of `name` in this very scope, created as a variable if new."""
+        sym = scope.symbols.get(name)
+        if sym is None:
+            sym = scope.symbols[name] = Symbol(name, "variable", line=line)
+        return sym
+
+    def var_decl(self, scope: Scope, d: Node):
+        typ, attrs, declarators = d.kids
+        attrs = frozenset(attrs)
+        for decl in declarators:
+            if decl.op != "declarator":
+                continue
+            name, dims, init, ptr = decl.kids
+            sym = scope.symbols.get(name)
+            if sym is not None and sym.type is not None and scope.lang == "c" and scope.kind == "procedure":
+                # C block-scope redeclaration: one flat procedure scope, the first declaration
+                # wins, which is only sound when both declare the same thing
+                if (sym.type, sym.ptr, _dims_key(sym.dims)) != (typ, ptr, _dims_key(dims)):
+                    self.error(scope, f"{name!r} is redeclared with another type in a nested block "
+                                      f"(rename one of them)", decl, UnsupportedError)
+                continue
+            if sym is not None and sym.kind not in ("variable", "parameter", "external", "intrinsic"):
+                if not (sym.kind == "procedure" and scope.lang == "c"):
+                    self.error(scope, f"{name!r} is declared twice", decl)
+                continue       # C: an extern declaration of a function
+            if sym is None:
+                sym = scope.symbols[name] = Symbol(name, "variable", line=decl.line or d.line)
+            sym.type = typ
+            sym.attrs = sym.attrs | attrs
+            sym.node = decl
+            sym.ptr = ptr
+            if dims is not None:
+                sym.dims = dims
+            if init is not None:
+                sym.init = init
+            if "external" in attrs and sym.kind == "variable":
+                sym.kind = "external"
+
+    def attr_decl(self, scope: Scope, d: Node):
+        attr, declarators = d.kids
+        for decl in declarators:
+            name, dims, init, _ = decl.kids
+            if name.startswith("/"):
+                continue          # SAVE /c/: the block is global storage anyway
+            sym = self.variable(scope, name, decl.line or d.line)
+            if attr in ("external", "intrinsic"):
+                if sym.kind == "variable":
+                    sym.kind = attr
+                sym.attrs = sym.attrs | {attr}
+                continue
+            sym.attrs = sym.attrs | {attr}
+            if dims is not None:
+                sym.dims = dims
+            if init is not None:
+                sym.init = init
+
+    def common(self, scope: Scope, d: Node):
+        block, members = d.kids
+        key = f"/{block}/"
+        blk = scope.symbols.get(key)
+        if blk is None:
+            blk = scope.symbols[key] = Symbol(key, "common", node=d, line=d.line)
+        for m in members:
+            name = m.kids[0].kids[0] if m.op == "arrayAccess" else m.kids[0]
+            sym = self.variable(scope, name, d.line)
+            if sym.common is not None:
+                self.error(scope, f"{name!r} is in two COMMON blocks", d)
+            sym.common = block
+            if m.op == "arrayAccess":
+                sym.dims = tuple(mk("dim", *(b.kids[:2] if b.op == "arrayTriplet" else (None, b)))
+                                 for b in m.kids[1])
+            blk.members.append(name)
+
+    def c_body_decls(self, scope: Scope, body: Node):
+        """Declarations anywhere in a C body (nested blocks, for-init) into the one flat
+        procedure scope."""
+        stack = [body]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, tuple):
+                stack.extend(reversed(x))
+            elif isinstance(x, Node):
+                if x.op in ("varDecl", "typeDef", "typeAlias"):
+                    self.decl(scope, x)
+                elif x.op in ("block", "if", "for", "while", "doWhile"):
+                    stack.extend(reversed(x.kids))
+
+
+def _dims_key(dims):
+    return None if dims is None else len(dims)
