@@ -28,7 +28,6 @@ class AnalysisResults:
 def run_analyses(program, heads: dict, order: str = "good") -> AnalysisResults:
     """heads: procedure name -> (independent zones, dependent zones), as bitsets in that
     procedure's zones."""
-    from ..engine.flowgraph import control_dependence
     from .activity import activity
     from .adjout import adjoint_out
     from .dependency import dependencies
@@ -43,10 +42,7 @@ def run_analyses(program, heads: dict, order: str = "good") -> AnalysisResults:
     diff_dep = dependencies(program, differentiable=True, order=order)
     act = activity(program, heads, diff_dep, order)
     uses = DerivativeUses(program, act)
-    regions = {}
-    for proc in program.procedures.values():
-        regions.update(control_dependence(proc.flow))
-    live = diff_liveness(program, dep, uses, regions, inout, order)
+    live = diff_liveness(program, dep, uses, inout, order)
     tbr_solution = tbr(program, live, inout, order)
     adj = adjoint_out(program, live, tbr_solution, order)
     snaps = snapshots(program, live, tbr_solution, adj)

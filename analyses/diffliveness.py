@@ -6,21 +6,24 @@ end, to compute a derivative. Backward, from ∅ at the tail of the code:
     Diff-live⁺(I)  = ∪_{J succ of I} Diff-live⁻(J)
     isLiveForDiff(I) ⟺ out(I) ∩ Diff-live⁺(I) ≠ ∅
 
-extended to control: a control instruction (test or loop header) is diff-live when one of the
-instructions it controls has a derivative or is live for diff; a diff-live control makes
-the variables it reads diff-live.
+extended to control: a statement that has a derivative or is live for diff makes the controls
+it depends on (tests and loop headers, by post-dominance) diff-live, and a diff-live control
+makes the variables it reads diff-live. To keep this inside the same equations, each control
+instruction T of a procedure gets a pseudo-zone ctl(T), numbered after the real zones: an
+instruction controlled by T that has a derivative or is live adds ctl(T) to the set before it;
+ctl(T) flows backwards like a variable to T, where it is consumed: T is diff-live iff
+ctl(T) ∈ Diff-live⁺(T), and then T's reads enter Diff-live⁻(T).
 
 On the call graph, the analysis runs twice. Bottom-up, each procedure is solved from ∅ at its
 exit: the set at its entry, seen from callers, is the procedure's summary DiffUse(P), the
-use(I') of a call. Since the equations are distributive, a call then transfers
+use(I') of an active call. Since the equations are distributive, a call transfers
 Diff-live⁻ = DiffUse(P) ∪ Dep(P) ⊗ Diff-live⁺, exactly. Top-down, each procedure is solved
 again from the union of the Diff-live⁺ sets of its call sites, for the sets inside it.
-Control liveness depends on the result, so the two runs are repeated while new controls
-become live (a monotone outer iteration; usually one extra round at most).
 """
 from __future__ import annotations
 
 from ..engine.effects import instruction_effects
+from ..engine.flowgraph import control_dependence
 from ..engine.solver import BACKWARD, BOTTOM_UP, TOP_DOWN, Analysis, solve
 from .common import external_call_effects, visible_zones
 from .dependency import DependencyAnalysis
@@ -30,9 +33,8 @@ class DiffLivenessAnalysis(Analysis):
     name = "Diff-live"
     direction = BACKWARD
 
-    def __init__(self, program, dep_solution, uses, live_controls: frozenset, call_order: str,
-                 diffuse: dict | None = None):
-        self.program, self.uses, self.live_controls = program, uses, live_controls
+    def __init__(self, program, dep_solution, uses, controls, call_order: str, diffuse: dict | None = None):
+        self.program, self.uses, self.controls = program, uses, controls
         self.call_order = call_order
         self.relations = DependencyAnalysis(program, differentiable=False)
         self.relations.summaries = dep_solution.summaries
@@ -51,50 +53,71 @@ class DiffLivenessAnalysis(Analysis):
         return 0
 
     def call_uses(self, instr, proc) -> int:
-        """use(I') of a call: the callee's DiffUse summary seen from the call site."""
+        """use(I') of an active call: the callee's DiffUse summary seen from the call site."""
+        if not self.uses.activity.is_active_instr(proc, instr):
+            return 0
         site = self.program.call_sites.get(id(instr))
         if site is None:
-            reads, _ = external_call_effects(instr, proc)
-            return reads if self.uses.activity.is_active_instr(proc, instr) else 0
+            return external_call_effects(instr, proc)[0]
         summaries = self.diffuse if self.diffuse is not None else self.summaries
         summary = summaries.get(site.callee.name)
         return 0 if summary is None else site.to_caller(summary)
 
     def transfer(self, instr, value, proc):
         relation = self.relations.instruction_relation(instr, proc)
-        out = 0 if relation is None else relation.backward(value)
-        if instr.kind == "call":
-            return out | self.call_uses(instr, proc)
+        before = 0 if relation is None else relation.backward(value)
+        controls = self.controls
         if instr.kind in ("test", "loop"):
-            if id(instr) in self.live_controls:
-                out |= instruction_effects(instr, proc).reads
-            return out
-        return out | self.uses.uses(proc, instr)
+            own = controls.bit(proc, instr)
+            if value & own:
+                before = (before & ~own) | instruction_effects(instr, proc).reads
+            if value & own or controls.out(proc, instr) & value:
+                before |= controls.of(proc, instr)
+            return before
+        if instr.kind == "call":
+            derivative_uses = self.call_uses(instr, proc)
+            has_derivative = bool(derivative_uses) or self.uses.activity.is_active_instr(proc, instr)
+        else:
+            derivative_uses = self.uses.uses(proc, instr)
+            has_derivative = self.uses.has_derivative(proc, instr)
+        if has_derivative or controls.out(proc, instr) & value:
+            before |= controls.of(proc, instr)
+        return before | derivative_uses
 
     def summarize(self, proc, result):
         return result.at_entry & visible_zones(proc)
 
     def call_context(self, site, before, after):
-        return site.to_callee(after)
+        return site.to_callee(after & self.controls.real_zones(site.caller))
 
 
-class DiffLiveness:
-    """Diff-live sets around every instruction, isLiveForDiff, and the live controls."""
+class Controls:
+    """The pseudo-zones ctl(T) of control instructions and who depends on them."""
 
-    def __init__(self, program, solution, summaries, live_controls, uses, inout):
-        self.program, self.solution, self.summaries = program, solution, summaries
-        self.live_controls, self.uses, self.inout = live_controls, uses, inout
+    def __init__(self, program, inout):
+        self.program, self.inout = program, inout
+        self._bit: dict[int, int] = {}
+        self._of: dict[int, int] = {}
+        for proc in program.procedures.values():
+            base = len(proc.zones.zones)
+            regions = control_dependence(proc.flow)
+            for k, (control_id, controlled) in enumerate(regions.items()):
+                bit = 1 << (base + k)
+                self._bit[control_id] = bit
+                for instr in controlled:
+                    self._of[id(instr)] = self._of.get(id(instr), 0) | bit
 
-    def before(self, proc, instr) -> int:
-        return self.solution[proc.name].before(instr)
+    def bit(self, proc, instr) -> int:
+        """ctl(T) of a control instruction (0 for a control with a single successor)."""
+        return self._bit.get(id(instr), 0)
 
-    def after(self, proc, instr) -> int:
-        return self.solution[proc.name].after(instr)
+    def of(self, proc, instr) -> int:
+        """The ctl bits of the controls an instruction depends on."""
+        return self._of.get(id(instr), 0)
 
-    def is_live_for_diff(self, proc, instr) -> bool:
-        if instr.kind in ("test", "loop"):
-            return id(instr) in self.live_controls
-        return bool(self.out(proc, instr) & self.after(proc, instr))
+    @staticmethod
+    def real_zones(proc) -> int:
+        return (1 << len(proc.zones.zones)) - 1
 
     def out(self, proc, instr) -> int:
         """out(I): the zones an instruction may write (a call: what the callee may write,
@@ -107,30 +130,32 @@ class DiffLiveness:
         return instruction_effects(instr, proc).writes
 
 
-def diff_liveness(program, dep_solution, uses, control_regions, inout, order: str = "good") -> DiffLiveness:
-    """control_regions: id(control instr) -> list of instructions it controls (flowgraph)."""
-    live_controls: frozenset = frozenset()
-    while True:
-        bottom_up = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, live_controls, BOTTOM_UP),
-                          order=order)
-        top_down = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, live_controls, TOP_DOWN,
-                                                       diffuse=bottom_up.summaries), order=order)
-        result = DiffLiveness(program, top_down, bottom_up.summaries, live_controls, uses, inout)
-        grown = set(live_controls)
-        for proc in program.procedures.values():
-            for instr in proc.flow.instructions():
-                if instr.kind in ("test", "loop") and id(instr) not in grown:
-                    controlled = control_regions.get(id(instr), ())
-                    if any(_needs_control(result, uses, proc, c) for c in controlled):
-                        grown.add(id(instr))
-        if len(grown) == len(live_controls):
-            return result
-        live_controls = frozenset(grown)
+class DiffLiveness:
+    """Diff-live sets around every instruction (real zones only) and isLiveForDiff."""
+
+    def __init__(self, program, solution, summaries, controls, uses):
+        self.program, self.solution, self.summaries = program, solution, summaries
+        self.controls, self.uses = controls, uses
+
+    def before(self, proc, instr) -> int:
+        return self.solution[proc.name].before(instr) & self.controls.real_zones(proc)
+
+    def after(self, proc, instr) -> int:
+        return self.solution[proc.name].after(instr) & self.controls.real_zones(proc)
+
+    def out(self, proc, instr) -> int:
+        return self.controls.out(proc, instr)
+
+    def is_live_for_diff(self, proc, instr) -> bool:
+        value = self.solution[proc.name].after(instr)
+        if instr.kind in ("test", "loop") and value & self.controls.bit(proc, instr):
+            return True
+        return bool(self.controls.out(proc, instr) & value)
 
 
-def _needs_control(result, uses, proc, instr) -> bool:
-    if instr.kind in ("test", "loop"):
-        return id(instr) in result.live_controls
-    if instr.kind == "call":
-        return result.is_live_for_diff(proc, instr) or uses.activity.is_active_instr(proc, instr)
-    return result.is_live_for_diff(proc, instr) or uses.has_derivative(proc, instr)
+def diff_liveness(program, dep_solution, uses, inout, order: str = "good") -> DiffLiveness:
+    controls = Controls(program, inout)
+    bottom_up = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, BOTTOM_UP), order=order)
+    top_down = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, TOP_DOWN,
+                                                   diffuse=bottom_up.summaries), order=order)
+    return DiffLiveness(program, top_down, bottom_up.summaries, controls, uses)

@@ -32,7 +32,6 @@ def main(argv=None) -> int:
     from adspec.analyses.inout import in_out
     from adspec.analyses.snapshots import snapshots
     from adspec.analyses.tbr import tbr
-    from adspec.engine.flowgraph import control_dependence
     from adspec.engine.program import build_program
     from adspec.frontends import parse_file
     from adspec.heads import parse_heads, resolve_heads
@@ -58,10 +57,7 @@ def main(argv=None) -> int:
     diff_dep = timed("Diff-dep", lambda: dependencies(program, differentiable=True))
     act = timed("activity", lambda: activity(program, heads, diff_dep))
     uses = DerivativeUses(program, act)
-    regions = {}
-    for proc in program.procedures.values():
-        regions.update(control_dependence(proc.flow))
-    live = timed("Diff-live", lambda: diff_liveness(program, dep, uses, regions, inout))
+    live = timed("Diff-live", lambda: diff_liveness(program, dep, uses, inout))
     tbr_solution = timed("TBR", lambda: tbr(program, live, inout))
     adj = timed("Adj-out", lambda: adjoint_out(program, live, tbr_solution))
     timed("snapshots", lambda: snapshots(program, live, tbr_solution, adj))

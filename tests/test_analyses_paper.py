@@ -124,3 +124,17 @@ def test_four_nested_loops(recursive):
     summary = results.diff_dep.summaries[nest.name]
     s, a = nest.zones.var_zones("s"), nest.zones.var_zones("a")
     assert summary.row(s.bit_length() - 1) == a
+
+
+def test_control_diff_liveness():
+    program, results = analysed("control.f90", "ctl(y)/(x)")
+    proc = program.procedure("ctl")
+    at = instrs_by_line(proc)
+    live = results.diff_live
+    assert live.is_live_for_diff(proc, at[7])              # if (m > 3): guards y = y*x
+    assert "m" in names(proc, live.before(proc, at[7]))
+    assert live.is_live_for_diff(proc, at[5])              # so m = k*2 is needed
+    assert not live.is_live_for_diff(proc, at[10])         # if (p > 2): guards nothing active
+    assert not live.is_live_for_diff(proc, at[6])          # so p = k + 1 is not needed
+    assert live.is_live_for_diff(proc, at[13])             # do while (m > 0) guards y = y + x
+    assert live.is_live_for_diff(proc, at[15])             # and m = m - 1 controls it
