@@ -41,14 +41,14 @@ def resolve_heads(program, specs: list[HeadSpec], inout=None) -> dict:
         proc = _find_procedure(program, spec.procedure)
         zones = proc.zones
         visible = _visible(proc)
-        if spec.dependents is None or spec.independents is None:
-            if inout is None:
-                from .analyses.inout import in_out
-                inout = in_out(program)
-        deps = _zones_of(proc, spec.dependents, "dependent") if spec.dependents is not None \
-            else inout.may_written(proc) & visible
-        indeps = _zones_of(proc, spec.independents, "independent") if spec.independents is not None \
-            else inout.read(proc) & visible
+        if inout is None:
+            from .analyses.inout import in_out
+            inout = in_out(program)
+        outputs, inputs = inout.may_written(proc) & visible, inout.read(proc) & visible
+        deps = _zones_of(proc, spec.dependents, "dependent", visible, inputs | outputs) \
+            if spec.dependents is not None else outputs
+        indeps = _zones_of(proc, spec.independents, "independent", visible, inputs | outputs) \
+            if spec.independents is not None else inputs
         mask = zones.differentiable_mask
         heads[proc.name] = (indeps & mask, deps & mask)
     return heads
@@ -67,16 +67,22 @@ def _find_procedure(program, name):
         raise SourceError(f"-head: no procedure named {name!r} (procedures: {known})", "<command line>") from None
 
 
-def _zones_of(proc, names, role) -> int:
+def _zones_of(proc, names, role, visible: int, used: int) -> int:
+    """Zones of the named head variables: arguments, result or globals that the procedure
+    reads or writes."""
     zones = proc.zones
     out = 0
     for name in names:
         key = name if proc.lang == "c" else name.lower()
         if key == proc.source_name and zones.result_zone is not None:
-            out |= 1 << zones.result_zone
-            continue
-        found = zones.var_zones(key)
+            found = 1 << zones.result_zone
+        else:
+            found = zones.var_zones(key) & visible
         if not found:
-            raise SourceError(f"-head: {role} {name!r} is not a variable of {proc.source_name}", "<command line>")
+            raise SourceError(f"-head: {role} {name!r} is not an argument, result or global variable of "
+                              f"{proc.source_name}", "<command line>")
+        if not found & used:
+            raise SourceError(f"-head: {role} {name!r} is neither read nor written by {proc.source_name}",
+                              "<command line>")
         out |= found
     return out

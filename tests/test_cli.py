@@ -102,10 +102,17 @@ def test_analyze_writes_dot_files(tmp_path):
 
 @pytest.mark.parametrize("head,message", [
     ("nosuch(d)/(a)", "no procedure named 'nosuch'"),
-    ("fig9(zz)/(a)", "'zz' is not a variable of fig9"),
+    ("fig9(zz)/(a)", "'zz' is not an argument, result or global variable of fig9"),
     ("fig9(d)/(a", "cannot read"),
+    ("fig9(d)/(x)", "independent 'x' is not an argument, result or global variable of fig9"),
 ])
 def test_analyze_bad_head(head, message):
     result = run("analyze", FIG9, "-head", head)
     line = assert_one_line_error(result, "<command line>")
     assert message in line
+
+
+def test_analyze_head_variable_that_is_neither_input_nor_output():
+    path = str(__import__("pathlib").Path(__file__).parent / "analysis_programs" / "unused.f90")
+    line = assert_one_line_error(run("analyze", path, "-head", "unused(y)/(w)"), "<command line>")
+    assert "independent 'w' is neither read nor written by unused" in line

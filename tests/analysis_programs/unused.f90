@@ -1,0 +1,4 @@
+subroutine unused(x, y, w)
+  real(8) :: x, y, w
+  y = 2.0d0 * x
+end subroutine unused
