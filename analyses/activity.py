@@ -12,11 +12,13 @@ is the callee's Diff-dep(P) summary translated to the call site.
 """
 from __future__ import annotations
 
-from ..engine.solver import BACKWARD, FORWARD, TOP_DOWN, Analysis, solve
+from ..engine.effects import instruction_effects
+from ..engine.solver import BACKWARD, FORWARD, TOP_DOWN, solve
+from .common import ZoneSetAnalysis, external_call_effects
 from .dependency import DependencyAnalysis
 
 
-class _ActivityHalf(Analysis):
+class _ActivityHalf(ZoneSetAnalysis):
     call_order = TOP_DOWN
 
     def __init__(self, program, diff_dep_solution):
@@ -24,18 +26,6 @@ class _ActivityHalf(Analysis):
         # Diff-dep(I) of every instruction, call sites through the callees' summaries
         self.relations = DependencyAnalysis(program, differentiable=True)
         self.relations.summaries = diff_dep_solution.summaries
-
-    def bottom(self, proc):
-        return 0
-
-    def meet(self, a, b):
-        return a | b
-
-    def boundary(self, proc, context):
-        return context or 0
-
-    def initial_context(self, proc):
-        return 0
 
 
 class VariedAnalysis(_ActivityHalf):
@@ -81,11 +71,9 @@ class Activity:
 
 
 def _touched(proc, instr) -> int:
-    from .common import external_call_effects
     if instr.kind == "call":
         reads, writes = external_call_effects(instr, proc)
         return reads | writes
-    from ..engine.effects import instruction_effects
     e = instruction_effects(instr, proc)
     return e.reads | e.writes
 

@@ -11,10 +11,12 @@ Top-down: a callee starts at its exit from the union of Adj-out⁺ at its call s
 """
 from __future__ import annotations
 
-from ..engine.solver import BACKWARD, TOP_DOWN, Analysis, solve
+from ..engine.solver import BACKWARD, TOP_DOWN, solve
+
+from .common import ZoneSetAnalysis
 
 
-class AdjOutAnalysis(Analysis):
+class AdjOutAnalysis(ZoneSetAnalysis):
     name = "Adj-out"
     direction = BACKWARD
     call_order = TOP_DOWN
@@ -22,18 +24,6 @@ class AdjOutAnalysis(Analysis):
     def __init__(self, program, diff_live, tbr_solution, tbr_analysis):
         self.program, self.diff_live = program, diff_live
         self.tbr_solution, self.tbr_analysis = tbr_solution, tbr_analysis
-
-    def bottom(self, proc):
-        return 0
-
-    def meet(self, a, b):
-        return a | b
-
-    def boundary(self, proc, context):
-        return context or 0
-
-    def initial_context(self, proc):
-        return 0
 
     def transfer(self, instr, value, proc):
         if not self.diff_live.is_live_for_diff(proc, instr):

@@ -3,6 +3,7 @@ and the conservative effect of a call to a procedure that is not in the source."
 from __future__ import annotations
 
 from ..engine.bitsets import Relation, zones_of
+from ..engine.solver import Analysis
 
 
 def visible_zones(proc) -> int:
@@ -50,3 +51,20 @@ def external_call_relation(instr, proc, differentiable: bool) -> Relation:
         differentiable_target = (proc.zones.differentiable_mask >> w) & 1
         rows[w] = (reads if differentiable_target or not differentiable else 0) | keep
     return Relation(rows)
+
+
+class ZoneSetAnalysis(Analysis):
+    """The lattice of the may-analyses on sets of zones: bottom ∅, meet ∪, and a boundary
+    value given by the context (a head's user-given set, or the callers' union)."""
+
+    def bottom(self, proc):
+        return 0
+
+    def meet(self, a, b):
+        return a | b
+
+    def boundary(self, proc, context):
+        return context or 0
+
+    def initial_context(self, proc):
+        return 0

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from ..engine.effects import instruction_effects
 from ..engine.flowgraph import control_dependence
-from ..engine.solver import BACKWARD, BOTTOM_UP, TOP_DOWN, Analysis, solve
-from .common import external_call_effects, visible_zones
+from ..engine.solver import BACKWARD, BOTTOM_UP, TOP_DOWN, solve
+from .common import ZoneSetAnalysis, external_call_effects, visible_zones
 from .dependency import DependencyAnalysis
 
 
-class DiffLivenessAnalysis(Analysis):
+class DiffLivenessAnalysis(ZoneSetAnalysis):
     name = "Diff-live"
     direction = BACKWARD
 
@@ -39,18 +39,6 @@ class DiffLivenessAnalysis(Analysis):
         self.relations = DependencyAnalysis(program, differentiable=False)
         self.relations.summaries = dep_solution.summaries
         self.diffuse = diffuse  # summaries of the bottom-up run, for the top-down run
-
-    def bottom(self, proc):
-        return 0
-
-    def meet(self, a, b):
-        return a | b
-
-    def boundary(self, proc, context):
-        return context or 0
-
-    def initial_context(self, proc):
-        return 0
 
     def call_uses(self, instr, proc) -> int:
         """use(I') of an active call: the callee's DiffUse summary seen from the call site."""

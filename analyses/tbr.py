@@ -13,10 +13,11 @@ site. Top-down: a callee starts from the union of TBR⁻ at its call sites.
 from __future__ import annotations
 
 from ..engine.effects import instruction_effects
-from ..engine.solver import FORWARD, TOP_DOWN, Analysis, solve
+from ..engine.solver import FORWARD, TOP_DOWN, solve
+from .common import ZoneSetAnalysis
 
 
-class TBRAnalysis(Analysis):
+class TBRAnalysis(ZoneSetAnalysis):
     name = "TBR"
     direction = FORWARD
     call_order = TOP_DOWN
@@ -24,18 +25,6 @@ class TBRAnalysis(Analysis):
     def __init__(self, program, diff_live, inout):
         self.program, self.diff_live, self.inout = program, diff_live, inout
         self.uses = diff_live.uses
-
-    def bottom(self, proc):
-        return 0
-
-    def meet(self, a, b):
-        return a | b
-
-    def boundary(self, proc, context):
-        return context or 0
-
-    def initial_context(self, proc):
-        return 0
 
     def derivative_uses(self, proc, instr) -> int:
         if instr.kind == "call":

@@ -33,7 +33,7 @@ Conventions shared by all front ends, back ends and the interpreter:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Iterator
 
 from pyrsistent import pmap, PMap
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import heapq
 import random
-from typing import Any, Callable
+from typing import Any
 
 FORWARD, BACKWARD = "forward", "backward"
 BOTTOM_UP, TOP_DOWN, INTRA = "bottom-up", "top-down", "intraprocedural"

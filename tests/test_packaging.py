@@ -1,7 +1,5 @@
 """`pip install .` in a fresh venv gives a working `adspec` and installs nothing generic at top level."""
-import os
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
