@@ -8,11 +8,20 @@ intrinsic calls. Real values stay bounded (intrinsics are contractive, divisions
 """
 from __future__ import annotations
 
+import os
+
 from hypothesis import strategies as st
 
 from adspec.engine.il import mk
 
 N = 4
+
+
+def examples(n: int) -> int:
+    """Number of hypothesis examples: n, times ADSPEC_HYPOTHESIS_SCALE for stress runs."""
+    return n * int(os.environ.get("ADSPEC_HYPOTHESIS_SCALE", "1"))
+
+
 SPEC = {
     "fortran": f"head(x:r8[{N}], y:r8[{N}], s:r8, k:i4=3)",
     "c": f"head(x:r8[{N}], y:r8[{N}], s:r8*, k:i4=3)",

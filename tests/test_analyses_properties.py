@@ -13,10 +13,10 @@ from adspec.analyses.activity import VariedAnalysis
 from adspec.analyses.dependency import dependencies
 from adspec.engine.program import build_program
 from adspec.engine.solver import is_fixed_point, solve
-from il_gen import programs, programs_with_call
+from il_gen import examples, programs, programs_with_call
 
 LANGS = ("fortran", "c")
-SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=40)
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=examples(40))
 
 
 def head_sets(program):

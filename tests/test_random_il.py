@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 
 import adspec
 from harness import compare_rel, compile_and_run, interp_run, make_inputs, parse_spec
-from il_gen import SPEC, programs
+from il_gen import examples, SPEC, programs
 
 LANGS = ("fortran", "c")
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -18,7 +18,7 @@ def spec_of(lang):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_unparse_then_parse_gives_the_same_il(lang):
-    @settings(max_examples=60, **SETTINGS)
+    @settings(max_examples=examples(60), **SETTINGS)
     @given(programs(lang))
     def check(tree):
         text = adspec.unparse(tree)
@@ -32,7 +32,7 @@ def test_unparse_then_parse_gives_the_same_il(lang):
 def test_interpreter_agrees_with_compiled_code(lang, tmp_path_factory):
     spec = spec_of(lang)
 
-    @settings(max_examples=25, **SETTINGS)
+    @settings(max_examples=examples(25), **SETTINGS)
     @given(programs(lang))
     def check(tree):
         text = adspec.unparse(tree)
