@@ -6,6 +6,8 @@ class SourceError(Exception):
     """Bad or unsupported input. Printed by the command line as `file:line: message`."""
 
     def __init__(self, message: str, filename: str = "<input>", line: int | None = None):
+        # always one line: messages quoting a parser's multi-line report are folded
+        message = " ".join(part.strip() for part in str(message).splitlines() if part.strip())
         super().__init__(message)
         self.message = message
         self.filename = filename

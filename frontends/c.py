@@ -82,16 +82,60 @@ def _parse(preprocessed: str, filename: str) -> c_ast.FileAST:
     except c_parser.ParseError as e:
         m = _PARSE_ERROR.match(str(e))
         if m is not None:
-            raise SourceError(f"syntax error {m.group(4)}", _where(m.group(1), filename),
-                              int(m.group(2))) from None
-        file, line = _next_token_place(parser)
-        message = str(e).split(": ", 1)[-1]
-        raise SourceError(f"syntax error: {message}", _where(file or _MAIN, filename), line) from None
+            file, line, message = m.group(1), int(m.group(2)), f"syntax error {m.group(4)}"
+        else:
+            file, line = _next_token_place(parser)
+            message = "syntax error: " + str(e).split(": ", 1)[-1]
+            if line is None:  # no token left: the input stops in the middle of a construct
+                file, line, message = _MAIN, _last_line(preprocessed), message + " at the end of the file"
     except RecursionError:
-        raise UnsupportedError("statements or expressions nested too deeply", filename) from None
+        raise UnsupportedError("statements or expressions nested too deeply", filename,
+                               _last_line(preprocessed)) from None
     except Exception as e:  # pycparser failing otherwise on odd input: still the input's fault
         file, line = _next_token_place(parser)
-        raise SourceError(f"cannot parse: {e}", _where(file or _MAIN, filename), line) from None
+        message = f"cannot parse: {e or type(e).__name__}"
+        if line is None:
+            file, line = _MAIN, _last_line(preprocessed)
+    raise SourceError(*_located(message, file, line, preprocessed, filename)) from None
+
+
+def _located(message: str, file: str, line: int, preprocessed: str, filename: str) -> tuple:
+    """(message, file, line) for an error the parser placed at (file, line): inside a system
+    header it is the user's code before the #include that is wrong, so point there."""
+    if file != _MAIN and os.path.abspath(file).startswith(os.path.abspath(pycparser_fake_libc.directory)):
+        return f"{message} (reached inside a system header: look before this #include)", filename, \
+            _main_line_before(preprocessed, file, line)
+    return message, _where(file or _MAIN, filename), line
+
+
+def _main_line_before(preprocessed: str, file: str, line: int) -> int:
+    """The main-file line the preprocessor was at when it entered the header holding (file, line)."""
+    current_file, current_line, last_main = _MAIN, 1, 1
+    for text in preprocessed.splitlines():
+        marker = _LINE_MARKER.match(text)
+        if marker is not None:
+            current_file, current_line = marker.group(2), int(marker.group(1))
+            continue
+        if current_file == file and current_line >= line:
+            return last_main
+        if current_file == _MAIN and text.strip():
+            last_main = current_line
+        current_line += 1
+    return last_main
+
+
+def _last_line(preprocessed: str) -> int:
+    """The last line of the main file that the preprocessor kept (from its line markers)."""
+    line, last, in_main = 1, 1, True
+    for text in preprocessed.splitlines():
+        marker = _LINE_MARKER.match(text)
+        if marker is not None:
+            line, in_main = int(marker.group(1)), marker.group(2) == _MAIN
+        else:
+            if in_main and text.strip():
+                last = line
+            line += 1
+    return last
 
 
 def _next_token_place(parser) -> tuple:
@@ -107,6 +151,7 @@ def _next_token_place(parser) -> tuple:
 # ---------------------------------------------------------------------------------------
 # Lexing the original text: comments, brace pairs, #include lines
 # ---------------------------------------------------------------------------------------
+_LINE_MARKER = re.compile(r'^# (\d+) "([^"]*)"')
 _TOKENS = re.compile(r"""//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|[{}]""", re.S)
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*include\b.*$", re.M)
 _BOOL_WORD = re.compile(r"\b(true|false)\b")

@@ -190,6 +190,11 @@ def _seq(f):
     return (f,)
 
 
+def _label(item):
+    """The statement label of an fparser reader item (comments and missing items have none)."""
+    return getattr(item, "label", None)
+
+
 def _name(f) -> str:
     return f.string.lower()
 
@@ -296,7 +301,7 @@ class _Converter:
         if item is not None:
             self.line = item.span[0]
             self.text = item.line
-            label = item.label
+            label = _label(item)
         else:
             label = None
         directives = tuple(self.directives)
@@ -394,7 +399,7 @@ class _Converter:
             elif cls == "Comment":
                 self.comment(part, stmts)
             elif cls.startswith("End_"):
-                if part.item is not None and part.item.label is not None:
+                if _label(part.item) is not None:
                     stmts.append(mk("nop", **self.ann(part.item)))  # GOTO target at END
             else:
                 self.unsupported(_construct_name(cls), part)
@@ -784,7 +789,7 @@ class _Converter:
             elif cls == "Else_Stmt":
                 arms.append([None, self.ann(part.item), []])
             elif cls == "End_If_Stmt":
-                if part.item is not None and part.item.label is not None:
+                if _label(part.item) is not None:
                     end_label = mk("nop", **self.ann(part.item))
             else:
                 self.statement(part, arms[-1][2])
@@ -850,7 +855,7 @@ class _Converter:
             else:
                 self.statement(part, stmts)
                 item = getattr(part, "item", None)
-                ended = None if item is None or item.label is None else str(item.label)
+                ended = None if _label(item) is None else str(_label(item))
                 i += 1
             if ended == target:
                 break
@@ -858,7 +863,7 @@ class _Converter:
         return self.loop(header.items[2], mk("block", *stmts), ann), i, ended
 
     def end_do(self, f, out):
-        if f.item is not None and f.item.label is not None:
+        if _label(f.item) is not None:
             out.append(mk("nop", **self.ann(f.item)))  # a GOTO target at the end of the body
 
     def loop_jump(self, f, out):

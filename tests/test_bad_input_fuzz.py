@@ -1,0 +1,39 @@
+"""Mangled sources never crash the front ends: each gives IL or a SourceError with a line."""
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import adspec
+from adspec.engine.errors import SourceError
+from harness import load_program, program_paths
+from il_gen import examples
+
+PROGRAMS = [load_program(p) for p in program_paths()]
+SNIPPETS = ["(", ")", "=", ",", "*", "end", "if", "then", "do", ";", "{", "}", "[", "]", "/*", "'",
+            '"', "\n", "::", "%", "&", "->", "call", "1.5d0", "#", "!$AD ", "goto 10"]
+
+
+@st.composite
+def mangled(draw):
+    prog = draw(st.sampled_from(PROGRAMS))
+    text = prog.text
+    for _ in range(draw(st.integers(1, 3))):
+        pos = draw(st.integers(0, len(text)))
+        if draw(st.booleans()):
+            text = text[:pos] + draw(st.sampled_from(SNIPPETS)) + text[pos:]
+        else:
+            text = text[:pos] + text[pos + draw(st.integers(1, 12)):]
+    return prog, text
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mangled())
+def test_mangled_source_gives_il_or_a_located_error(case):
+    prog, text = case
+    try:
+        adspec.parse(text, lang=prog.lang, form=prog.form, filename=prog.name)
+    except SourceError as e:
+        assert e.filename == prog.name
+        assert e.line is not None and 1 <= e.line <= text.count("\n") + 2, (e.line, str(e))
+        assert "\n" not in str(e).strip(), str(e)
