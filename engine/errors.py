@@ -1,6 +1,8 @@
 """Errors a user can act on: each carries the source file and line it is about."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 
 class SourceError(Exception):
     """Bad or unsupported input. Printed by the command line as `file:line: message`."""
@@ -20,3 +22,15 @@ class SourceError(Exception):
 
 class UnsupportedError(SourceError):
     """A construct the tool recognises but does not handle (yet)."""
+
+
+@contextmanager
+def at_line(line: int | None):
+    """Give the errors raised inside, that know no line of their own, this line (the line of
+    the statement being processed when an expression inside it turns out to be bad)."""
+    try:
+        yield
+    except SourceError as e:
+        if e.line is None:
+            e.line = line
+        raise

@@ -23,6 +23,8 @@ import heapq
 import random
 from typing import Any
 
+from .errors import SourceError
+
 FORWARD, BACKWARD = "forward", "backward"
 BOTTOM_UP, TOP_DOWN, INTRA = "bottom-up", "top-down", "intraprocedural"
 
@@ -181,9 +183,7 @@ def solve_flow(analysis: Analysis, proc, boundary, order: str = "good", rng=None
         for s in sources[b]:
             value = meet(value, outgoing[s])
         incoming[b] = value
-        instrs = blocks[b].instrs
-        for instr in (instrs if forward else reversed(instrs)):
-            value = transfer(instr, value, proc)
+        value = _through_block(transfer, blocks[b].instrs, value, proc, forward)
         # every block starts in the worklist, so a block is re-queued only when a value it
         # reads has changed
         if value != outgoing[b]:
@@ -197,6 +197,20 @@ def solve_flow(analysis: Analysis, proc, boundary, order: str = "good", rng=None
     if forward:
         return FlowResult(analysis, proc, incoming, outgoing, boundary)
     return FlowResult(analysis, proc, outgoing, incoming, boundary)
+
+
+def _through_block(transfer, instrs, value, proc, forward: bool):
+    """Apply the transfer functions of a block's instructions in the analysis' direction.
+    An input error found while looking at an instruction gets that instruction's line."""
+    instr = None
+    try:
+        for instr in (instrs if forward else reversed(instrs)):
+            value = transfer(instr, value, proc)
+    except SourceError as e:  # not `with at_line(...)` per instruction: this is the hot loop
+        if e.line is None and instr is not None:
+            e.line = instr.line
+        raise
+    return value
 
 
 def solve(program, analysis: Analysis, head_contexts: dict | None = None, order: str = "good",

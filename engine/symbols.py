@@ -227,8 +227,9 @@ class _Builder:
         self.scopes: dict[int, Scope] = {}
         self.pending_uses: list[tuple[Scope, str, Node]] = []
 
-    def error(self, scope, message, node, cls=SourceError):
-        raise cls(message, scope.filename, node.line if isinstance(node, Node) else None)
+    def error(self, scope, message, where, cls=SourceError):
+        """Raise at `where`: a node (its line) or a line number."""
+        raise cls(message, scope.filename, where.line if isinstance(where, Node) else where)
 
     def file(self, f: Node):
         self.scopes[id(f)] = self.root
@@ -340,11 +341,11 @@ class _Builder:
                 # wins, which is only sound when both declare the same thing
                 if (sym.type, sym.ptr, _dims_key(sym.dims)) != (typ, ptr, _dims_key(dims)):
                     self.error(scope, f"{name!r} is redeclared with another type in a nested block "
-                                      f"(rename one of them)", decl, UnsupportedError)
+                                      f"(rename one of them)", d, UnsupportedError)
                 continue
             if sym is not None and sym.kind not in ("variable", "parameter", "external", "intrinsic"):
                 if not (sym.kind == "procedure" and scope.lang == "c"):
-                    self.error(scope, f"{name!r} is declared twice", decl)
+                    self.error(scope, f"{name!r} is declared twice", d)
                 continue       # C: an extern declaration of a function
             if sym is None:
                 sym = scope.symbols[name] = Symbol(name, "variable", line=decl.line or d.line)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import SourceError, UnsupportedError
+from .errors import SourceError, UnsupportedError, at_line
 from .il import Node, mk, walk
 from .intrinsics import INQUIRY_INTRINSICS, differentiable_args
 
@@ -1024,7 +1024,8 @@ class _ProcedureBuilder:
             zm.unknown_targets = self._unknown_targets()
             changed = False
             for s in stmts:
-                changed |= self._constraint(s)
+                with at_line(s.line):
+                    changed |= self._constraint(s)
             if not changed:
                 return
         raise UnsupportedError(f"points-to analysis of {self.proc.name} does not converge", self.scope.filename)

@@ -498,6 +498,8 @@ class _Translator:
         for p in params:
             if isinstance(p, c_ast.EllipsisParam):
                 self.unsupported("a variadic function (...)", p)
+            if isinstance(p, c_ast.ID):
+                self.unsupported("an old-style (K&R) parameter list", p)
             name, var = self.single_var(p)
             names.append(name)
             decls.append(var)

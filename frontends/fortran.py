@@ -535,7 +535,10 @@ class _Converter:
             scls = type(selector).__name__
             if scls == "Kind_Selector":
                 if selector.items[0] == "*":  # real*8; complex*16 counts both parts
-                    kind = int(selector.items[1].items[0])
+                    size = selector.items[1]
+                    if type(size).__name__ != "Int_Literal_Constant":
+                        self.unsupported(f"type size *{size}")
+                    kind = int(size.items[0])
                     if base == "complex":
                         kind //= 2
                 else:

@@ -37,3 +37,20 @@ def test_mangled_source_gives_il_or_a_located_error(case):
         assert e.filename == prog.name
         assert e.line is not None and 1 <= e.line <= text.count("\n") + 2, (e.line, str(e))
         assert "\n" not in str(e).strip(), str(e)
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mangled())
+def test_mangled_source_analyses_or_gives_a_located_error(case):
+    """Whatever parses goes through program building and every analysis, or is refused
+    with a SourceError (never another exception)."""
+    from adspec.analyses import run_analyses
+    from adspec.engine.program import build_program
+    from adspec.heads import HeadSpec, resolve_heads
+    prog, text = case
+    try:
+        program = build_program(adspec.parse(text, lang=prog.lang, form=prog.form, filename=prog.name))
+        head = next(iter(program.procedures.values()))
+        run_analyses(program, resolve_heads(program, [HeadSpec(head.source_name, None, None)]))
+    except SourceError as e:
+        assert e.line is not None or "-head" in str(e), str(e)
