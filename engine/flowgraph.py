@@ -1,6 +1,6 @@
 """Flow graphs: one per procedure, of basic blocks of instructions (paper 5.1, fig. 16).
 
-INTERFACE (fixed; the analyses and the solver code against it):
+The contract the solver and the analyses rely on:
 
 - `Instr`: one instruction of a basic block.
     node   the IL statement it stands for (assign, call, intrinsic, io, allocate, deallocate,
@@ -8,11 +8,12 @@ INTERFACE (fixed; the analyses and the solver code against it):
            instructions it is the IL statement whose control part it stands for: the `if`,
            `while`, `doWhile` or `for` node for kind "test", the `do` node for kind "loop".
            For kind "call" split out of an expression it is the IL `call` expression node.
-    kind   "plain"  a simple statement (assign, io, allocate, ...), including call statements
-                    whose callee is an intrinsic or unknown;
-           "call"   a call of a user procedure: a `call` statement, or a function call split out
-                    of an expression (then `result` is the temporary zone that receives the value
-                    and the using instruction reads that zone where the call stood);
+    kind   "plain"  a simple statement (assign, io, allocate, ...), including calls of
+                    intrinsics;
+           "call"   a call of a procedure: a `call` statement, or a function call split out of
+                    an expression (then `result` is the temporary zone that receives the value
+                    and the using instruction reads that zone where the call stood). A callee
+                    outside the source has no CallSite (program.external_calls);
            "test"   the condition of if / while / doWhile / C for (reads `expr`);
            "loop"   the header of a Fortran DO: assigns the index, reads lo, hi, step (and index);
            "exit"   a return/stop (control leaves the procedure), or jump statements kept for

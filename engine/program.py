@@ -1,7 +1,7 @@
 """The program as the analyses see it: procedures with their symbol tables, zones and flow
 graphs, and the call graph between them (paper 5.1, fig. 16).
 
-INTERFACE (fixed; the solver and the analyses code against it):
+The contract the solver and the analyses rely on:
 
 `build_program(files) -> Program` from one IL `file` node or a list of them. Order of work:
 symbol tables (engine.symbols) -> one `Procedure` per procedure with a body (module and internal

@@ -1,6 +1,6 @@
 """Zones: the memory locations the data-flow analyses reason about (paper 5.1, section 3).
 
-INTERFACE (fixed; flowgraph, callgraph, effects and the analyses code against it):
+The contract flowgraph, callgraph, effects and the analyses rely on:
 
 A zone is a small int. A scalar or an array gets one zone (arrays are atoms); a variable of a
 structured type gets one zone per field, recursively (`v%x`, `v%p%y`; C `v.x`); a COMMON block
