@@ -4,6 +4,7 @@ from __future__ import annotations
 from .engine.bitsets import zones_of
 
 ANALYSES = ("Varied", "Useful", "Active", "Diff-live", "TBR", "Adj-out")
+_LOOP_MARKS = {"loopEntry": "loop entry: index = lo, trip count fixed", "loop": "loop header: next trip"}
 
 
 def analyze_file(path: str, head: str, order: str = "good"):
@@ -57,6 +58,8 @@ def format_analysis(program, results, lines: list[str]) -> str:
         for instr in sorted(proc.flow.instructions(), key=lambda i: (i.line or 0, i.block, i.index)):
             text = lines[instr.line - 1].strip() if instr.line and instr.line <= len(lines) else instr.node.op
             marks = []
+            if instr.kind in _LOOP_MARKS:
+                marks.append(_LOOP_MARKS[instr.kind])
             if instr.kind == "call" and instr.result is not None:
                 marks.append(f"call {instr.node.kids[0]} split out of the statement")
             if results.diff_live.is_live_for_diff(proc, instr):

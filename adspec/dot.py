@@ -40,10 +40,12 @@ def instr_text(instr, printer: "SourcePrinter", proc=None) -> str:
         cond = printer.expr(_with_temps(instr.expr, results, names))
         return {"if": f"if ({cond})", "while": f"while ({cond})", "doWhile": f"do-while test ({cond})",
                 "for": f"for test ({cond})"}.get(node.op, cond)
-    if instr.kind == "loop":
+    if instr.kind == "loopEntry":
         var, lo, hi, step = (_with_temps(k, results, names) for k in node.kids[:4])
         bounds = ", ".join(printer.expr(e) for e in (lo, hi, step) if e is not None)
-        return f"do {printer.expr(var)} = {bounds}"
+        return f"do {printer.expr(var)} = {bounds} (entry)"
+    if instr.kind == "loop":
+        return f"do {printer.expr(node.kids[0])} (next trip)"
     return printer.stmt(_with_temps(node, results, names))
 
 

@@ -54,7 +54,9 @@ def _compute(instr, proc) -> Effects:
     if instr.kind == "test":
         return Effects(zm.reads(instr.expr, cr), 0, 0, IDENTITY, IDENTITY)
     if instr.kind == "loop":
-        return _loop(node, zm, cr)
+        return _loop_header(node, zm, cr)
+    if instr.kind == "loopEntry":
+        return _loop_entry(node, zm, cr)
     op = node.op
     if op in _NO_EFFECT_OPS:
         return NO_EFFECT
@@ -142,13 +144,24 @@ def _leaf_pairs(a, b):
         yield from _leaf_pairs(sub, b.fields[name])
 
 
-def _loop(node: Node, zm, cr) -> Effects:
-    """DO header: index = lo (first trip) or index + step; hi and step decide the trip count."""
+def _loop_entry(node: Node, zm, cr) -> Effects:
+    """DO entry: index = lo, and the trip count is fixed from lo, hi and step. The trip count
+    lives with the index (it is what the header's decision reads), so the index depends on
+    all three."""
     var, lo, hi, step = node.kids[:4]
     target = zm.ref(var)
-    reads = zm.reads(var, cr) | zm.reads(lo, cr) | zm.reads(hi, cr) | zm.reads(step, cr)
-    diff_value = zm.diff_reads(lo, cr) | zm.diff_reads(var, cr) | zm.diff_reads(step, cr)
+    reads = zm.reads(lo, cr) | zm.reads(hi, cr) | (0 if step is None else zm.reads(step, cr))
+    diff_value = zm.diff_reads(lo, cr) | (0 if step is None else zm.diff_reads(step, cr))
     return _write(zm, target.zones, target.total, reads, diff_value, zm.address_reads(var, cr))
+
+
+def _loop_header(node: Node, zm, cr) -> Effects:
+    """DO header, at every trip: index = index + step (the step fixed at entry) and the test
+    of the remaining trip count: the index depends on itself only."""
+    var = node.kids[0]
+    target = zm.ref(var)
+    reads = zm.reads(var, cr)
+    return _write(zm, target.zones, target.total, reads, zm.diff_reads(var, cr), zm.address_reads(var, cr))
 
 
 def _pointer_assign(zm, node: Node, cr) -> Effects:

@@ -15,7 +15,10 @@ The contract the solver and the analyses rely on:
                     and the using instruction reads that zone where the call stood). A callee
                     outside the source has no CallSite (program.external_calls);
            "test"   the condition of if / while / doWhile / C for (reads `expr`);
-           "loop"   the header of a Fortran DO: assigns the index, reads lo, hi, step (and index);
+           "loopEntry"  the entry of a Fortran DO, before its header: index = lo, and the trip
+                    count fixed from lo, hi, step;
+           "loop"   the header of a Fortran DO, at every trip: advances the index and tests the
+                    trip count (reads and writes the index only);
            "exit"   a return/stop (control leaves the procedure), or jump statements kept for
                     display (goto, exit, cycle) with no data effect.
     expr   the expression read by a "test" (condition) — None otherwise.
@@ -37,7 +40,7 @@ import networkx as nx
 
 from .il import Node
 
-INSTR_KINDS = ("plain", "call", "test", "loop", "exit")
+INSTR_KINDS = ("plain", "call", "test", "loopEntry", "loop", "exit")
 
 
 class Instr:

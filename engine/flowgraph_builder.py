@@ -181,6 +181,7 @@ class _Builder:
     def s_do(self, s):
         var, lo, hi, step, body = s.kids
         self.split_calls((lo, hi, step), s.line)  # bounds are evaluated once, before the loop
+        self.emit(Instr(s, "loopEntry"))
         header = self.open_header()
         self.emit(Instr(s, "loop"))
         after = self.new_block()

@@ -80,15 +80,21 @@ def test_non_differentiable_intrinsic_in_rhs():
     assert ef.diff_dep.row(x.bit_length() - 1) == x
 
 
-def test_loop_header():
+def test_loop_entry_and_header():
     p, zm = setup(F, "s")
     i, n, k = zm.var_zones("i"), zm.var_zones("n"), zm.var_zones("k")
-    ef = instruction_effects(Instr(stmts(p, "do")[0], "loop"), p)
     zk = k.bit_length() - 1
-    assert ef.writes == ef.kills == k
-    assert ef.reads == i | n | k
-    assert ef.dep.row(zk) == i | n | k
-    assert ef.diff_dep.row(zk) == 0
+    do = stmts(p, "do")[0]
+    entry = instruction_effects(Instr(do, "loopEntry"), p)
+    assert entry.writes == entry.kills == k
+    assert entry.reads == i | n                      # lo and hi fix the trip count; k is not read
+    assert entry.dep.row(zk) == i | n                # no dependence on the old index
+    assert entry.diff_dep.row(zk) == 0
+    header = instruction_effects(Instr(do, "loop"), p)
+    assert header.writes == header.kills == k
+    assert header.reads == k                         # the next trip: index + step
+    assert header.dep.row(zk) == k
+    assert header.diff_dep.row(zk) == 0
 
 
 def test_test_io_and_memoization():

@@ -137,7 +137,7 @@ subroutine s(a, n)
 end subroutine
 """)
     check_invariants(flow)
-    header = block_of(flow, "do")
+    header = block_of(flow, "do", kind="loop")
     assert [i.kind for i in flow.blocks[header].instrs] == ["loop"]
     edges = out_edges(flow, header)
     body, after = edges["loop"], edges["exit"]
@@ -189,7 +189,7 @@ subroutine s(a, n)
 end subroutine
 """)
     check_invariants(flow)
-    header = block_of(flow, "do")
+    header = block_of(flow, "do", kind="loop")
     after = out_edges(flow, header)["exit"]
     cycle, exit_ = block_of(flow, "cycle"), block_of(flow, "exit")
     assert out_edges(flow, cycle) == {"back": header}
@@ -329,7 +329,7 @@ def test_labelled_f77_do_loops_with_goto_to_the_terminal_continue():
       END
 """, "t.f")
     check_invariants(flow)
-    outer, inner = block_of(flow, "do", 0), block_of(flow, "do", 1)
+    outer, inner = block_of(flow, "do", 0, kind="loop"), block_of(flow, "do", 1, kind="loop")
     target = block_of(flow, "nop", 0)
     assert out_edges(flow, block_of(flow, "goto")) == {"goto": target}
     assert out_edges(flow, target) == {"back": inner}
@@ -431,7 +431,7 @@ def test_call_statement_after_its_argument_calls():
 
 def test_calls_in_loop_bounds_run_before_the_loop_and_in_conditions_at_each_test():
     proc, flow = flow_of(SPLIT, name="s")
-    do_header = block_of(flow, "do")
+    do_header = block_of(flow, "do", kind="loop")
     g_call = [i for i in flow.instructions() if i.kind == "call" and i.node.kids[0] == "g"][-1]
     assert g_call.block != do_header and label(flow, g_call.block, do_header) == "next"
     while_header = block_of(flow, "while")
@@ -505,7 +505,7 @@ def test_goto_to_a_labelled_loop_restarts_it_from_before_its_header():
       END
 """, "t.f")
     check_invariants(flow)
-    header = block_of(flow, "do")
+    header = block_of(flow, "do", kind="loop")
     target, = [s for s in flow.succs(block_of(flow, "goto"))]
     assert target != header and label(flow, target, header) == "next"
     assert [lp.header for lp in flow.loops] == [target, header]
