@@ -27,10 +27,44 @@ SPEC = {
     "c": f"head(x:r8[{N}], y:r8[{N}], s:r8*, k:i4=3)",
 }
 LOOP_VARS = ("i", "j", "l")
+INT_LOCALS = ("m",) + LOOP_VARS + ("w",)   # w counts the trips of while loops
 REAL_CONSTANTS = ("0.5", "1.5", "2.0", "0.25", "3.0", "0.125")
 UNARY_INTRINSICS = {"fortran": ("sin", "cos", "tanh", "atan", "abs"),
                     "c": ("sin", "cos", "tanh", "atan", "fabs")}
 BINARY_INTRINSICS = {"fortran": ("min", "max"), "c": ("fmin", "fmax")}
+
+
+# Helper procedures the random heads call: a function (called inside expressions, its actual
+# argument an expression passed as a temporary) and a subroutine updating an array argument.
+HELPERS_SOURCE = {
+    "fortran": """real(8) function f(v)
+   real(8) :: v
+   f = sin(v)*0.5d0
+end function f
+
+subroutine g(a, v)
+   real(8) :: a(4), v
+   a(2) = a(2) + sin(v)
+end subroutine g
+""",
+    "c": """double f(double v) {
+    return sin(v) * 0.5;
+}
+
+void g(double *a, double v) {
+    a[1] = a[1] + sin(v);
+}
+""",
+}
+_helpers_cache: dict = {}
+
+
+def helpers(lang):
+    """The helper procedures as IL, parsed by the front end (so that they round-trip as such)."""
+    if lang not in _helpers_cache:
+        import adspec
+        _helpers_cache[lang] = adspec.parse(HELPERS_SOURCE[lang], lang=lang).units
+    return _helpers_cache[lang]
 
 
 def ident(name):
@@ -70,8 +104,9 @@ class _Gen:
         choice = d(st.integers(0, 2))
         if choice == 0:
             return int_cst(d(st.integers(base, base + N - 1)))
-        if choice == 1 and loop_vars:
-            return ident(d(st.sampled_from(loop_vars)))
+        indices = [v for v in loop_vars if v in LOOP_VARS]  # DO/for indices span the bounds; w does not
+        if choice == 1 and indices:
+            return ident(d(st.sampled_from(indices)))
         # leaves are >= -6 (m is kept in -6..6 by its assignments), so adding 14 keeps the
         # operand of mod non-negative and the index in bounds
         leaf = lambda: self.int_expr(loop_vars, 2)  # noqa: E731
@@ -111,6 +146,8 @@ class _Gen:
         if choice == 7:
             return mk("intrinsic", d(st.sampled_from(BINARY_INTRINSICS[self.lang])), (sub(), sub()))
         if choice == 8:
+            if d(st.booleans()):
+                return mk("call", "f", (sub(),))
             return mk("neg", mk("intrinsic", UNARY_INTRINSICS[self.lang][0], (sub(),)))
         # an integer converted by mixed-mode arithmetic
         return mk("mul", real_cst("0.5"), self.int_expr(loop_vars, 2))
@@ -136,6 +173,18 @@ class _Gen:
         return mk("gt", self.real_expr(loop_vars, 2), real_cst(self.draw(st.sampled_from(REAL_CONSTANTS))))
 
     # --- statements ------------------------------------------------------------------
+    def statements(self, loop_vars, depth) -> tuple:
+        """One statement, or a while loop with its counter's initialisation."""
+        d = self.draw
+        if depth < 3 and "w" not in loop_vars and d(st.integers(0, 9)) == 0:
+            w = ident("w")
+            body = self.block(tuple(loop_vars) + ("w",), depth + 1)
+            body = mk("block", *body.stmts, mk("assign", w, mk("add", w, int_cst(1))))
+            return mk("assign", w, int_cst(0)), mk("while", mk("lt", w, int_cst(3)), body)
+        if d(st.integers(0, 11)) == 0:
+            return (mk("call", "g", (ident("x"), self.real_expr(loop_vars, 2))),)
+        return (self.statement(loop_vars, depth),)
+
     def statement(self, loop_vars, depth):
         d = self.draw
         choice = d(st.integers(0, 7 if depth < 3 else 3))
@@ -154,7 +203,7 @@ class _Gen:
             then = self.block(loop_vars, depth + 1)
             els = self.block(loop_vars, depth + 1) if d(st.booleans()) else None
             return mk("if", self.condition(loop_vars), then, els)
-        free = [v for v in LOOP_VARS if v not in loop_vars]
+        free = [v for v in LOOP_VARS if v not in loop_vars]  # (the while counter w is not one)
         if not free:
             return mk("assign", ident("t"), self.bounded(self.real_expr(loop_vars)))
         var = free[0]
@@ -173,7 +222,7 @@ class _Gen:
 
     def block(self, loop_vars, depth):
         n = self.draw(st.integers(1, 3))
-        return mk("block", *(self.statement(loop_vars, depth) for _ in range(n)))
+        return mk("block", *(s for _ in range(n) for s in self.statements(loop_vars, depth)))
 
 
 def _real8():
@@ -194,19 +243,20 @@ def _program(lang, body):
     init = (mk("assign", ident("t"), real_cst("0.5")), mk("assign", ident("m"), ident("k")))
     if lang == "fortran":
         decls = (_decl(_real8(), ("x", N), ("y", N), ("s", None), ("t", None)),
-                 _decl(_int4(), ("k", None), ("m", None), *((v, None) for v in LOOP_VARS)))
+                 _decl(_int4(), ("k", None), *((v, None) for v in INT_LOCALS)),
+                 _decl(_real8(), ("f", None)))
         proc = mk("procedure", "head", "subroutine", ("x", "y", "s", "k"), None, None, (), decls,
                   mk("block", *init, *body.stmts), ())
-        return mk("file", proc, lang="fortran", form="free")
+        return mk("file", *helpers(lang), proc, lang="fortran", form="free")
     params = (mk("varDecl", _real8(), (), (mk("declarator", "x", None, None, 1),)),
               mk("varDecl", _real8(), (), (mk("declarator", "y", None, None, 1),)),
               mk("varDecl", _real8(), (), (mk("declarator", "s", None, None, 1),)),
               mk("varDecl", mk("type", "integer", 4, None), (), (mk("declarator", "k", None, None, 0),)))
     locals_ = (_decl(_real8(), ("t", None)),
-               _decl(mk("type", "integer", 4, None), ("m", None), *((v, None) for v in LOOP_VARS)))
+               _decl(mk("type", "integer", 4, None), *((v, None) for v in INT_LOCALS)))
     proc = mk("procedure", "head", "function", ("x", "y", "s", "k"), None, mk("type", "void", None, None), (),
               params, mk("block", *locals_, *init, *body.stmts), ())
-    return mk("file", proc, lang="c")
+    return mk("file", *helpers(lang), proc, lang="c")
 
 
 @st.composite
@@ -217,9 +267,9 @@ def programs(draw, lang):
 
 
 # --- programs with a call, for the interprocedural analyses ------------------------------
-CALLEE = "g"
+CALLEE = "callee"
 ARGS = ("x", "y", "s", "k")
-LOCALS = ("t", "m") + LOOP_VARS
+LOCALS = ("t",) + INT_LOCALS
 
 
 def _call_statement():
@@ -229,7 +279,7 @@ def _call_statement():
 def _procedure(lang, name, body_stmts):
     """A procedure over (x, y, s, k) like the head of `programs`, with this body."""
     file_node = _program(lang, mk("block", *body_stmts))
-    return file_node.units[0].replace(name=name)
+    return file_node.units[-1].replace(name=name)
 
 
 @st.composite
@@ -256,7 +306,7 @@ def programs_with_call(draw, lang):
         head_with_inlined = head.replace(decls=decls, body=mk("block", *(head.body.stmts[:-len(after) - 1]
                                                                          + inlined_stmts + after)))
     ann = dict(lang=lang, form="free") if lang == "fortran" else dict(lang="c")
-    return mk("file", callee, head, **ann), mk("file", head_with_inlined, **ann)
+    return mk("file", *helpers(lang), callee, head, **ann), mk("file", *helpers(lang), head_with_inlined, **ann)
 
 
 def _rename(node, names):
