@@ -55,6 +55,11 @@ def format_analysis(program, results, lines: list[str]) -> str:
         if summary is not None:
             out.append(f"in-out: reads {_names(zones, summary[0])}  may write {_names(zones, summary[1])}"
                        f"  must write {_names(zones, summary[2])}")
+        for label, solution in (("Dep", results.dep), ("Diff-dep", results.diff_dep)):
+            relation = solution.summaries.get(proc.name)
+            if relation is not None:
+                rows = [f"{zones.zones[v].name} <- {_names(zones, deps)}" for v, deps in sorted(relation.rows.items())]
+                out.append(f"{label}(P): " + ("; ".join(rows) if rows else "identity"))
         for instr in sorted(proc.flow.instructions(), key=lambda i: (i.line or 0, i.block, i.index)):
             text = lines[instr.line - 1].strip() if instr.line and instr.line <= len(lines) else instr.node.op
             marks = []

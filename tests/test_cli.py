@@ -88,6 +88,7 @@ def test_analyze_annotates_every_instruction():
     for name in ("Varied", "Useful", "Active", "Diff-live", "TBR", "Adj-out"):
         assert name in out
     assert "independents {a, b, c}" in out
+    assert "Diff-dep(P): a <- {}; d <- {c}; e <- {}" in out     # floor(e) cuts e's dependence
 
 
 def test_analyze_writes_dot_files(tmp_path):
