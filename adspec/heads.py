@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .analyses.common import visible_zones
 from .engine.errors import SourceError
 
 _HEAD = re.compile(r"\s*([A-Za-z_]\w*)\s*(?:\(([^()]*)\))?\s*(?:/\s*\(([^()]*)\))?\s*")
@@ -40,7 +41,7 @@ def resolve_heads(program, specs: list[HeadSpec], inout=None) -> dict:
     for spec in specs:
         proc = _find_procedure(program, spec.procedure)
         zones = proc.zones
-        visible = _visible(proc)
+        visible = visible_zones(proc)
         if inout is None:
             from .analyses.inout import in_out
             inout = in_out(program)
@@ -52,11 +53,6 @@ def resolve_heads(program, specs: list[HeadSpec], inout=None) -> dict:
         mask = zones.differentiable_mask
         heads[proc.name] = (indeps & mask, deps & mask)
     return heads
-
-
-def _visible(proc) -> int:
-    from .analyses.common import visible_zones
-    return visible_zones(proc)
 
 
 def _find_procedure(program, name):

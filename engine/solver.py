@@ -227,8 +227,6 @@ def solve(program, analysis: Analysis, head_contexts: dict | None = None, order:
     analysis.summaries = solution.summaries
     counter = [0]
     components = program.bottom_up() if analysis.call_order != TOP_DOWN else program.top_down()
-    if order == "random":
-        components = list(components)
     if analysis.call_order == TOP_DOWN:
         _solve_top_down(program, analysis, solution, components, head_contexts or {}, order, rng, counter)
     else:

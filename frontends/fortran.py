@@ -221,39 +221,38 @@ def _comment_text(raw: str, form: str) -> str:
     return text[1:] if text.startswith(" ") else text
 
 
-def _balanced(text: str, start: int) -> str:
-    """The text inside the parentheses opening at text[start], skipping strings."""
+def _outside_strings(text: str, start: int = 0):
+    """(position, character, parenthesis depth after it) of every character of text[start:]
+    that is not inside a string literal."""
     depth, quote = 0, None
     for i in range(start, len(text)):
         ch = text[i]
         if quote:
             if ch == quote:
                 quote = None
-        elif ch in "'\"":
+            continue
+        if ch in "'\"":
             quote = ch
-        elif ch == "(":
+            continue
+        if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
-            if depth == 0:
-                return text[start + 1:i]
+        yield i, ch, depth
+
+
+def _balanced(text: str, start: int) -> str:
+    """The text inside the parentheses opening at text[start], skipping strings."""
+    for i, ch, depth in _outside_strings(text, start):
+        if ch == ")" and depth == 0:
+            return text[start + 1:i]
     return text[start + 1:]
 
 
 def _until_comma(text: str) -> str:
     """The text up to the first top-level comma (a PRINT or READ format)."""
-    depth, quote = 0, None
-    for i, ch in enumerate(text):
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
+    for i, ch, depth in _outside_strings(text):
+        if ch == "," and depth == 0:
             return text[:i].strip()
     return text.strip()
 
