@@ -25,9 +25,13 @@ class AnalysisResults:
     snapshots: dict
 
 
-def run_analyses(program, heads: dict, order: str = "good") -> AnalysisResults:
+def _untimed(label, compute):
+    return compute()
+
+
+def run_analyses(program, heads: dict, order: str = "good", phase=_untimed) -> AnalysisResults:
     """heads: procedure name -> (independent zones, dependent zones), as bitsets in that
-    procedure's zones."""
+    procedure's zones. Each analysis runs as phase(name, thunk), so a benchmark can time it."""
     from .activity import activity
     from .adjout import adjoint_out
     from .dependency import dependencies
@@ -37,13 +41,13 @@ def run_analyses(program, heads: dict, order: str = "good") -> AnalysisResults:
     from .snapshots import snapshots
     from .tbr import tbr
 
-    inout = in_out(program, order)
-    dep = dependencies(program, differentiable=False, order=order)
-    diff_dep = dependencies(program, differentiable=True, order=order)
-    act = activity(program, heads, diff_dep, order)
+    inout = phase("in-out", lambda: in_out(program, order))
+    dep = phase("Dep", lambda: dependencies(program, differentiable=False, order=order))
+    diff_dep = phase("Diff-dep", lambda: dependencies(program, differentiable=True, order=order))
+    act = phase("activity", lambda: activity(program, heads, diff_dep, order))
     uses = DerivativeUses(program, act)
-    live = diff_liveness(program, dep, uses, inout, order)
-    tbr_solution = tbr(program, live, inout, order)
-    adj = adjoint_out(program, live, tbr_solution, order)
-    snaps = snapshots(program, live, tbr_solution, adj)
+    live = phase("Diff-live", lambda: diff_liveness(program, dep, uses, inout, order))
+    tbr_solution = phase("TBR", lambda: tbr(program, live, inout, order))
+    adj = phase("Adj-out", lambda: adjoint_out(program, live, tbr_solution, order))
+    snaps = phase("snapshots", lambda: snapshots(program, live, tbr_solution, adj))
     return AnalysisResults(program, heads, inout, dep, diff_dep, act, uses, live, tbr_solution, adj, snaps)

@@ -24,14 +24,7 @@ def main(argv=None) -> int:
     parser.add_argument("--lang", choices=("fortran", "c"), default="fortran")
     args = parser.parse_args(argv)
 
-    from adspec.analyses.activity import activity
-    from adspec.analyses.adjout import adjoint_out
-    from adspec.analyses.dependency import dependencies
-    from adspec.analyses.derivative_uses import DerivativeUses
-    from adspec.analyses.diffliveness import diff_liveness
-    from adspec.analyses.inout import in_out
-    from adspec.analyses.snapshots import snapshots
-    from adspec.analyses.tbr import tbr
+    from adspec.analyses import run_analyses
     from adspec.engine.program import build_program
     from adspec.frontends import parse_file
     from adspec.heads import parse_heads, resolve_heads
@@ -51,16 +44,9 @@ def main(argv=None) -> int:
     program = timed("build program", lambda: build_program(tree))
     last = list(program.procedures.values())[-1]
     analyses_start = len(timings)
-    inout = timed("in-out", lambda: in_out(program))
-    heads = resolve_heads(program, parse_heads(last.source_name), inout)
-    dep = timed("Dep", lambda: dependencies(program, differentiable=False))
-    diff_dep = timed("Diff-dep", lambda: dependencies(program, differentiable=True))
-    act = timed("activity", lambda: activity(program, heads, diff_dep))
-    uses = DerivativeUses(program, act)
-    live = timed("Diff-live", lambda: diff_liveness(program, dep, uses, inout))
-    tbr_solution = timed("TBR", lambda: tbr(program, live, inout))
-    adj = timed("Adj-out", lambda: adjoint_out(program, live, tbr_solution))
-    timed("snapshots", lambda: snapshots(program, live, tbr_solution, adj))
+    # default dependents and independents come from an in-out run of their own, as in `adspec analyze`
+    heads = timed("-head (in-out)", lambda: resolve_heads(program, parse_heads(last.source_name)))
+    run_analyses(program, heads, phase=timed)
 
     print(f"{path.name}: {n_lines} lines, {len(program.procedures)} procedures, "
           f"{sum(len(list(p.flow.instructions())) for p in program.procedures.values())} instructions")
