@@ -12,6 +12,7 @@ fig. 9). Calls are not handled here: their use(I') is the callee's summary (diff
 from __future__ import annotations
 
 from ..engine.effects import instruction_effects
+from ..engine.il import Node
 from ..engine.intrinsics import LINEAR_INTRINSICS, differentiable_args
 
 _REFERENCES = frozenset(("ident", "arrayAccess", "fieldAccess", "deref"))
@@ -80,8 +81,8 @@ class _PartialsWalker:
             is_active = bool(self.zones.diff_reads(e, self.results) & self.active)
             return is_active, (self.zones.address_reads(e, self.results) if is_active and op != "call" else 0)
         if op in _PASS_THROUGH:
-            kids = [k for k in e.kids if hasattr(k, "op")] if op != "arrayConstructor" else list(e.kids[0])
-            parts = [self.walk(k) for k in kids if k is not None and hasattr(k, "op")]
+            kids = e.kids[0] if op == "arrayConstructor" else e.kids
+            parts = [self.walk(k) for k in kids if isinstance(k, Node)]
             return any(a for a, _ in parts), _union(u for _, u in parts)
         if op in ("mul", "div", "power"):
             (a1, u1), (a2, u2) = self.walk(e.left), self.walk(e.right)
