@@ -219,6 +219,10 @@ _op("expr", "cast", "type:type expr:expr", "c", "(T) e")
 _op("expr", "sizeof", "arg:any", "c", "sizeof(T) or sizeof e (arg is a type or an expression node)")
 _op("expr", "ifExpr", "cond:expr then:expr else:expr", "c", "c ? a : b")
 _op("expr", "arrayConstructor", "items:expr*", "fc", "(/ a, b /) in Fortran; {a, b} initializer in C")
+_op("expr", "impliedDo", "items:expr* var:expr lo:expr hi:expr step:expr?", "f",
+    "(items, var = lo, hi, step) inside an array constructor, an I/O list or a DATA statement")
+_op("expr", "dataRepeat", "count:expr value:expr", "f", "r*value in a DATA value list")
+_op("expr", "caseRange", "lo:expr? hi:expr?", "f", "lo:hi in a CASE selector (either end may be open)")
 
 # --- operators -----------------------------------------------------------------------
 for _name, _langs, _doc in [
@@ -245,6 +249,15 @@ _op("stmt", "do", "var:expr lo:expr hi:expr step:expr? body:block", "f",
 _op("stmt", "for", "init:stmt? cond:expr? step:stmt? body:block", "c", "C for (init; cond; step)")
 _op("stmt", "while", "cond:expr body:block", "fc", "DO WHILE / while; Fortran DO without control is while(.true.)")
 _op("stmt", "doWhile", "body:block cond:expr", "c", "do { } while (cond)")
+_op("stmt", "switch", "selector:expr cases:stmt* fallThrough:bool", "fc",
+    "C switch (fallThrough True: a case runs on into the next one, `exit` leaves the switch) or "
+    "Fortran SELECT CASE (fallThrough False: one case runs; EXIT belongs to the enclosing loop)")
+_op("stmt", "case", "values:expr* body:block", "fc",
+    "one case of a switch; values () is the default; a Fortran value may be a caseRange")
+_op("stmt", "where", "mask:expr then:block else:block?", "f",
+    "WHERE (mask) ... ELSEWHERE ...: masked array assignments; ELSEWHERE (m2) is a where alone in else")
+_op("stmt", "forall", "ranges:expr* mask:expr? body:block", "f",
+    "FORALL (i = lo:hi:step, ..., mask) body; each range is an impliedDo with no items")
 _op("stmt", "goto", "label:str", "fc", "GOTO label (the target statement carries ann label)")
 _op("stmt", "return", "value:expr?", "fc", "return [value]")
 _op("stmt", "exit", "", "fc", "EXIT / break")
@@ -255,7 +268,8 @@ _op("stmt", "allocate", "target:expr dims:any* type:type?", "fc",
     "Fortran ALLOCATE(a(dims)); C target = malloc(count*sizeof(type)) with dims = (count,)")
 _op("stmt", "deallocate", "target:expr", "fc", "DEALLOCATE(a) / free(p)")
 _op("stmt", "io", "kind:str control:str items:expr*", "f",
-    "Fortran PRINT/WRITE/READ; control is the source text between the parentheses (or the PRINT format)")
+    "Fortran PRINT/WRITE/READ/OPEN/CLOSE/REWIND/INQUIRE/BACKSPACE/ENDFILE/FORMAT; control is the "
+    "source text between the parentheses (or the PRINT/READ format); passive for AD")
 _op("stmt", "kernelLaunch", "name:str grid:expr block:expr shared:expr? args:expr*", "u",
     "CUDA name<<<grid, block, shared>>>(args)")
 _op("stmt", "comment", "text:str", "fc", "a comment line (text without the comment marker)")
@@ -274,11 +288,19 @@ _op("aux", "declarator", "name:str dims:decl*? init:expr? ptr:int", "fc",
     "one declared name; dims a tuple of dim (None: not an array); ptr = number of C '*'")
 _op("aux", "dim", "lo:expr? hi:expr?", "fc", "one array dimension lo:hi")
 _op("decl", "typeDef", "name:str fields:decl* style:str", "fc",
-    "derived type / struct definition; style fortran | struct | typedef (C typedef struct {...} name)")
+    "derived type / struct / union definition; style fortran | struct | typedef (C typedef struct {...} name) "
+    "| union | typedefUnion")
 _op("decl", "typeAlias", "name:str type:type", "c", "C typedef T name")
 _op("decl", "common", "name:str vars:expr*", "f", "COMMON /name/ vars (ident, or arrayAccess giving dims)")
 _op("decl", "equivalence", "groups:any", "f", "EQUIVALENCE groups: tuple of tuples of expressions")
-_op("decl", "use", "module:str only:str*?", "f", "USE module [, ONLY: names]")
+_op("decl", "use", "module:str only:str*? renames:decl...", "f",
+    "USE module [, ONLY: names]; renames local => remote (a renamed ONLY name is listed by its local name)")
+_op("aux", "rename", "local:str remote:str", "f", "local => remote in a USE statement")
+_op("decl", "data", "objects:expr* values:expr*", "f", "DATA objects / values / (one set per node)")
+_op("decl", "interface", "name:str? names:str* procs:unit*", "f",
+    "INTERFACE [generic name]: MODULE PROCEDURE names and interface bodies (procedures with no body)")
+_op("decl", "enumDef", "name:str? items:decl*", "c", "C enum [name] { items }")
+_op("aux", "enumerator", "name:str value:expr?", "c", "one enum constant, with its value when the source gives one")
 _op("decl", "implicit", "text:str", "f", "IMPLICIT statement, text after the keyword (e.g. 'none')")
 _op("decl", "attrDecl", "attr:str declarators:decl*", "f",
     "attribute statement on names typed elsewhere: EXTERNAL f, SAVE x, SAVE /c/ (name '/c/'), "
