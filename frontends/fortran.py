@@ -1,115 +1,68 @@
-"""Fortran front end: source text -> IL `file` node, through fparser2 (F2008 grammar).
+"""Fortran front end: source text -> IL `file` node, through fxtran's XML (frontends/fxtran.py).
 
-fparser builds a concrete syntax tree; `_Converter` turns it into IL in one linear walk,
-dispatching on the fparser class name. The only context it keeps is a chain of symbol
-scopes (procedure -> host -> modules USEd from the same file), filled by the declarations
-it has already converted, to tell `a(i)` the array access from `f(i)` the function call
-(fparser parses both as `Part_Ref`) and to resolve kind parameters such as `real(dp)`.
+`_Converter` turns fxtran's tree into IL in one linear walk, dispatching on the element tag.
+fxtran gives operator expressions flat (`-flat-op-expr`): their grouping is done here by
+Fortran's precedence rules. The only context the walk keeps is a chain of symbol scopes
+(procedure -> host -> USEd modules), filled by the declarations already converted, to tell
+`a(i)` the array access from `f(i)` the function call (fxtran reads both alike), to resolve
+kind parameters such as `real(dp)`, and to pick the specific procedure of a generic name.
+Statement functions are expanded where they are used; INCLUDEd text is read in place.
 """
 from __future__ import annotations
 
 import re
 
-from fparser.common.readfortran import FortranStringReader
-from fparser.common.sourceinfo import FortranFormat
-from fparser.two.parser import ParserFactory
-from fparser.two.symbol_table import SYMBOL_TABLES
-from fparser.two.utils import FparserException
-
 from ..engine.errors import SourceError, UnsupportedError
 from ..engine.il import Node, mk
 from ..engine.intrinsics import FORTRAN_INTRINSICS
+from .fxtran import SourceLines, fxtran_tree
 
 __all__ = ["parse_fortran"]
 
-FIXED_FORM_COLUMNS = 72  # standard fixed form ignores columns 73-80 (sequence numbers)
 
-_PARSER = None
+def parse_fortran(text: str, filename: str = "<string>", form: str = "free", modules: dict | None = None) -> Node:
+    """Parse Fortran source text (form 'free' or 'fixed') to an IL `file` node.
 
-
-def _parser():
-    """The fparser2 parser class; creating it is slow, so once per process."""
-    global _PARSER
-    if _PARSER is None:
-        _PARSER = ParserFactory().create(std="f2008")
-    return _PARSER
-
-
-class _ReaderError(Exception):
-    def __init__(self, message, line):
-        super().__init__(message)
-        self.line = line
-
-
-class _Reader(FortranStringReader):
-    """fparser's reader logs errors and calls sys.exit(); raise instead."""
-
-    def error(self, message, item=None):
-        line = item.span[0] if item is not None else self.linecount
-        raise _ReaderError(message, line)
-
-
-_SYNTAX_LINE = re.compile(r"at line (\d+)")
-
-
-def _fparser_tree(text: str, filename: str, form: str):
-    if form == "fixed":
-        # Truncate statement lines at column 72; comment lines keep their full text.
-        text = "\n".join(ln if ln[:1] in "cC*!" else ln[:FIXED_FORM_COLUMNS]
-                         for ln in text.split("\n"))
-    reader = _Reader(text, ignore_comments=False)
-    # Non-strict fixed form keeps comments (strict F77 mode drops some) and '!' comments.
-    reader.set_format(FortranFormat(form != "fixed", False))
-    parser = _parser()
-    SYMBOL_TABLES.clear()  # fparser's global tables would otherwise leak across files
-    try:
-        return parser(reader)
-    except _ReaderError as e:
-        message = str(e).replace(" Ignoring.", "")
-        raise SourceError(f"Fortran syntax error: {message}", filename, e.line) from None
-    except FparserException as e:
-        message = str(e)
-        m = _SYNTAX_LINE.search(message)
-        line = int(m.group(1)) if m else reader.linecount
-        src = message.split(">>>", 1)[1].strip() if ">>>" in message else ""
-        detail = f" near '{src}'" if src else f" ({message.strip()})" if message.strip() else ""
-        raise SourceError(f"Fortran syntax error{detail}", filename, line) from None
-    except (RecursionError, Exception) as e:  # fparser bugs must not escape as crashes
-        raise SourceError(f"cannot parse Fortran ({type(e).__name__}: {e})", filename,
-                          reader.linecount) from None
-    finally:
-        SYMBOL_TABLES.clear()
-
-
-def parse_fortran(text: str, filename: str = "<string>", form: str = "free") -> Node:
-    """Parse Fortran source text (form 'free' or 'fixed') to an IL `file` node."""
+    `modules` (name -> scope), shared between the files of one run, lets a file use the
+    modules of files read before it; the modules this file defines are added to it."""
     if form not in ("free", "fixed"):
         raise ValueError(f"unknown Fortran source form {form!r}")
     if not text.strip():
         raise SourceError("empty source file", filename, 1)
-    tree = _fparser_tree(text, filename, form)
-    if tree is None:
-        raise SourceError("no Fortran program unit found", filename, 1)
-    return _Converter(filename, form).file(tree)
+    root = fxtran_tree(text, filename, form)
+    converter = _Converter(filename, form, SourceLines(root), modules if modules is not None else {})
+    return converter.file(root)
+
+
+def unknown_modules(tree: Node) -> frozenset:
+    """Modules a parsed file USEs that were not known when it was read."""
+    return tree.ann.get("unknown_modules", frozenset())
 
 
 # ---------------------------------------------------------------------------
 # Symbol scopes
 # ---------------------------------------------------------------------------
-ARRAY, VAR, CHAR, TYPE, INTRINSIC, EXTERNAL = "array", "var", "char", "type", "intrinsic", "external"
+ARRAY, VAR, CHAR, TYPE, INTRINSIC, EXTERNAL, GENERIC = (
+    "array", "var", "char", "type", "intrinsic", "external", "generic")
 
 
 class _Scope:
-    """Names declared in one program unit: what each is, and integer parameter values."""
+    """Names declared in one program unit: what each is, its type, integer parameter values,
+    statement functions and generic interfaces."""
 
-    __slots__ = ("names", "params", "parent", "used", "uses_other_files")
+    __slots__ = ("names", "params", "types", "generics", "signatures", "stmt_functions", "parent", "used",
+                 "uses_other_files")
 
     def __init__(self, parent=None):
         self.names = {}
         self.params = {}
+        self.types = {}            # name -> (base, kind, rank)
+        self.generics = {}         # generic name -> specific procedure names
+        self.signatures = {}       # procedure name -> (base, kind, rank) of each dummy argument
+        self.stmt_functions = {}   # name -> (dummy names, IL expression)
         self.parent = parent
-        self.used = []  # module scopes made visible by USE
-        self.uses_other_files = False  # USE of a module not in this file: names unknown
+        self.used = []  # (module scope, ONLY names or None, {local: remote})
+        self.uses_other_files = False  # USE of a module not read yet: names unknown
 
     def sees_unknown_names(self):
         scope = self
@@ -125,10 +78,12 @@ class _Scope:
             found = getattr(scope, table).get(name)
             if found is not None:
                 return found
-            for module in scope.used:
-                found = getattr(module, table).get(name)
-                if found is not None:
-                    return found
+            for module, only, renames in scope.used:
+                remote = _visible_name(name, only, renames)
+                if remote is not None:
+                    found = module.lookup(remote, table)
+                    if found is not None:
+                        return found
             scope = scope.parent
         return None
 
@@ -138,76 +93,124 @@ class _Scope:
             self.names[name] = what
 
 
+def _visible_name(local, only, renames):
+    """The module's name for `local` through USE [, ONLY] with renames, or None."""
+    if local in renames:
+        return renames[local]
+    if (only is not None and local not in only) or local in renames.values():
+        return None
+    return local
+
+
 # ---------------------------------------------------------------------------
 # Fixed tables
 # ---------------------------------------------------------------------------
-_BINARY_OPS = {
-    "+": "add", "-": "sub", "*": "mul", "/": "div", "**": "power", "//": "concat",
-    "==": "eq", ".EQ.": "eq", "/=": "ne", ".NE.": "ne", "<": "lt", ".LT.": "lt",
-    "<=": "le", ".LE.": "le", ">": "gt", ".GT.": "gt", ">=": "ge", ".GE.": "ge",
-    ".AND.": "and", ".OR.": "or", ".EQV.": "eqv", ".NEQV.": "neqv",
+# binary operator -> (IL operator, precedence, right-associative); Fortran 2008 7.1.4
+_BINARY = {
+    "**": ("power", 9, True), "*": ("mul", 8, False), "/": ("div", 8, False),
+    "+": ("add", 7, False), "-": ("sub", 7, False), "//": ("concat", 6, False),
+    "==": ("eq", 5, False), ".eq.": ("eq", 5, False), "/=": ("ne", 5, False), ".ne.": ("ne", 5, False),
+    "<": ("lt", 5, False), ".lt.": ("lt", 5, False), "<=": ("le", 5, False), ".le.": ("le", 5, False),
+    ">": ("gt", 5, False), ".gt.": ("gt", 5, False), ">=": ("ge", 5, False), ".ge.": ("ge", 5, False),
+    ".and.": ("and", 3, False), ".or.": ("or", 2, False), ".eqv.": ("eqv", 1, False), ".neqv.": ("neqv", 1, False),
 }
-_UNARY_OPS = {"-": "neg", "+": "pos", ".NOT.": "not"}
+_UNARY = {"-": ("neg", 8), "+": ("pos", 8), ".not.": ("not", 5)}  # operand precedence
 
 _TYPE_BASES = {
-    "INTEGER": ("integer", None), "REAL": ("real", None), "DOUBLEPRECISION": ("real", 8),
-    "COMPLEX": ("complex", None), "DOUBLECOMPLEX": ("complex", 8),
-    "LOGICAL": ("logical", None), "CHARACTER": ("character", None),
+    "integer": ("integer", None), "real": ("real", None), "doubleprecision": ("real", 8),
+    "complex": ("complex", None), "doublecomplex": ("complex", 8),
+    "logical": ("logical", None), "character": ("character", None),
 }
 _SIMPLE_ATTRS = frozenset("parameter save pointer allocatable target optional external "
                           "intrinsic public private contiguous volatile value protected".split())
+_LAYOUT = frozenset(("m", "cnt", "rm"))  # fixed-form margins, continuation marks, columns past 72
+# tags that only wrap one expression
+_WRAPPERS = frozenset("E-1 E-2 condition-E test-E init-E mask-E case-E element arg output-item input-item "
+                      "ac-value lower-bound upper-bound step stride do-V V K-spec iterator-element case-value "
+                      "data-stmt-constant data-stmt-obj data-stmt-repeat equivalence-obj numeric-E "
+                      "procedure-designator action-stmt section-subscript".split())
+_IO_KINDS = {"print-stmt": "print", "write-stmt": "write", "read-stmt": "read", "open-stmt": "open",
+             "close-stmt": "close", "rewind-stmt": "rewind", "inquire-stmt": "inquire",
+             "backspace-stmt": "backspace", "endfile-stmt": "endfile", "format-stmt": "format"}
+_ATTRIBUTE_STATEMENTS = {"external-stmt": "external", "intrinsic-stmt": "intrinsic", "save-stmt": "save",
+                         "optional-stmt": "optional", "public-stmt": "public", "private-stmt": "private",
+                         "target-stmt": "target", "pointer-stmt": "pointer", "allocatable-stmt": "allocatable",
+                         "value-stmt": "value", "volatile-stmt": "volatile", "protected-stmt": "protected"}
 
 # Recognised constructs the IL has no place for, with the name users know them by.
 _UNSUPPORTED_NAMES = {
-    "Case_Construct": "SELECT CASE", "Select_Type_Construct": "SELECT TYPE",
-    "Computed_Goto_Stmt": "computed GOTO", "Assigned_Goto_Stmt": "assigned GOTO",
-    "Arithmetic_If_Stmt": "arithmetic IF", "Stmt_Function_Stmt": "statement function",
-    "Where_Construct": "WHERE", "Where_Stmt": "WHERE", "Forall_Construct": "FORALL",
-    "Forall_Stmt": "FORALL", "Interface_Block": "INTERFACE block", "Entry_Stmt": "ENTRY",
-    "Data_Stmt": "DATA statement", "Format_Stmt": "FORMAT statement",
-    "Associate_Construct": "ASSOCIATE", "Block_Construct": "BLOCK construct",
-    "Block_Data": "BLOCK DATA", "Namelist_Stmt": "NAMELIST",
-    "Io_Implied_Do": "implied DO in an I/O list", "Ac_Implied_Do": "implied DO in an array constructor",
-    "Procedure_Designator": "type-bound procedure call", "Submodule": "SUBMODULE",
-    "Boz_Literal_Constant": "BOZ literal",
+    "computed-goto-stmt": "computed GOTO", "assigned-goto-stmt": "assigned GOTO",
+    "arithmetic-if-stmt": "arithmetic IF", "entry-stmt": "ENTRY", "associate-construct": "ASSOCIATE",
+    "block-construct": "BLOCK construct", "namelist-stmt": "NAMELIST", "select-type-construct": "SELECT TYPE",
+    "selecttype-construct": "SELECT TYPE", "submodule-stmt": "SUBMODULE", "block-data-stmt": "BLOCK DATA",
+    "assign-stmt": "ASSIGN statement", "pause-stmt": "PAUSE statement", "enum-construct": "ENUM",
+    "procedure-stmt": "PROCEDURE statement", "critical-construct": "CRITICAL construct",
 }
 
 
-def _construct_name(class_name):
-    if class_name in _UNSUPPORTED_NAMES:
-        return _UNSUPPORTED_NAMES[class_name]
-    if class_name.endswith("_Stmt"):
-        return class_name[:-5].replace("_", " ").upper() + " statement"
-    return class_name.replace("_Construct", " construct").replace("_", " ")
+def _construct_name(tag: str) -> str:
+    if tag in _UNSUPPORTED_NAMES:
+        return _UNSUPPORTED_NAMES[tag]
+    if tag.endswith("-stmt"):
+        return tag[:-5].replace("-", " ").upper() + " statement"
+    return tag.replace("-", " ")
 
 
-def _seq(f):
-    """The elements of an fparser list node (or the node itself when it is a single item)."""
-    if f is None:
-        return ()
-    if type(f).__name__.endswith("_List"):
-        return f.items
-    return (f,)
+# ---------------------------------------------------------------------------
+# Reading fxtran's elements
+# ---------------------------------------------------------------------------
+def _kids(e) -> list:
+    """Element children, without layout."""
+    return [k for k in e if k.tag not in _LAYOUT]
 
 
-def _label(item):
-    """The statement label of an fparser reader item (comments and missing items have none)."""
-    return getattr(item, "label", None)
-
-
-def _name(f) -> str:
-    return f.string.lower()
-
-
-def _first_line(f):
-    """Line of the first statement inside f (only used to report errors)."""
-    while f is not None and not isinstance(f, str):
-        item = getattr(f, "item", None)
-        if item is not None:
-            return item.span[0]
-        kids = getattr(f, "children", None) or getattr(f, "items", None)
-        f = kids[0] if kids else None
+def _first(e, tag=None):
+    for k in e:
+        if k.tag not in _LAYOUT and k.tag != "C" and (tag is None or k.tag == tag):
+            return k
     return None
+
+
+def _name(e) -> str:
+    """The name of an `N`-like element (or of the first `n` below it), lower-cased."""
+    if e.tag == "N":
+        text = e.findtext("n")  # the common shape, read fast (one lxml call)
+        if text:
+            return text.lower()
+    n = e if e.tag == "n" else e.find(".//n")
+    return ("" if n is None else "".join(n.itertext())).strip().lower()
+
+
+def _text(e) -> str:
+    """The source text of an element, continuation marks and line breaks removed."""
+    parts = []
+
+    def collect(x):
+        if x.tag in _LAYOUT or x.tag == "C":
+            if x.tail:
+                parts.append(x.tail)
+            return
+        if x.text:
+            parts.append(x.text)
+        for k in x:
+            collect(k)
+        if x.tail and x is not e:
+            parts.append(x.tail)
+
+    collect(e)
+    return re.sub(r"\s*\n\s*", "", "".join(parts))
+
+
+def _operator(e) -> str:
+    """The operator of an `op` element, lower-cased."""
+    o = e[0] if len(e) == 1 else None
+    text = o.text if o is not None and not len(o) and o.text else _text(e)
+    return text.strip().lower()
+
+
+def _own_text(e) -> str:
+    """The text directly inside e, between its children (the keywords and punctuation)."""
+    return (e.text or "") + "".join(k.tail or "" for k in e)
 
 
 def _comment_text(raw: str, form: str) -> str:
@@ -221,357 +224,349 @@ def _comment_text(raw: str, form: str) -> str:
     return text[1:] if text.startswith(" ") else text
 
 
-def _outside_strings(text: str, start: int = 0):
-    """(position, character, parenthesis depth after it) of every character of text[start:]
-    that is not inside a string literal."""
-    depth, quote = 0, None
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quote:
-            if ch == quote:
-                quote = None
-            continue
-        if ch in "'\"":
-            quote = ch
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        yield i, ch, depth
+def _canonical_real(text: str) -> tuple[str, int]:
+    """(canonical text, kind) of a real literal: exponent letter e, a zero exponent dropped
+    (1.5d0 -> '1.5'), so that every spelling of a constant gives one IL node."""
+    text = text.lower()
+    kind = 8 if "d" in text else 16 if "q" in text else 4
+    mantissa, _, exponent = text.replace("d", "e").replace("q", "e").partition("e")
+    if exponent and int(exponent) != 0:
+        return f"{mantissa}e{exponent}", kind
+    return (mantissa if "." in mantissa else mantissa + ".0"), kind
 
 
-def _balanced(text: str, start: int) -> str:
-    """The text inside the parentheses opening at text[start], skipping strings."""
-    for i, ch, depth in _outside_strings(text, start):
-        if ch == ")" and depth == 0:
-            return text[start + 1:i]
-    return text[start + 1:]
-
-
-def _until_comma(text: str) -> str:
-    """The text up to the first top-level comma (a PRINT or READ format)."""
-    for i, ch, depth in _outside_strings(text):
-        if ch == "," and depth == 0:
-            return text[:i].strip()
-    return text.strip()
-
-
-_IO_KEYWORD = {kind: re.compile(rf"\b{kind}\b\s*", re.IGNORECASE) for kind in ("print", "write", "read")}
-
-
-def _io_control(line: str, kind: str) -> str:
-    """The raw control text of an I/O statement: inside WRITE(...)/READ(...), or the format
-    of PRINT fmt, ... / READ fmt, ..."""
-    m = None
-    for m in _IO_KEYWORD[kind].finditer(line):
-        pass  # the last match: a logical IF's condition comes before the I/O keyword
-    if m is None:
-        return ""
-    rest = line[m.end():]
-    if kind != "print" and rest.startswith("("):
-        return _balanced(rest, 0).strip()
-    return _until_comma(rest)
+def _substitute(node, values: dict):
+    """node with every ident in `values` replaced (statement function expansion)."""
+    if isinstance(node, tuple):
+        return tuple(_substitute(k, values) for k in node)
+    if not isinstance(node, Node):
+        return node
+    if node.op == "ident" and node.kids[0] in values:
+        return values[node.kids[0]]
+    return Node(node.op, tuple(_substitute(k, values) for k in node.kids), node.ann)
 
 
 # ---------------------------------------------------------------------------
 # The converter
 # ---------------------------------------------------------------------------
 class _Converter:
-    """One linear walk over an fparser tree building IL."""
+    """One linear walk over fxtran's tree building IL."""
 
-    def __init__(self, filename: str, form: str):
+    def __init__(self, filename: str, form: str, lines: SourceLines, modules: dict):
         self.filename = filename
         self.form = form
+        self.lines = lines
         self.scope = _Scope()
-        self.modules = {}  # module name -> _Scope, for USE of a module of the same file
+        self.modules = modules  # module name -> _Scope, shared by the files of one run
+        self.unknown_modules = set()
         self.line = None  # line of the statement being converted (for errors)
-        self.text = ""  # its source text (for I/O control text)
+        self.label = None  # label waiting for the next statement
         self.directives = []  # $AD directives waiting for the next statement
         self.loop_names = []  # construct names of the enclosing DO loops
+        self.plain_literals = {}  # source spelling -> IL constant
+        self.idents = {}  # source spelling -> IL ident
 
     # --- errors and annotations ------------------------------------------------------
-    def unsupported(self, what, f=None):
-        line = _first_line(f) if f is not None else None
-        raise UnsupportedError(f"{what} is not supported", self.filename, line or self.line)
+    def unsupported(self, what, e=None):
+        line = self.lines(e) if e is not None else self.line
+        raise UnsupportedError(f"{what} is not supported", self.filename, line)
 
-    def ann(self, item):
-        """Annotations of a statement: line, label, pending $AD directives."""
-        if item is not None:
-            self.line = item.span[0]
-            self.text = item.line
-            label = _label(item)
-        else:
-            label = None
+    def syntax_error(self, what, e):
+        raise SourceError(f"Fortran syntax error: {what}", self.filename, self.lines(e))
+
+    def ann(self, e):
+        """Annotations of a statement: line, pending label and $AD directives."""
+        if e is not None:
+            self.line = self.lines(e)
+        label, self.label = self.label, None
         directives = tuple(self.directives)
         self.directives.clear()
-        return {"line": self.line, "label": None if label is None else str(label),
-                "directives": directives}
+        return {"line": self.line, "label": label, "directives": directives}
 
     # --- file and program units --------------------------------------------------------
-    def file(self, tree) -> Node:
+    def file(self, root) -> Node:
         units = []
-        for f in tree.children:
-            self.unit(f, units)
-        return mk("file", *units, lang="fortran", form=self.form, filename=self.filename)
+        self.unit_items(root, units)
+        tree = mk("file", *units, lang="fortran", form=self.form, filename=self.filename)
+        if self.unknown_modules:
+            tree = tree.with_ann(unknown_modules=frozenset(self.unknown_modules))
+        return tree
 
-    def unit(self, f, out):
-        cls = type(f).__name__
-        if cls == "Comment":
-            self.comment(f, out)
-        elif cls == "Module":
-            self.module(f, out)
-        elif cls in _UNIT_KINDS:
-            self.procedure(f, out)
-        else:
-            self.unsupported(_construct_name(cls), f)
+    def unit_items(self, parent, out):
+        """The children of a file or of an INCLUDEd file at the top level."""
+        for e in _kids(parent):
+            if e.tag == "C":
+                self.comment(e, out)
+            elif e.tag == "program-unit":
+                self.program_unit(e, out)
+            elif e.tag == "include":
+                continue
+            elif e.tag == "file":
+                self.unit_items(e, out)
+            elif e.tag == "label":
+                self.label = e.text
+            else:
+                self.syntax_error(f"statement outside a program unit near '{_text(e)[:40]}'", e)
 
-    def module(self, f, out):
-        start = self.header(f.children, out)
-        header = f.children[start]
-        ann = self.ann(header.item)
-        name = _name(header.items[1])
+    def program_unit(self, e, out, interface_body=False):
+        kids = _kids(e)
+        header = next((k for k in kids if k.tag not in ("C", "label")), None)
+        tag = header.tag if header is not None else ""
+        if tag == "module-stmt":
+            return self.module(e, header, out)
+        if tag in _UNSUPPORTED_NAMES:
+            self.unsupported(_construct_name(tag), header)
+        if tag not in ("subroutine-stmt", "function-stmt", "program-stmt"):
+            header = None
+        self.procedure(e, header, out, interface_body)
+
+    def module(self, e, header, out):
+        ann = self.ann(header)
+        name = _name(header.find("module-N"))
         outer, self.scope = self.scope, _Scope(self.scope)
         self.modules[name] = self.scope
         decls, contains = [], []
-        for part in f.children[start + 1:]:
-            cls = type(part).__name__
-            if cls == "Specification_Part":
-                self.declarations(part.children, decls)
-            elif cls == "Module_Subprogram_Part":
-                self.contained(part.children, contains)
-            elif cls == "Comment":
-                self.comment(part, decls)
-            elif cls != "End_Module_Stmt":
-                self.unsupported(_construct_name(cls), part)
+        self.body_items(e, header, decls, None, contains, name)
         self.scope = outer
         out.append(mk("module", name, tuple(decls), tuple(contains), **ann))
 
-    def header(self, parts, out) -> int:
-        """Index of a construct's first statement: fparser puts the comments that precede
-        a construct inside it; they go to `out`, where they stand."""
-        i = 0
-        while type(parts[i]).__name__ == "Comment":
-            self.comment(parts[i], out)
-            i += 1
-        return i
-
-    def contained(self, parts, out):
-        for f in parts:
-            if type(f).__name__ != "Contains_Stmt":
-                self.unit(f, out)
-
-    def procedure(self, f, out):
-        kind = _UNIT_KINDS[type(f).__name__]
-        parts = f.children
-        start = self.header(parts, out)
-        parts = parts[start:]
-        header = parts[0]
-        name, params, result, rtype, attrs = "main", (), None, None, ()
-        if type(header).__name__ in ("Subroutine_Stmt", "Function_Stmt", "Program_Stmt"):
-            ann = self.ann(header.item)
-            parts = parts[1:]
-        else:  # a main program without PROGRAM statement
-            self.line = _first_line(f)
-            ann = self.ann(None)
-            header = None
-        outer, self.scope = self.scope, _Scope(self.scope)
+    def procedure(self, e, header, out, interface_body):
+        name, kind, params, result, rtype, attrs = "main", "program", (), None, None, ()
         if header is not None:
-            name = _name(header.items[1])
-            if kind != "program":
-                rtype, attrs = self.prefix(header.items[0])
-                params = tuple(self.dummy_arg(a) for a in _seq(header.items[2]))
+            ann = self.ann(header)
+            kind = header.tag[:-5]
+            name = _name(header.find(kind + "-N"))
+        else:
+            first = next((k for k in _kids(e) if k.tag != "C"), e)
+            self.line = self.lines(first)
+            ann = self.ann(None)
+        outer = self.scope
+        self.scope = _Scope(None if interface_body else self.scope)
+        if header is not None and kind != "program":
+            rtype, attrs = self.prefix(header)
+            dummies = header.find("dummy-arg-LT")
+            params = tuple(self.dummy_arg(a) for a in (_kids(dummies) if dummies is not None else ()))
             if kind == "function":
-                suffix = header.items[3]
-                if suffix is not None and suffix.items[0] is not None:
-                    result = _name(suffix.items[0])
+                spec = header.find("result-spec")
+                if spec is not None:
+                    result = _name(spec)
                 self.scope.declare(result or name, VAR)
+                if rtype is not None:
+                    self.scope.types[result or name] = (rtype.kids[0], rtype.kids[1], 0)
         decls, stmts, contains = [], [], []
-        for part in parts:
-            cls = type(part).__name__
-            if cls == "Specification_Part":
-                self.declarations(part.children, decls)
-            elif cls == "Execution_Part":
-                self.statements(part.children, stmts)
-            elif cls == "Internal_Subprogram_Part":
-                self.contained(part.children, contains)
-            elif cls == "Comment":
-                self.comment(part, stmts)
-            elif cls.startswith("End_"):
-                if _label(part.item) is not None:
-                    stmts.append(mk("nop", **self.ann(part.item)))  # GOTO target at END
-            else:
-                self.unsupported(_construct_name(cls), part)
+        self.body_items(e, header, decls, stmts, contains, name)
+        if kind != "program":
+            outer.signatures[name] = tuple(self.scope.types.get(p) or self.implicit_type(p) for p in params)
         self.scope = outer
-        out.append(mk("procedure", name, kind, params, result, rtype, attrs, tuple(decls),
-                      mk("block", *stmts), tuple(contains), **ann))
+        body = None if interface_body else mk("block", *stmts)
+        out.append(mk("procedure", name, kind, params, result, rtype, attrs, tuple(decls), body,
+                      tuple(contains), **ann))
 
-    def dummy_arg(self, f):
-        if isinstance(f, str) or type(f).__name__ != "Name":
-            self.unsupported("alternate return")
-        return _name(f)
-
-    def prefix(self, f):
-        """(result type, attributes) of a FUNCTION/SUBROUTINE prefix."""
-        rtype, attrs = None, []
-        for p in (f.items if f is not None and type(f).__name__ == "Prefix" else _seq(f)):
-            if type(p).__name__ == "Prefix_Spec":
-                attrs.append(str(p).lower())
+    def body_items(self, e, header, decls, stmts, contains, unit_name):
+        """Declarations, statements and contained units of a program unit. Comments go to
+        the part being read: declarations until the first executable statement."""
+        section = decls
+        for k in _kids(e):
+            tag = k.tag
+            if k is header:
+                continue
+            if tag == "C":
+                self.comment(k, section if section is not None else decls)
+            elif tag == "label":
+                self.label = k.text
+            elif tag == "file":  # an INCLUDEd file's text
+                self.body_items(k, None, decls, stmts, contains, unit_name)
+            elif tag == "include":
+                continue
+            elif tag == "contains-stmt":
+                section = None
+            elif tag == "program-unit":
+                self.program_unit(k, contains)
+            elif tag.startswith("end-") and tag.endswith("-stmt") and k.getparent() is e:
+                self.end_statement(k, unit_name, stmts)
+            elif tag in _DECLARATIONS:
+                if tag == "a-stmt":  # a statement function, in the declarations
+                    if section is decls and self.statement_function(k):
+                        continue
+                    section = stmts
+                    self.statement(k, stmts)
+                else:
+                    _DECLARATIONS[tag](self, k, decls)
             else:
-                rtype = self.type_spec(p)[0]
+                if stmts is None:
+                    self.unsupported(_construct_name(tag), k)
+                section = stmts
+                self.statement(k, stmts)
+
+    def end_statement(self, e, unit_name, stmts):
+        named = e.find(".//N")
+        if named is not None and _name(named) != unit_name:
+            raise SourceError(f"END statement names {_name(named)!r}, not {unit_name!r}", self.filename,
+                              self.lines(e))
+        if self.label is not None and stmts is not None:
+            stmts.append(mk("nop", **self.ann(e)))  # a GOTO target at END
+
+    def dummy_arg(self, a):
+        if a.find(".//N") is None:
+            self.unsupported("alternate return", a)
+        return _name(a)
+
+    def prefix(self, header):
+        """(result type, attributes) of a FUNCTION/SUBROUTINE statement."""
+        rtype, attrs = None, []
+        for k in _kids(header):
+            if k.tag == "prefix":
+                attrs.append(_text(k).lower())
+            elif k.tag in ("intrinsic-T-spec", "derived-T-spec", "_T-spec_"):
+                rtype = self.type_spec(k)[0]
         return rtype, tuple(attrs)
 
     # --- comments and directives -------------------------------------------------------
-    def comment(self, f, out):
-        raw = f.items[0] if f.items else ""
+    def comment(self, e, out):
+        raw = e.text or ""
         if not raw.strip():
-            return  # a blank line
+            return
         text = _comment_text(raw, self.form)
         if text.lstrip().upper().startswith("$AD"):
             self.directives.append(text.lstrip()[3:].strip().upper())
             return
-        self.line = f.item.span[0] if f.item is not None else self.line
-        out.append(mk("comment", text, line=self.line))
+        out.append(mk("comment", text, line=self.lines(e)))
 
     # --- declarations --------------------------------------------------------------------
-    def declarations(self, parts, out):
-        for f in parts:
-            handler = _DECLARATIONS.get(type(f).__name__)
-            if handler is None:
-                self.unsupported(_construct_name(type(f).__name__), f)
-            handler(self, f, out)
-
-    def implicit_part(self, f, out):
-        self.declarations(f.children, out)
-
-    def use(self, f, out):
-        ann = self.ann(f.item)
-        nature, _, module, only_kw, names = f.items
-        if nature is not None:
-            self.unsupported("USE with a module nature")
-        module = _name(module)
-        only = None
-        if only_kw and "ONLY" in only_kw.upper():
-            only = []
-            for n in _seq(names):
-                if type(n).__name__ != "Name":
-                    self.unsupported("USE renaming")
-                only.append(_name(n))
-            only = tuple(only)
-        elif names is not None:
-            self.unsupported("USE renaming")
+    def use(self, e, out):
+        ann = self.ann(e)
+        if "::" in _own_text(e):  # USE, INTRINSIC :: m or USE, NON_INTRINSIC :: m
+            self.unsupported("USE with a module nature", e)
+        module = _name(e.find("module-N"))
+        has_only = "only" in _own_text(e).lower()
+        only, renames = ([] if has_only else None), []
+        listing = e.find("rename-LT")
+        for r in (_kids(listing) if listing is not None else ()):
+            local = _name(r.find("use-N"))
+            names = [k for k in _kids(r) if k.tag == "N"]
+            if "=>" in _own_text(r) and names:
+                renames.append(mk("rename", local, _name(names[-1])))
+            if only is not None:
+                only.append(local)
         if module in self.modules:
-            self.scope.used.append(self.modules[module])
+            self.scope.used.append((self.modules[module], None if only is None else frozenset(only),
+                                    {r.kids[0]: r.kids[1] for r in renames}))
         else:
             self.scope.uses_other_files = True
-        out.append(mk("use", module, only, **ann))
+            self.unknown_modules.add(module)
+        out.append(mk("use", module, None if only is None else tuple(only), *renames, **ann))
 
-    def implicit(self, f, out):
-        ann = self.ann(f.item)
-        text = re.sub(r"^\s*implicit\s*", "", f.item.line, flags=re.IGNORECASE)
+    def implicit(self, e, out):
+        ann = self.ann(e)
+        text = re.sub(r"^\s*implicit\s*", "", _text(e), flags=re.IGNORECASE)
         out.append(mk("implicit", text.strip().lower(), **ann))
 
-    def type_declaration(self, f, out):
-        ann = self.ann(f.item)
-        out.append(self.var_decl(f, ann))
+    def type_declaration(self, e, out):
+        out.extend(self.var_decls(e, self.ann(e)))
 
-    def var_decl(self, f, ann) -> Node:
-        """A Type_Declaration_Stmt or a Data_Component_Def_Stmt (same shape) -> varDecl."""
-        type_spec, attr_list, entities = f.items
-        typ, is_char = self.type_spec(type_spec)
-        attrs, attr_dims = self.attributes(attr_list)
+    def var_decls(self, e, ann) -> list:
+        """A type declaration (or a component declaration) -> varDecls; a name with its own
+        character length (`character*8 a, b*16`) gets a varDecl of its own."""
+        spec = _first(e, "_T-spec_")
+        typ, is_char = self.type_spec(spec if spec is not None else e)
+        attrs, attr_dims = self.attributes(e)
         is_param = "parameter" in attrs
-        declarators = []
-        for e in _seq(entities):
-            name_f, shape, char_len, init_f = e.items
-            name = _name(name_f)
-            if char_len is not None:
-                self.unsupported("a character length on one declared name")
+        groups = []  # (type, declarators)
+        for d in _kids(e.find("EN-decl-LT")):
+            name = _name(d.find("EN-N"))
+            own_len = d.find("char-selector")
+            dtype = typ if own_len is None else mk("type", "character", None, self.char_len(own_len))
+            shape = d.find("array-spec")
             dims = self.dims(shape) if shape is not None else attr_dims
-            init = self.expr(init_f.items[1]) if init_f is not None else None
-            if is_param and init_f is not None and typ.kids[0] == "integer":
-                value = self.const_int(init_f.items[1])
+            init_e = d.find("init-E")
+            init = self.expr(init_e) if init_e is not None else None
+            if is_param and init is not None and dtype.kids[0] == "integer":
+                value = self.const_int(init)
                 if value is not None:
                     self.scope.params[name] = value
             self.scope.declare(name, ARRAY if dims is not None else
                                INTRINSIC if "intrinsic" in attrs else
-                               EXTERNAL if "external" in attrs else CHAR if is_char else VAR)
-            declarators.append(mk("declarator", name, dims, init, 0))
-        return mk("varDecl", typ, attrs, tuple(declarators), **ann)
+                               EXTERNAL if "external" in attrs else CHAR if is_char or own_len is not None else VAR)
+            if dtype.op == "type":
+                self.scope.types[name] = (dtype.kids[0], dtype.kids[1], len(dims or ()))
+            declarator = mk("declarator", name, dims, init, 0)
+            if groups and groups[-1][0] == dtype:
+                groups[-1][1].append(declarator)
+            else:
+                groups.append((dtype, [declarator]))
+        return [mk("varDecl", t, attrs, tuple(ds), **ann) for t, ds in groups]
 
-    def attributes(self, f):
+    def attributes(self, e):
         """(attribute strings, dims of a DIMENSION attribute or None)."""
         attrs, dims = [], None
-        for a in _seq(f):
-            cls = type(a).__name__
-            if cls.startswith("Dimension"):
-                dims = self.dims(a.items[1])
-            elif cls == "Intent_Attr_Spec":
-                attrs.append("intent(" + str(a.items[1]).lower().replace(" ", "") + ")")
+        for a in e.findall("attribute"):
+            word = _text(a.find("attribute-N")).lower()
+            if word == "dimension":
+                dims = self.dims(a.find("array-spec"))
+            elif word == "intent":
+                attrs.append("intent(" + _text(a.find("intent-spec")).lower().replace(" ", "") + ")")
+            elif word in _SIMPLE_ATTRS:
+                attrs.append(word)
             else:
-                text = str(a).lower()
-                if text not in _SIMPLE_ATTRS:
-                    self.unsupported(f"attribute {text.upper()}")
-                attrs.append(text)
+                self.unsupported(f"attribute {_text(a).upper()}", a)
         return tuple(attrs), dims
 
-    def type_spec(self, f):
-        """(IL type node, is character) of an fparser type specification."""
-        cls = type(f).__name__
-        if cls == "Declaration_Type_Spec":
-            if f.items[0].upper() != "TYPE":
-                self.unsupported(f.items[0].upper() + " declarations")
-            return mk("typeRef", _name(f.items[1])), False
-        if cls != "Intrinsic_Type_Spec":
-            self.unsupported(_construct_name(cls), f)
-        base_kind = _TYPE_BASES.get(f.items[0].upper().replace(" ", ""))
+    def type_spec(self, e):
+        """(IL type node, is character) of a type specification."""
+        spec = e.find(".//derived-T-spec") if e.tag != "derived-T-spec" else e
+        if spec is not None:
+            keyword = _own_text(spec).strip().lower()
+            if not keyword.startswith("type"):
+                self.unsupported(keyword.split("(")[0].upper() + " declarations", spec)
+            return mk("typeRef", _name(spec.find("T-N"))), False
+        spec = e if e.tag == "intrinsic-T-spec" else e.find(".//intrinsic-T-spec")
+        if spec is None:
+            self.unsupported(f"type {_text(e)}", e)
+        word = re.sub(r"\s+", "", _text(spec.find("T-N")).lower())
+        base_kind = _TYPE_BASES.get(word)
         if base_kind is None:
-            self.unsupported(f"type {f.items[0].upper()}")
+            self.unsupported(f"type {word.upper()}", spec)
         base, kind = base_kind
-        selector = f.items[1]
         length = None
+        selector = spec.find("K-selector")
         if selector is not None:
-            scls = type(selector).__name__
-            if scls == "Kind_Selector":
-                if selector.items[0] == "*":  # real*8; complex*16 counts both parts
-                    size = selector.items[1]
-                    if type(size).__name__ != "Int_Literal_Constant":
-                        self.unsupported(f"type size *{size}")
-                    kind = int(size.items[0])
-                    if base == "complex":
-                        kind //= 2
-                else:
-                    kind = self.kind_value(selector.items[1])
-            elif scls == "Length_Selector":
-                length = self.char_len(selector.items[1])
-            elif scls == "Char_Selector":
-                length = self.char_len(selector.items[0])
+            holder = selector.find("K-spec") if selector.find("K-spec") is not None else selector
+            value = self.expr(next(k for k in _kids(holder) if k.tag not in ("arg-N", "C")))
+            if _own_text(selector).strip().startswith("*"):  # real*8; complex*16 counts both parts
+                if value.op != "intCst":
+                    self.unsupported(f"type size *{_text(selector)}", selector)
+                kind = value.kids[0] // 2 if base == "complex" else value.kids[0]
             else:
-                self.unsupported(_construct_name(scls), f)
+                kind = self.kind_value(value, selector)
+        selector = spec.find("char-selector")
+        if selector is not None:
+            length = self.char_len(selector)
         return mk("type", base, kind, length), base == "character"
 
-    def char_len(self, f):
-        if f is None:
-            return None
-        cls = type(f).__name__
-        if cls == "Char_Length":
-            return self.char_len(f.items[1])
-        if cls == "Type_Param_Value":
-            if f.string == "*":
-                return mk("star")
-            self.unsupported("deferred character length")
-        return self.expr(f)
-
-    def kind_value(self, f) -> int:
-        value = self.const_int(f)
+    def char_len(self, selector):
+        """Length of a character selector: *N, *(*), (len=N), (N), (len=*, kind=...)."""
+        spec = selector.find("char-spec")
+        if spec is None:
+            return self.expr(_first(selector))
+        value = next((k for k in _kids(spec) if k.tag not in ("arg-N", "C")), None)
         if value is None:
-            self.unsupported(f"kind '{str(f).lower()}' (not a constant known in this file)")
-        return value
+            own = _own_text(spec).strip()
+            if own.endswith("*"):
+                return mk("star")
+            self.unsupported("deferred character length", selector)
+        return self.expr(value)
+
+    def kind_value(self, value: Node, e) -> int:
+        kind = self.const_int(value)
+        if kind is None:
+            self.unsupported(f"kind '{_text(e).strip('()').lower()}' (not a constant known in this file)", e)
+        return kind
 
     def kind_suffix(self, text):
         """Kind of a literal suffix (_8, _dp)."""
         if text is None:
             return None
+        text = text.lstrip("_").strip()
         if text.isdigit():
             return int(text)
         value = self.scope.lookup(text.lower(), "params")
@@ -579,38 +574,35 @@ class _Converter:
             self.unsupported(f"kind '{text.lower()}' (not a constant known in this file)")
         return value
 
-    def const_int(self, f):
-        """Value of a constant integer expression (kind parameters), or None."""
-        cls = type(f).__name__
-        if cls == "Int_Literal_Constant":
-            return int(f.items[0])
-        if cls == "Name":
-            return self.scope.lookup(_name(f), "params")
-        if cls == "Parenthesis":
-            return self.const_int(f.items[1])
-        if cls in ("Level_2_Expr", "Add_Operand") and len(f.items) == 3:
-            left, op, right = self.const_int(f.items[0]), f.items[1], self.const_int(f.items[2])
-            if left is None or right is None:
+    def const_int(self, node: Node):
+        """Value of a constant integer IL expression (kind parameters), or None."""
+        op = node.op
+        if op == "intCst":
+            return node.kids[0]
+        if op == "ident":
+            return self.scope.lookup(node.kids[0], "params")
+        if op in ("add", "sub", "mul", "div"):
+            left, right = self.const_int(node.kids[0]), self.const_int(node.kids[1])
+            if left is None or right is None or (op == "div" and right == 0):
                 return None
-            return {"+": left + right, "-": left - right, "*": left * right,
-                    "/": left // right if right else None}.get(op)
-        if cls == "Level_2_Unary_Expr" and f.items[0] == "-":
-            value = self.const_int(f.items[1])
+            return {"add": left + right, "sub": left - right, "mul": left * right,
+                    "div": int(left / right) if op == "div" else 0}[op]
+        if op == "neg":
+            value = self.const_int(node.kids[0])
             return None if value is None else -value
-        if cls == "Intrinsic_Function_Reference":
-            return self.const_intrinsic(_name(f.items[0]), _seq(f.items[1]))
+        if op in ("intrinsic", "call"):
+            return self.const_intrinsic(node.kids[0], [a.kids[1] if a.op == "namedArg" else a for a in node.kids[1]])
         return None
 
     def const_intrinsic(self, name, args):
-        values = [a.items[1] if type(a).__name__ == "Actual_Arg_Spec" else a for a in args]
-        if name == "kind" and values:
-            cls = type(values[0]).__name__
-            if cls == "Real_Literal_Constant":
-                return self.real_literal(values[0]).kids[1]
-            if cls in ("Int_Literal_Constant", "Logical_Literal_Constant"):
-                return self.kind_suffix(values[0].items[1]) or 4
-            return None
-        ints = [self.const_int(v) for v in values]
+        if name == "kind" and args:
+            a = args[0].kids[0] if args[0].op == "neg" else args[0]
+            if a.op == "realCst":
+                return a.kids[1]
+            if a.op == "intCst":
+                return a.kids[1] or 4
+            return 4 if a.op == "boolCst" else None
+        ints = [self.const_int(v) for v in args]
         if not ints or ints[0] is None:
             return None
         if name == "selected_real_kind":
@@ -619,94 +611,85 @@ class _Converter:
             return 1 if ints[0] <= 2 else 2 if ints[0] <= 4 else 4 if ints[0] <= 9 else 8
         return None
 
-    def dims(self, f):
+    def dims(self, array_spec):
         """Tuple of `dim` nodes of an array specification."""
-        cls = type(f).__name__
-        if cls == "Assumed_Size_Spec":  # (explicit dims..., lo:*)
-            explicit, lo = f.items
-            last = mk("dim", None if lo is None else self.expr(lo), mk("star"))
-            return (self.dims(explicit) if explicit is not None else ()) + (last,)
         out = []
-        for d in _seq(f):
-            dcls = type(d).__name__
-            if dcls in ("Explicit_Shape_Spec", "Assumed_Shape_Spec", "Deferred_Shape_Spec"):
-                lo, hi = (d.items + (None, None))[:2]
-                out.append(mk("dim", self.opt_expr(lo), self.opt_expr(hi)))
+        for s in _kids(array_spec.find("shape-spec-LT")):
+            lo, hi = s.find("lower-bound"), s.find("upper-bound")
+            own = _own_text(s)
+            if hi is None and lo is None:
+                out.append(mk("dim", None, mk("star") if "*" in own else None))
+            elif hi is None and "*" in own:
+                out.append(mk("dim", self.expr(lo), mk("star")))
+            elif hi is None and ":" in own:
+                out.append(mk("dim", self.expr(lo), None))
             else:
-                self.unsupported(_construct_name(dcls), d)
+                out.append(mk("dim", None if lo is None else self.expr(lo), self.expr(hi if hi is not None else lo)))
         return tuple(out)
 
-    def derived_type(self, f, out):
-        start = self.header(f.children, out)
-        header = f.children[start]
-        ann = self.ann(header.item)
-        attrs = header.items[0]
-        if attrs is not None and "EXTENDS" in str(attrs).upper():
-            self.unsupported("type extension (EXTENDS)")
-        name = _name(header.items[1])
+    def derived_type(self, e, out):
+        header = e.find("T-stmt")
+        ann = self.ann(header)
+        if "extends" in _text(header).lower():
+            self.unsupported("type extension (EXTENDS)", header)
+        name = _name(header.find("T-N"))
         fields = []
-        for part in f.children[start + 1:]:
-            cls = type(part).__name__
-            if cls == "Component_Part":
-                for c in part.children:
-                    if type(c).__name__ == "Comment":
-                        self.comment(c, fields)
-                    elif type(c).__name__ == "Data_Component_Def_Stmt":
-                        outer, self.scope = self.scope, _Scope(self.scope)  # fields: own names
-                        fields.append(self.var_decl(c, self.ann(c.item)))
-                        self.scope = outer
-                    else:
-                        self.unsupported(_construct_name(type(c).__name__), c)
-            elif cls == "Comment":
-                self.comment(part, fields)
-            elif cls not in ("Sequence_Stmt", "Private_Components_Stmt", "End_Type_Stmt"):
-                self.unsupported(_construct_name(cls), part)
+        for k in _kids(e):
+            if k.tag == "C":
+                self.comment(k, fields)
+            elif k.tag == "component-decl-stmt":
+                outer, self.scope = self.scope, _Scope(self.scope)  # fields: own names
+                fields.extend(self.var_decls(k, self.ann(k)))
+                self.scope = outer
+            elif k.tag not in ("T-stmt", "end-T-stmt", "sequence-stmt", "private-components-stmt",
+                               "private-stmt", "label"):
+                self.unsupported(_construct_name(k.tag), k)
         self.scope.declare(name, TYPE)
         out.append(mk("typeDef", name, tuple(fields), "fortran", **ann))
 
-    def common(self, f, out):
-        ann = self.ann(f.item)
-        for block_name, objects in f.items[0]:
-            members = []
-            for o in _seq(objects):
-                if type(o).__name__ == "Common_Block_Object":
-                    name = _name(o.items[0])
-                    bounds = tuple(d.hi if d.lo is None else mk("arrayTriplet", d.lo, d.hi, None)
-                                   for d in self.dims(o.items[1]))
-                    members.append(mk("arrayAccess", mk("ident", name), bounds))
-                    self.scope.declare(name, ARRAY)
-                else:
-                    name = _name(o)
-                    members.append(mk("ident", name))
-                    self.scope.names.setdefault(name, VAR)
-            block = "" if block_name is None else _name(block_name)
-            out.append(mk("common", block, tuple(members), **ann))
+    def common(self, e, out):
+        ann = self.ann(e)
+        block = ""
+        for k in _kids(e):
+            if k.tag == "common-block-N":
+                block = _name(k)
+            elif k.tag == "common-block-obj-LT":
+                members = []
+                for o in _kids(k):
+                    name = _name(o.find("common-block-obj-N"))
+                    shape = o.find("array-spec")
+                    if shape is not None:
+                        bounds = tuple(d.kids[1] if d.kids[0] is None else mk("arrayTriplet", d.kids[0], d.kids[1], None)
+                                       for d in self.dims(shape))
+                        members.append(mk("arrayAccess", mk("ident", name), bounds))
+                        self.scope.declare(name, ARRAY)
+                    else:
+                        members.append(mk("ident", name))
+                        self.scope.names.setdefault(name, VAR)
+                out.append(mk("common", block, tuple(members), **ann))
+                block = ""
 
-    def equivalence(self, f, out):
-        ann = self.ann(f.item)
-        groups = tuple((self.target(g.items[0]),) + tuple(self.target(o) for o in _seq(g.items[1]))
-                       for g in _seq(f.items[1]))
+    def equivalence(self, e, out):
+        ann = self.ann(e)
+        groups = tuple(tuple(self.target(o) for o in _kids(s.find("equivalence-obj-LT")))
+                       for s in _kids(e.find("equivalence-set-LT")))
         out.append(mk("equivalence", groups, **ann))
 
-    def attribute_statement(self, f, out):
-        """EXTERNAL, INTRINSIC, SAVE, OPTIONAL, ... f1, f2 -> attrDecl."""
-        ann = self.ann(f.item)
-        cls = type(f).__name__
-        if cls == "Intent_Stmt":
-            attr = "intent(" + str(f.items[0]).lower().replace(" ", "") + ")"
-        else:
-            attr = f.items[0].lower()
+    def attribute_statement(self, e, out):
+        """EXTERNAL, INTRINSIC, SAVE, OPTIONAL, PUBLIC, ... f1, f2 -> attrDecl."""
+        ann = self.ann(e)
+        attr = _ATTRIBUTE_STATEMENTS.get(e.tag)
+        if e.tag == "intent-stmt":
+            attr = "intent(" + _text(e.find("intent-spec")).lower().replace(" ", "") + ")"
         declarators = []
-        for n in _seq(f.items[1]):
+        for item in e.iter("EN-decl", "EN", "saved-EN", "pointer-decl", "allocatable-decl", "target-decl"):
             dims = None
-            if type(n).__name__ == "Name":
-                name = _name(n)
-            elif attr == "save" and str(n).startswith("/"):
-                name = str(n).lower().replace(" ", "")  # a saved common block /name/
-            elif type(n).__name__ in ("Target_Entity_Decl", "Allocatable_Decl", "Pointer_Decl"):
-                name, dims = _name(n.items[0]), self.dims(n.items[1])
+            if item.tag == "saved-EN" and "/" in _own_text(item):
+                name = "/" + _name(item) + "/"  # a saved common block
             else:
-                self.unsupported(f"{attr.upper()} statement entity {str(n)!r}")
+                name = _name(item)
+                shape = item.find("array-spec")
+                dims = self.dims(shape) if shape is not None else None
             if attr in (INTRINSIC, EXTERNAL):
                 self.scope.declare(name, attr)
             elif dims is not None:
@@ -714,87 +697,155 @@ class _Converter:
             declarators.append(mk("declarator", name, dims, None, 0))
         out.append(mk("attrDecl", attr, tuple(declarators), **ann))
 
-    def parameter_statement(self, f, out):
+    def parameter_statement(self, e, out):
         """PARAMETER (n = 10, ...) -> attrDecl('parameter', declarators with init)."""
-        ann = self.ann(f.item)
+        ann = self.ann(e)
         declarators = []
-        for definition in _seq(f.items[1]):
-            name_f, value_f = definition.items
-            name = _name(name_f)
-            value = self.const_int(value_f)
-            if value is not None:
-                self.scope.params[name] = value
+        for d in _kids(e.find("EN-decl-LT")):
+            name = _name(d.find("EN-N"))
+            value = self.expr(d.find("init-E"))
+            const = self.const_int(value)
+            if const is not None:
+                self.scope.params[name] = const
             self.scope.names.setdefault(name, VAR)
-            declarators.append(mk("declarator", name, None, self.expr(value_f), 0))
+            declarators.append(mk("declarator", name, None, value, 0))
         out.append(mk("attrDecl", "parameter", tuple(declarators), **ann))
 
-    def dimension_statement(self, f, out):
+    def dimension_statement(self, e, out):
         """DIMENSION a(n), b(0:m) -> attrDecl('dimension', declarators with dims)."""
-        ann = self.ann(f.item)
+        ann = self.ann(e)
         declarators = []
-        for name_f, shape in f.items[0]:
-            name = _name(name_f)
+        for d in _kids(e.find("EN-decl-LT")):
+            name = _name(d.find("EN-N"))
             self.scope.declare(name, ARRAY)
-            declarators.append(mk("declarator", name, self.dims(shape), None, 0))
+            declarators.append(mk("declarator", name, self.dims(d.find("array-spec")), None, 0))
         out.append(mk("attrDecl", "dimension", tuple(declarators), **ann))
 
+    def data(self, e, out):
+        """DATA objects /values/, ... -> one `data` node per set."""
+        ann = self.ann(e)
+        for s in e.iter("data-stmt-set"):
+            objects = tuple(self.expr(o) for o in _kids(s.find("data-stmt-obj-LT")))
+            values = []
+            for v in _kids(s.find("data-stmt-value-LT")):
+                value = self.expr(v.find("data-stmt-constant"))
+                repeat = v.find("data-stmt-repeat")
+                values.append(value if repeat is None else mk("dataRepeat", self.expr(repeat), value))
+            out.append(mk("data", objects, tuple(values), **ann))
+
+    def interface(self, e, out):
+        header = e.find("interface-stmt")
+        ann = self.ann(header)
+        generic = header.find("generic-spec")
+        name = None
+        if generic is not None:
+            if "(" in _text(generic):
+                self.unsupported(f"operator interface {_text(generic)}", header)
+            name = _name(generic)
+        elif "abstract" in _text(header).lower():
+            self.unsupported("ABSTRACT INTERFACE", header)
+        names, procs = [], []
+        for k in _kids(e):
+            if k.tag == "procedure-stmt":
+                names.extend(_name(n) for n in k.iter("N"))
+            elif k.tag == "program-unit":
+                self.program_unit(k, procs, interface_body=True)
+                self.scope.declare(procs[-1].kids[0], EXTERNAL)
+            elif k.tag == "C":
+                self.comment(k, procs)
+        specifics = tuple(names) + tuple(p.kids[0] for p in procs if p.op == "procedure")
+        if name is not None:
+            self.scope.declare(name, GENERIC)
+            self.scope.generics[name] = self.scope.generics.get(name, ()) + specifics
+        out.append(mk("interface", name, tuple(names), tuple(procs), **ann))
+
+    def statement_function(self, e) -> bool:
+        """f(x, y) = expr among the declarations, f no array: remembered, expanded at uses."""
+        lhs = _first(e.find("E-1"))
+        refs = lhs.find("R-LT") if lhs is not None and lhs.tag == "named-E" else None
+        if refs is None or len(_kids(refs)) != 1 or _kids(refs)[0].tag != "parens-R":
+            return False
+        name = _name(lhs.find("N"))
+        if self.scope.lookup(name) is not None or self.scope.sees_unknown_names():
+            return False
+        self.ann(e)
+        dummies = tuple(_name(a) for a in _kids(_kids(refs)[0]) for a in _kids(a))
+        self.scope.stmt_functions[name] = (dummies, self.expr(e.find("E-2")))
+        return True
+
     # --- statements ------------------------------------------------------------------------
-    def statements(self, parts, out):
-        for f in parts:
-            self.statement(f, out)
+    def statements(self, parent, out, skip=()):
+        for k in _kids(parent):
+            if k.tag == "C":
+                self.comment(k, out)
+            elif k.tag == "label":
+                self.label = k.text
+            elif k.tag not in skip:
+                self.statement(k, out)
 
-    def statement(self, f, out):
-        handler = _STATEMENTS.get(type(f).__name__)
+    def statement(self, e, out):
+        handler = _STATEMENTS.get(e.tag)
         if handler is None:
-            self.unsupported(_construct_name(type(f).__name__), f)
-        handler(self, f, out)
+            if e.tag == "broken-stmt":
+                self.syntax_error(f"cannot read '{_text(e).strip()[:60]}'", e)
+            if e.tag in _DECLARATIONS:
+                self.syntax_error(f"{_construct_name(e.tag)} among executable statements", e)
+            self.unsupported(_construct_name(e.tag), e)
+        handler(self, e, out)
 
-    def block(self, parts) -> Node:
+    def block(self, parent, skip=()) -> Node:
         stmts = []
-        self.statements(parts, stmts)
+        self.statements(parent, stmts, skip)
         return mk("block", *stmts)
 
-    def assignment(self, f, out):
-        ann = self.ann(f.item)
-        lhs = f.items[0]
-        if (type(lhs).__name__ == "Part_Ref" and self.scope.lookup(_name(lhs.items[0])) is None
-                and not self.scope.sees_unknown_names()):
-            self.unsupported("statement function")  # f(x) = ... with f no declared array
-        out.append(mk("assign", self.target(lhs), self.expr(f.items[2]), **ann))
+    def assignment(self, e, out):
+        ann = self.ann(e)
+        out.append(mk("assign", self.target(e.find("E-1")), self.expr(e.find("E-2")), **ann))
 
-    def pointer_assignment(self, f, out):
-        ann = self.ann(f.item)
-        if f.items[1] is not None:
-            self.unsupported("pointer assignment with bounds")
-        out.append(mk("pointerAssign", self.target(f.items[0]), self.expr(f.items[2]), **ann))
+    def pointer_assignment(self, e, out):
+        ann = self.ann(e)
+        out.append(mk("pointerAssign", self.target(e.find("E-1")), self.expr(e.find("E-2")), **ann))
 
-    def call_statement(self, f, out):
-        ann = self.ann(f.item)
-        if type(f.items[0]).__name__ != "Name":
-            self.unsupported(_construct_name(type(f.items[0]).__name__))
-        out.append(mk("call", _name(f.items[0]), self.args(f.items[1]), **ann))
+    def call_statement(self, e, out):
+        ann = self.ann(e)
+        designator = _first(e.find("procedure-designator"))
+        if designator is None or designator.tag != "named-E" or designator.find("R-LT") is not None:
+            self.unsupported("type-bound procedure call", e)
+        name = _name(designator.find("N"))
+        spec = e.find("arg-spec")
+        args = self.args(spec) if spec is not None else ()
+        out.append(mk("call", self.specific(name, args), args, **ann))
 
-    def if_statement(self, f, out):
+    def if_statement(self, e, out):
         """Logical IF: if (c) stmt."""
-        ann = self.ann(f.item)
-        cond = self.expr(f.items[0])
-        out.append(mk("if", cond, self.block((f.items[1],)), None, **ann))
+        ann = self.ann(e)
+        cond = self.expr(e.find("condition-E"))
+        stmts = []
+        self.statement(_first(e.find("action-stmt")), stmts)
+        out.append(mk("if", cond, mk("block", *stmts), None, **ann))
 
-    def if_construct(self, f, out):
-        # Split the flat content at each ELSE IF / ELSE into (condition, ann, statements).
-        arms = []
+    def if_construct(self, e, out):
+        arms = []  # [condition or None, ann, statements]
         end_label = None
-        for part in f.children[self.header(f.children, out):]:
-            cls = type(part).__name__
-            if cls in ("If_Then_Stmt", "Else_If_Stmt"):
-                arms.append([self.expr(part.items[0]), self.ann(part.item), []])
-            elif cls == "Else_Stmt":
-                arms.append([None, self.ann(part.item), []])
-            elif cls == "End_If_Stmt":
-                if _label(part.item) is not None:
-                    end_label = mk("nop", **self.ann(part.item))
-            else:
-                self.statement(part, arms[-1][2])
+        for b in _kids(e):
+            if b.tag == "C":
+                self.comment(b, arms[-1][2] if arms else out)
+                continue
+            for k in _kids(b):
+                if k.tag in ("if-then-stmt", "else-if-stmt"):
+                    self.enter_construct(k)
+                    arms.append([self.expr(k.find("condition-E")), self.ann(k), []])
+                elif k.tag == "else-stmt":
+                    arms.append([None, self.ann(k), []])
+                elif k.tag == "end-if-stmt":
+                    if self.label is not None:
+                        end_label = mk("nop", **self.ann(k))
+                elif k.tag == "C":
+                    self.comment(k, arms[-1][2])
+                elif k.tag == "label":
+                    self.label = k.text
+                else:
+                    self.statement(k, arms[-1][2])
         else_block = None
         if arms[-1][0] is None:
             else_block = mk("block", *arms.pop()[2])
@@ -806,300 +857,465 @@ class _Converter:
         if end_label is not None:
             out.append(end_label)
 
-    def loop(self, control, body, ann) -> Node:
-        if control is None:
+    def enter_construct(self, header):
+        """A construct name (`outer: if`) is only known to EXIT/CYCLE of loops."""
+
+    def loop(self, header, body, ann) -> Node:
+        test = header.find("test-E")
+        if test is not None:
+            return mk("while", self.expr(test), body, **ann)
+        var = header.find("do-V")
+        if var is None:
             return mk("while", mk("boolCst", True), body, **ann)
-        cond, counter = control.items[0], control.items[1]
-        if cond is not None:
-            return mk("while", self.expr(cond), body, **ann)
-        var, bounds = counter
-        step = self.expr(bounds[2]) if len(bounds) > 2 else None
-        return mk("do", self.expr(var), self.expr(bounds[0]), self.expr(bounds[1]), step, body, **ann)
+        step = header.find("step")
+        return mk("do", self.expr(var), self.expr(header.find("lower-bound")), self.expr(header.find("upper-bound")),
+                  None if step is None else self.expr(step), body, **ann)
 
-    def nonlabel_do(self, f, out):
-        start = self.header(f.children, out)
-        header = f.children[start]
-        ann = self.ann(header.item)
-        self.loop_names.append(getattr(header.item, "name", None))
+    def do_construct(self, e, out):
+        header = _first(e)
+        ann = self.ann(header)
+        construct = _first(header, "N")
+        self.loop_names.append(None if construct is None else _name(construct))
         stmts = []
-        for part in f.children[start + 1:]:
-            self.statement(part, stmts)
-        self.loop_names.pop()
-        out.append(self.loop(header.items[1], mk("block", *stmts), ann))
-
-    def label_do(self, f, out):
-        """F77 DO 10 ... 10 CONTINUE. fparser keeps loops sharing one terminal statement
-        flat in one construct, so the nesting is rebuilt from the labels."""
-        parts = f.children
-        i = 0
-        while i < len(parts):
-            if type(parts[i]).__name__ == "Label_Do_Stmt":
-                node, i, _ = self.label_loop(parts, i)
-                out.append(node)
+        for k in _kids(e):
+            if k is header:
+                continue
+            if k.tag == "end-do-stmt":
+                if self.label is not None:
+                    stmts.append(mk("nop", **self.ann(k)))  # a GOTO target at the end of the body
+            elif k.tag == "C":
+                self.comment(k, stmts)
+            elif k.tag == "label":
+                self.label = k.text
             else:
-                self.statement(parts[i], out)
-                i += 1
-
-    def label_loop(self, parts, i):
-        """Loop starting at parts[i]: (node, index after its terminal, terminal label)."""
-        header = parts[i]
-        ann = self.ann(header.item)
-        target = str(header.items[1].string)
-        self.loop_names.append(None)
-        stmts = []
-        ended = None
-        i += 1
-        while i < len(parts):
-            part = parts[i]
-            if type(part).__name__ == "Label_Do_Stmt":
-                node, i, ended = self.label_loop(parts, i)
-                stmts.append(node)
-            else:
-                self.statement(part, stmts)
-                item = getattr(part, "item", None)
-                ended = None if _label(item) is None else str(_label(item))
-                i += 1
-            if ended == target:
-                break
+                self.statement(k, stmts)
         self.loop_names.pop()
-        return self.loop(header.items[2], mk("block", *stmts), ann), i, ended
+        out.append(self.loop(header, mk("block", *stmts), ann))
 
-    def end_do(self, f, out):
-        if _label(f.item) is not None:
-            out.append(mk("nop", **self.ann(f.item)))  # a GOTO target at the end of the body
-
-    def loop_jump(self, f, out):
+    def loop_jump(self, e, out):
         """EXIT / CYCLE; a construct name is accepted when it names the innermost loop."""
-        ann = self.ann(f.item)
-        op = "exit" if f.items[0].upper() == "EXIT" else "cycle"
-        name = f.items[1]
-        if name is not None and (not self.loop_names or self.loop_names[-1] != _name(name)):
-            self.unsupported(f"{op.upper()} of an outer named loop")
+        ann = self.ann(e)
+        op = "exit" if e.tag == "exit-stmt" else "cycle"
+        named = e.find(".//N")
+        if named is not None and (not self.loop_names or self.loop_names[-1] != _name(named)):
+            self.unsupported(f"{op.upper()} of an outer named loop", e)
         out.append(mk(op, **ann))
 
-    def continue_statement(self, f, out):
-        out.append(mk("nop", **self.ann(f.item)))
+    def continue_statement(self, e, out):
+        out.append(mk("nop", **self.ann(e)))
 
-    def goto(self, f, out):
-        ann = self.ann(f.item)
-        out.append(mk("goto", str(f.items[0].string), **ann))
+    def goto(self, e, out):
+        ann = self.ann(e)
+        out.append(mk("goto", _text(e.find("label")).strip(), **ann))
 
-    def return_statement(self, f, out):
-        ann = self.ann(f.item)
-        if f.items[0] is not None:
-            self.unsupported("alternate RETURN")
+    def return_statement(self, e, out):
+        ann = self.ann(e)
+        if _kids(e):
+            self.unsupported("alternate RETURN", e)
         out.append(mk("return", None, **ann))
 
-    def stop(self, f, out):
-        ann = self.ann(f.item)
-        code = f.items[1]
-        if type(code).__name__ == "Stop_Code":  # a digit string
-            code = mk("intCst", int(code.string), None)
-        else:
-            code = self.opt_expr(code)
-        out.append(mk("stop", code, **ann))
-
-    def allocate(self, f, out):
-        ann = self.ann(f.item)
-        type_spec, allocations, options = f.items
-        if type_spec is not None or options is not None:
-            self.unsupported("ALLOCATE with a type or STAT=/SOURCE= options")
-        for a in _seq(allocations):
-            if type(a).__name__ == "Allocation":
-                target, shape = a.items[0], a.items[1]
-                dims = tuple(mk("dim", self.opt_expr(s.items[0]), self.expr(s.items[1]))
-                             for s in _seq(shape))
+    def stop(self, e, out):
+        ann = self.ann(e)
+        code = e.find("stop-code")
+        node = None
+        if code is not None:
+            inner = _first(code)
+            if inner is None:
+                node = mk("intCst", int(_text(code)), None)
+            elif inner.tag == "S":
+                node = self.string(code)
             else:
-                target, dims = a, ()
-            out.append(mk("allocate", self.target(target), dims, None, **ann))
+                node = self.expr(inner)
+        out.append(mk("stop", node, **ann))
 
-    def deallocate(self, f, out):
-        ann = self.ann(f.item)
-        if f.items[1] is not None:
-            self.unsupported("DEALLOCATE with STAT= options")
-        for o in _seq(f.items[0]):
-            out.append(mk("deallocate", self.target(o), **ann))
+    def allocate(self, e, out):
+        ann = self.ann(e)
+        if e.find("T-spec") is not None or "=" in _own_text(e.find("arg-spec")):
+            self.unsupported("ALLOCATE with a type or STAT=/SOURCE= options", e)
+        for a in _kids(e.find("arg-spec")):
+            ref = _first(a)
+            if ref.find("arg-N") is not None or a.find("arg-N") is not None:
+                self.unsupported("ALLOCATE with a type or STAT=/SOURCE= options", e)
+            refs = _kids(ref.find("R-LT")) if ref.find("R-LT") is not None else []
+            shape = refs[-1] if refs and refs[-1].tag in ("parens-R", "array-R") else None
+            target = self.designator(ref, refs[:-1] if shape is not None else refs)
+            dims = ()
+            if shape is not None:
+                dims = tuple(mk("dim", lo, hi) for lo, hi in self.bounds(shape))
+            out.append(mk("allocate", target, dims, None, **ann))
 
-    def nullify(self, f, out):
-        ann = self.ann(f.item)
-        for o in _seq(f.items[1]):
-            out.append(mk("pointerAssign", self.target(o), mk("intrinsic", "null", ()), **ann))
+    def bounds(self, r):
+        """(lo or None, hi) of each subscript of an ALLOCATE shape."""
+        out = []
+        for s in _kids(_first(r)):
+            lo, hi = s.find("lower-bound"), s.find("upper-bound")
+            if ":" in _own_text(s):
+                out.append((None if lo is None else self.expr(lo), self.expr(hi)))
+            else:
+                out.append((None, self.expr(lo if lo is not None else s)))
+        return out
 
-    def io(self, f, out):
-        kind, items_index = _IO_STATEMENTS[type(f).__name__]
-        ann = self.ann(f.item)
-        items = tuple(self.expr(x) for x in _seq(f.items[items_index]))
-        out.append(mk("io", kind, _io_control(self.text, kind), items, **ann))
+    def deallocate(self, e, out):
+        ann = self.ann(e)
+        for a in _kids(e.find("arg-spec")):
+            if a.find("arg-N") is not None:
+                self.unsupported("DEALLOCATE with STAT= options", e)
+            out.append(mk("deallocate", self.target(a), **ann))
+
+    def nullify(self, e, out):
+        ann = self.ann(e)
+        for a in _kids(e.find("arg-spec")):
+            out.append(mk("pointerAssign", self.target(a), mk("intrinsic", "null", ()), **ann))
+
+    def io(self, e, out):
+        kind = _IO_KINDS[e.tag]
+        ann = self.ann(e)
+        if kind == "format":
+            control = _text(e.find("format-spec")).strip()
+            control = control[1:-1] if control.startswith("(") and control.endswith(")") else control
+        else:
+            spec = next((k for k in _kids(e) if k.tag.endswith("-spec-spec") or k.tag in ("io-control-spec", "format")),
+                        None)
+            control = "" if spec is None else _text(spec).strip()
+            if spec is None and kind in ("rewind", "backspace", "endfile"):
+                control = re.sub(rf"^\s*{kind}\s*", "", _text(e), flags=re.IGNORECASE)
+        listing = next((k for k in _kids(e) if k.tag in ("output-item-LT", "input-item-LT")), None)
+        listing = _kids(listing) if listing is not None else []
+        if kind == "read" and spec is None and listing:  # READ fmt, items: fxtran lists the format first
+            control, listing = _text(listing[0]).strip(), listing[1:]
+        items = tuple(self.expr(x) for x in listing)
+        out.append(mk("io", kind, control, items, **ann))
+
+    def select_case(self, e, out):
+        blocks = [b for b in _kids(e) if b.tag == "selectcase-block"]
+        header = blocks[0].find("select-case-stmt")
+        ann = self.ann(header)
+        selector = self.expr(header.find("case-E"))
+        cases = []
+        for b in blocks[1:]:
+            case = b.find("case-stmt")
+            case_ann = self.ann(case)
+            values = ()
+            ranges = case.find(".//case-value-range-LT")
+            if ranges is not None:
+                values = tuple(self.case_value(r) for r in _kids(ranges))
+            cases.append(mk("case", values, self.block(b, skip=("case-stmt", "end-select-case-stmt")), **case_ann))
+        out.append(mk("switch", selector, tuple(cases), False, **ann))
+
+    def case_value(self, r):
+        ends = [k for k in _kids(r) if k.tag == "case-value"]
+        if ":" not in _own_text(r):
+            return self.expr(ends[0])
+        lo, hi = (ends + [None, None])[:2]
+        return mk("caseRange", None if lo is None or _first(lo) is None else self.expr(lo),
+                  None if hi is None or _first(hi) is None else self.expr(hi))
+
+    def where_construct(self, e, out):
+        arms = []  # [mask or None, ann, block]
+        for b in _kids(e):
+            if b.tag != "where-block":
+                continue
+            header = _first(b)
+            mask = header.find("mask-E")
+            arms.append([None if mask is None else self.expr(mask), self.ann(header),
+                         self.block(b, skip=(header.tag, "end-where-stmt"))])
+        else_block = None
+        if arms[-1][0] is None:
+            else_block = arms.pop()[2]
+        node = None
+        for mask, ann, block in reversed(arms):
+            node = mk("where", mask, block, else_block, **ann)
+            else_block = mk("block", node)
+        out.append(node)
+
+    def where_statement(self, e, out):
+        ann = self.ann(e)
+        stmts = []
+        self.statement(_first(e.find("action-stmt")), stmts)
+        out.append(mk("where", self.expr(e.find("mask-E")), mk("block", *stmts), None, **ann))
+
+    def forall(self, e, out):
+        header = e.find("forall-construct-stmt") if e.tag == "forall-construct" else e
+        ann = self.ann(header)
+        ranges = tuple(mk("impliedDo", (), self.expr(t.find("V")), self.expr(t.find("lower-bound")),
+                          self.expr(t.find("upper-bound")),
+                          None if t.find("step") is None and t.find("stride") is None
+                          else self.expr(t.find("step") if t.find("step") is not None else t.find("stride")))
+                       for t in header.iter("forall-triplet-spec"))
+        mask = header.find("mask-E")
+        if e.tag == "forall-construct":
+            body = self.block(e, skip=("forall-construct-stmt", "end-forall-stmt"))
+        else:
+            stmts = []
+            self.statement(_first(e.find("action-stmt")), stmts)
+            body = mk("block", *stmts)
+        out.append(mk("forall", ranges, None if mask is None else self.expr(mask), body, **ann))
 
     # --- expressions ------------------------------------------------------------------------
-    def expr(self, f) -> Node:
-        handler = _EXPRESSIONS.get(type(f).__name__)
+    def expr(self, e) -> Node:
+        while e.tag in _WRAPPERS:
+            inner = _first(e)
+            if inner is None:
+                if e.tag == "data-stmt-repeat" or e.tag == "stop-code":
+                    return mk("intCst", int(_text(e)), None)
+                self.syntax_error(f"missing expression near '{_text(e)}'", e)
+            e = inner
+        handler = _EXPRESSIONS.get(e.tag)
         if handler is None:
-            self.unsupported(_construct_name(type(f).__name__))
-        return handler(self, f)
+            self.unsupported(_construct_name(e.tag), e)
+        return handler(self, e)
 
-    def opt_expr(self, f):
-        return None if f is None else self.expr(f)
-
-    def target(self, f) -> Node:
+    def target(self, e) -> Node:
         """An assigned/allocated object: a subscripted name here is always an array."""
-        if type(f).__name__ == "Part_Ref":
-            return self.array_ref(f)
-        return self.expr(f)
+        while e.tag in _WRAPPERS:
+            e = _first(e)
+        if e.tag == "named-E":
+            refs = e.find("R-LT")
+            return self.designator(e, _kids(refs) if refs is not None else [])
+        return self.expr(e)
 
-    def ident(self, f):
-        return mk("ident", _name(f))
+    def operation(self, e) -> Node:
+        tokens = [(True, _operator(k)) if k.tag == "op" else (False, k) for k in e if k.tag not in _LAYOUT and k.tag != "C"]
+        node, pos = self.precedence(tokens, 0, 0, e)
+        if pos != len(tokens):
+            self.syntax_error(f"cannot read the expression '{_text(e)}'", e)
+        return node
 
-    def int_literal(self, f):
-        return mk("intCst", int(f.items[0]), self.kind_suffix(f.items[1]))
-
-    def real_literal(self, f):
-        text = f.items[0].lower()
-        kind = 8 if "d" in text else 16 if "q" in text else 4
-        # canonical text: exponent letter e, and a zero exponent dropped (1.5d0 -> "1.5"),
-        # so that every spelling of a constant gives one IL node
-        mantissa, _, exponent = text.replace("d", "e").replace("q", "e").partition("e")
-        if exponent and int(exponent) != 0:
-            text = f"{mantissa}e{exponent}"
+    def precedence(self, tokens, pos, min_prec, e):
+        """Precedence climbing over fxtran's flat operator expression."""
+        if pos >= len(tokens):
+            self.syntax_error(f"missing operand in '{_text(e)}'", e)
+        is_op, value = tokens[pos]
+        if is_op:
+            if value not in _UNARY:
+                self.unsupported(f"defined operator {value}", e)
+            op, operand_prec = _UNARY[value]
+            operand, pos = self.precedence(tokens, pos + 1, operand_prec, e)
+            node = mk(op, operand)
         else:
-            text = mantissa if "." in mantissa else mantissa + ".0"
-        if f.items[1] is not None:
-            kind = self.kind_suffix(f.items[1])
-        if text[0] in "+-":  # signed literals inside complex constants
-            node = mk("realCst", text[1:], kind)
-            return mk("neg", node) if text[0] == "-" else node
-        return mk("realCst", text, kind)
+            node, pos = self.expr(value), pos + 1
+        while pos < len(tokens):
+            is_op, value = tokens[pos]
+            spec = _BINARY.get(value)
+            if spec is None:
+                self.unsupported(f"defined operator {value}", e)
+            op, prec, right = spec
+            if prec < min_prec:
+                break
+            operand, pos = self.precedence(tokens, pos + 1, prec if right else prec + 1, e)
+            node = Node(op, (node, operand))
+        return node, pos
 
-    def signed_int_literal(self, f):
-        text = f.items[0]
-        node = mk("intCst", int(text.lstrip("+-")), self.kind_suffix(f.items[1]))
-        return mk("neg", node) if text.startswith("-") else node
+    def literal(self, e) -> Node:
+        if len(e) == 1 and e[0].tag == "l" and not len(e[0]):
+            # the common case: no kind suffix. IL leaves are immutable, so one node per spelling
+            node = self.plain_literals.get(e[0].text)
+            if node is None:
+                node = self.plain_literals[e[0].text] = self.literal_node(e)
+            return node
+        return self.literal_node(e)
 
-    def complex_literal(self, f):
-        return mk("complexCst", self.expr(f.items[0]), self.expr(f.items[1]))
+    def literal_node(self, e) -> Node:
+        text = _first(e, "l")
+        kind_e = e.find("K-spec")
+        suffix = None if kind_e is None else _text(kind_e)
+        if text is None:
+            word = _own_text(e).strip().lower()
+            if word.startswith(".t") or word.startswith(".f"):
+                return mk("boolCst", word.startswith(".t"))
+            self.unsupported(f"literal {_text(e)}", e)
+        text = _text(text).strip()
+        low = text.lower()
+        if low.startswith((".t", ".f")):
+            return mk("boolCst", low.startswith(".t"))
+        if low[:1] in "bozx" or low.endswith(("'", '"')):
+            self.unsupported("BOZ literal", e)
+        if re.fullmatch(r"\d+", text):
+            return mk("intCst", int(text), self.kind_suffix(suffix))
+        canonical, kind = _canonical_real(text)
+        if suffix is not None:
+            kind = self.kind_suffix(suffix)
+        return mk("realCst", canonical, kind)
 
-    def logical_literal(self, f):
-        return mk("boolCst", f.items[0].upper().startswith(".T"))
-
-    def char_literal(self, f):
-        text = f.items[0]
+    def string(self, e) -> Node:
+        text = _text(e.find("S")).strip()
         quote = text[0]
         return mk("stringCst", text[1:-1].replace(quote + quote, quote))
 
-    def parenthesis(self, f):
-        return self.expr(f.items[1])  # grouping is kept by the tree shape
+    def parenthesis(self, e) -> Node:
+        iterator = e.find("iterator")
+        if iterator is not None:
+            return self.implied_do(iterator)
+        elements = e.find("element-LT")
+        if elements is not None:
+            parts = _kids(elements)
+            if len(parts) == 2:
+                return mk("complexCst", self.expr(parts[0]), self.expr(parts[1]))
+            self.syntax_error(f"cannot read '{_text(e)}'", e)
+        return self.expr(_first(e))  # grouping is kept by the tree shape
 
-    def operation(self, f):
-        items = f.items
-        if len(items) == 3:
-            op = _BINARY_OPS.get(items[1].upper())
-            if op is None:
-                self.unsupported(f"defined operator {items[1]}")
-            return mk(op, self.expr(items[0]), self.expr(items[2]))
-        op = _UNARY_OPS.get(items[0].upper())
-        if op is None:
-            self.unsupported(f"defined operator {items[0]}")
-        return mk(op, self.expr(items[1]))
+    def implied_do(self, iterator) -> Node:
+        parts = _kids(iterator.find("iterator-definition-LT"))
+        at = next((i for i, p in enumerate(parts) if p.find("V-N") is not None), None)
+        if at is None or len(parts) < at + 2:
+            self.syntax_error(f"cannot read the implied DO '{_text(iterator)}'", iterator)
+        control = parts[at]
+        var = mk("ident", _name(control.find("V-N")))
+        lo = self.expr(next(k for k in _kids(control) if k.tag != "V-N"))
+        step = self.expr(parts[at + 2]) if len(parts) > at + 2 else None
+        return mk("impliedDo", tuple(self.expr(p) for p in parts[:at]), var, lo, self.expr(parts[at + 1]), step)
 
-    def array_ref(self, f):
-        return mk("arrayAccess", self.expr(f.items[0]), self.subscripts(f.items[1]))
+    def array_constructor(self, e) -> Node:
+        values = e.find("ac-value-LT")
+        return mk("arrayConstructor", tuple(self.expr(v) for v in _kids(values)) if values is not None else ())
 
-    def subscripts(self, f):
-        return tuple(self.expr(s) for s in _seq(f))
+    def args(self, spec) -> tuple:
+        """Actual arguments of a call or a function reference (element-LT or arg-spec)."""
+        out = []
+        for a in _kids(spec):
+            keyword = a.find("arg-N")
+            if keyword is not None:
+                value = next(k for k in _kids(a) if k.tag != "arg-N")
+                out.append(mk("namedArg", _text(keyword).strip().lower(), self.expr(value)))
+            else:
+                out.append(self.expr(a))
+        return tuple(out)
 
-    def triplet(self, f):
-        lo, hi, stride = f.items
-        return mk("arrayTriplet", self.opt_expr(lo), self.opt_expr(hi), self.opt_expr(stride))
+    def subscripts(self, r) -> tuple:
+        """Subscripts of an array reference: expressions and sections lo:hi:stride."""
+        out = []
+        for s in _kids(_first(r)):
+            if s.tag != "section-subscript" or ":" not in _own_text(s):
+                out.append(self.expr(s))
+                continue
+            lo, hi = s.find("lower-bound"), s.find("upper-bound")
+            stride = s.find("stride") if s.find("stride") is not None else s.find("step")
+            out.append(mk("arrayTriplet", *(None if x is None else self.expr(x) for x in (lo, hi, stride))))
+        return tuple(out)
 
-    def args(self, f):
-        return tuple(self.expr(a) for a in _seq(f))
+    def named(self, e) -> Node:
+        if len(e) == 1:
+            name = e.findtext("N/n")
+            node = self.idents.get(name)
+            if node is None:  # IL leaves are immutable: one node per name
+                node = self.idents[name] = Node("ident", ((name or _name(e[0])).lower(),))
+            return node
+        refs = e.find("R-LT")
+        refs = _kids(refs) if refs is not None else []
+        name = _name(e.find("N"))
+        if not refs:
+            return Node("ident", (name,))
+        first = refs[0]
+        if first.tag == "parens-R" and len(refs) == 1:
+            spec = _first(first)
+            return self.reference(name, spec, first)
+        return self.designator(e, refs)
 
-    def named_arg(self, f):
-        if f.items[0] is None:
-            return self.expr(f.items[1])
-        return mk("namedArg", _name(f.items[0]), self.expr(f.items[1]))
+    def designator(self, e, refs) -> Node:
+        """name(subscripts)%field(subscripts)...: array accesses and field accesses."""
+        node = mk("ident", _name(e.find("N")))
+        for r in refs:
+            if r.tag == "component-R":
+                node = mk("fieldAccess", node, _text(r.find("ct")).strip().lower())
+            elif r.tag in ("parens-R", "array-R"):
+                node = mk("arrayAccess", node, self.subscripts(r) if _first(r) is not None else ())
+            else:
+                self.unsupported(_construct_name(r.tag), r)
+        return node
 
-    def reference(self, name, args_f, subscripts_f=None):
-        """name(args): array access, intrinsic or user call, from what the scopes declare."""
+    def reference(self, name, spec, r):
+        """name(args): array access, statement function, intrinsic or user call, from what
+        the scopes declare."""
         what = self.scope.lookup(name, "names")
         if what in (ARRAY, CHAR):
-            return mk("arrayAccess", mk("ident", name), self.subscripts(args_f))
+            return mk("arrayAccess", mk("ident", name), self.subscripts(r) if spec is not None else ())
+        args = self.args(spec) if spec is not None else ()
+        if what is None:
+            expansion = self.scope.lookup(name, "stmt_functions")
+            if expansion is not None:
+                dummies, body = expansion
+                if len(dummies) != len(args):
+                    self.unsupported(f"statement function {name} called with {len(args)} arguments", r)
+                return _substitute(body, dict(zip(dummies, args)))
         if what == TYPE:
-            self.unsupported("structure constructor")
+            self.unsupported("structure constructor", r)
         if what == INTRINSIC or (what is None and name in FORTRAN_INTRINSICS):
-            return mk("intrinsic", name, self.args(args_f))
-        if what is None and any(type(a).__name__ == "Subscript_Triplet" for a in _seq(args_f)):
-            return mk("arrayAccess", mk("ident", name), self.subscripts(args_f))  # a section
-        return mk("call", name, self.args(args_f))
+            return mk("intrinsic", name, args)
+        return mk("call", self.specific(name, args), args)
 
-    def part_ref(self, f):
-        return self.reference(_name(f.items[0]), f.items[1])
+    # --- generic interfaces ------------------------------------------------------------------
+    def specific(self, name, args) -> str:
+        """The specific procedure a generic name stands for, chosen by the actual arguments'
+        types; other names are returned as they are."""
+        specifics = self.scope.lookup(name, "generics")
+        if not specifics:
+            return name
+        actual = tuple(self.type_of(a) for a in args if a.op != "namedArg")
+        matches = [s for s in specifics if self.signature(s) == actual]
+        if len(matches) != 1:
+            shown = ", ".join("?" if t is None else f"{t[0]}({t[1] or 'default'}){'[]' * t[2]}" for t in actual)
+            self.unsupported(f"call of generic {name}({shown}): {'no' if not matches else 'several'} "
+                             f"specific procedures match among {', '.join(specifics)}")
+        return matches[0]
 
-    def function_reference(self, f):
-        return self.reference(_name(f.items[0]), f.items[1])
+    def signature(self, proc_name):
+        return self.scope.lookup(proc_name, "signatures")
 
-    def data_ref(self, f):
-        parts = f.items
-        first = parts[0]
-        base = self.array_ref(first) if type(first).__name__ == "Part_Ref" else self.expr(first)
-        for p in parts[1:]:
-            if type(p).__name__ == "Part_Ref":
-                base = mk("arrayAccess", mk("fieldAccess", base, _name(p.items[0])),
-                          self.subscripts(p.items[1]))
-            else:
-                base = mk("fieldAccess", base, _name(p))
-        return base
+    def type_of(self, node):
+        """(base, kind, rank) of an actual argument, as far as the declarations tell."""
+        op = node.op
+        if op == "realCst":
+            return ("real", node.kids[1], 0)
+        if op == "intCst":
+            return ("integer", node.kids[1] or None, 0)
+        if op == "boolCst":
+            return ("logical", None, 0)
+        if op == "ident":
+            return self.scope.lookup(node.kids[0], "types") or self.implicit_type(node.kids[0])
+        if op == "arrayAccess" and node.kids[0].op == "ident":
+            declared = self.type_of(node.kids[0])
+            rank = sum(1 for s in node.kids[1] if s.op == "arrayTriplet")
+            return None if declared is None else (declared[0], declared[1], rank)
+        if op in ("neg", "pos"):
+            return self.type_of(node.kids[0])
+        if op in ("add", "sub", "mul", "div", "power"):
+            left, right = self.type_of(node.kids[0]), self.type_of(node.kids[1])
+            if left is None or right is None:
+                return None
+            order = ("integer", "real", "complex")
+            base = max(left[0], right[0], key=lambda b: order.index(b) if b in order else -1)
+            kind = max((t[1] or 4) for t in (left, right) if t[0] == base)
+            return (base, None if kind == 4 else kind, max(left[2], right[2]))
+        return None
 
-    def array_constructor(self, f):
-        return mk("arrayConstructor", tuple(self.expr(x) for x in _seq(f.items[1])))
+    @staticmethod
+    def implicit_type(name):
+        return ("integer", None, 0) if name[:1] in "ijklmn" else ("real", None, 0)
 
-    def format_star(self, f):
-        return mk("star")
-
-
-_UNIT_KINDS = {"Main_Program": "program", "Main_Program0": "program",
-               "Subroutine_Subprogram": "subroutine", "Function_Subprogram": "function"}
 
 _C = _Converter
 _DECLARATIONS = {
-    "Comment": _C.comment, "Implicit_Part": _C.implicit_part, "Use_Stmt": _C.use,
-    "Implicit_Stmt": _C.implicit, "Type_Declaration_Stmt": _C.type_declaration,
-    "Derived_Type_Def": _C.derived_type, "Common_Stmt": _C.common,
-    "External_Stmt": _C.attribute_statement, "Intrinsic_Stmt": _C.attribute_statement,
-    "Save_Stmt": _C.attribute_statement, "Optional_Stmt": _C.attribute_statement,
-    "Intent_Stmt": _C.attribute_statement, "Access_Stmt": _C.attribute_statement,
-    "Target_Stmt": _C.attribute_statement, "Pointer_Stmt": _C.attribute_statement,
-    "Allocatable_Stmt": _C.attribute_statement,
-    "Parameter_Stmt": _C.parameter_statement, "Dimension_Stmt": _C.dimension_statement, "Equivalence_Stmt": _C.equivalence,
+    "use-stmt": _C.use, "implicit-stmt": _C.implicit, "implicit-none-stmt": _C.implicit,
+    "T-decl-stmt": _C.type_declaration, "T-construct": _C.derived_type, "common-stmt": _C.common,
+    "equivalence-stmt": _C.equivalence, "intent-stmt": _C.attribute_statement,
+    "parameter-stmt": _C.parameter_statement, "DIM-stmt": _C.dimension_statement,
+    "data-stmt": _C.data, "interface-construct": _C.interface, "a-stmt": None,
 }
+_DECLARATIONS.update({tag: _C.attribute_statement for tag in _ATTRIBUTE_STATEMENTS})
 _STATEMENTS = {
-    "Comment": _C.comment, "Assignment_Stmt": _C.assignment,
-    "Pointer_Assignment_Stmt": _C.pointer_assignment, "Call_Stmt": _C.call_statement,
-    "If_Stmt": _C.if_statement, "If_Construct": _C.if_construct,
-    "Block_Nonlabel_Do_Construct": _C.nonlabel_do, "Block_Label_Do_Construct": _C.label_do,
-    "Action_Term_Do_Construct": _C.label_do, "End_Do_Stmt": _C.end_do,
-    "Continue_Stmt": _C.continue_statement, "Exit_Stmt": _C.loop_jump,
-    "Cycle_Stmt": _C.loop_jump, "Goto_Stmt": _C.goto,
-    "Return_Stmt": _C.return_statement, "Stop_Stmt": _C.stop,
-    "Allocate_Stmt": _C.allocate, "Deallocate_Stmt": _C.deallocate, "Nullify_Stmt": _C.nullify,
-    "Print_Stmt": _C.io, "Write_Stmt": _C.io, "Read_Stmt": _C.io,
+    "a-stmt": _C.assignment, "pointer-a-stmt": _C.pointer_assignment, "call-stmt": _C.call_statement,
+    "if-stmt": _C.if_statement, "if-construct": _C.if_construct,
+    "do-construct": _C.do_construct, "do-label-construct": _C.do_construct,
+    "continue-stmt": _C.continue_statement, "exit-stmt": _C.loop_jump, "cycle-stmt": _C.loop_jump,
+    "goto-stmt": _C.goto, "return-stmt": _C.return_statement, "stop-stmt": _C.stop,
+    "allocate-stmt": _C.allocate, "deallocate-stmt": _C.deallocate, "nullify-stmt": _C.nullify,
+    "selectcase-construct": _C.select_case, "where-construct": _C.where_construct,
+    "where-stmt": _C.where_statement, "forall-construct": _C.forall, "forall-stmt": _C.forall,
 }
-# I/O statement class -> (IL io kind, index of the item list among the fparser items)
-_IO_STATEMENTS = {"Print_Stmt": ("print", 1), "Write_Stmt": ("write", 1), "Read_Stmt": ("read", 2)}
+_STATEMENTS.update({tag: _C.io for tag in _IO_KINDS})
 _EXPRESSIONS = {
-    "Name": _C.ident, "Int_Literal_Constant": _C.int_literal,
-    "Real_Literal_Constant": _C.real_literal, "Signed_Real_Literal_Constant": _C.real_literal,
-    "Signed_Int_Literal_Constant": _C.signed_int_literal,
-    "Complex_Literal_Constant": _C.complex_literal, "Logical_Literal_Constant": _C.logical_literal,
-    "Char_Literal_Constant": _C.char_literal, "Parenthesis": _C.parenthesis,
-    "Part_Ref": _C.part_ref, "Intrinsic_Function_Reference": _C.function_reference,
-    "Function_Reference": _C.function_reference, "Structure_Constructor": _C.function_reference,
-    "Component_Spec": _C.named_arg, "Data_Ref": _C.data_ref,
-    "Subscript_Triplet": _C.triplet, "Actual_Arg_Spec": _C.named_arg,
-    "Array_Constructor": _C.array_constructor, "Format": _C.format_star, "Io_Unit": _C.format_star,
+    "named-E": _C.named, "literal-E": _C.literal, "string-E": _C.string, "op-E": _C.operation,
+    "parens-E": _C.parenthesis, "array-constructor-E": _C.array_constructor,
+    "star-E": lambda self, e: mk("star"),
 }
-for _cls in ("Level_2_Expr", "Add_Operand", "Mult_Operand", "Level_3_Expr", "Level_4_Expr",
-             "And_Operand", "Or_Operand", "Equiv_Operand", "Level_5_Expr", "Expr",
-             "Level_2_Unary_Expr"):
-    _EXPRESSIONS[_cls] = _C.operation
-del _C, _cls
+del _C

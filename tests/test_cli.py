@@ -49,8 +49,8 @@ def test_unparse_c(tmp_path):
 @pytest.mark.parametrize("name,text,line", [
     ("syntax.f90", "subroutine f(x)\n  real :: x\n  x = = 1\nend subroutine f\n", 3),
     ("syntax.c", "double f(double x) {\n  return x +;\n}\n", 2),
-    ("select.f90", "subroutine f(i)\n  integer :: i\n  select case (i)\n  case (1)\n    i = 2\n  end select\n"
-                   "end subroutine f\n", 3),
+    ("goto.f90", "subroutine f(i)\n  integer :: i\n  go to (10, 20) i\n10 i = 1\n20 i = 2\n"
+                 "end subroutine f\n", 3),
     ("switch.c", "void f(int i, int *j) {\n  switch (i) {\n  case 1: *j = 2;\n  }\n}\n", 2),
     ("empty.f90", "", 1),
     ("blank.c", "\n\n  \n", 1),

@@ -1,0 +1,115 @@
+"""Running fxtran: Fortran source text -> fxtran's XML tree (lxml), with source lines.
+
+fxtran (the parser of Météo-France's tools, shipped as a binary in the `pyfxtran` wheel) is run
+once per file. Its XML keeps every character of the source, so `element.sourceline` (lxml) is
+the source line, except after an INCLUDE, whose text fxtran inlines as a nested `<file>`:
+`SourceLines` maps XML lines back to the lines of the file being read.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from lxml import etree
+
+from ..engine.errors import SourceError
+
+__all__ = ["fxtran_tree", "fxtran_binary", "SourceLines"]
+
+_NAMESPACE = ' xmlns="http://fxtran.net/#syntax"'
+_INSTALL_HINT = "install it with `pip install pyfxtran`, or set ADSPEC_FXTRAN to an fxtran binary"
+
+
+def fxtran_binary() -> str:
+    """Path of the fxtran executable: $ADSPEC_FXTRAN, pyfxtran's bundled binary, or PATH."""
+    path = os.environ.get("ADSPEC_FXTRAN")
+    if path:
+        return path
+    try:
+        import pyfxtran
+        bundled = os.path.join(os.path.dirname(pyfxtran.__file__), "bin", "fxtran")
+        if os.path.exists(bundled):
+            return bundled
+    except ImportError:
+        pass
+    found = shutil.which("fxtran")
+    if found:
+        return found
+    raise SourceError(f"the Fortran reader fxtran was not found: {_INSTALL_HINT}", "<adspec>")
+
+
+def fxtran_tree(text: str, filename: str, form: str):
+    """The root `<file>` element of fxtran's XML for `text` (constructs nested, operator
+    expressions flat). Raises SourceError with the line fxtran reports on bad input."""
+    include_dir = os.path.dirname(os.path.abspath(filename)) if filename and not filename.startswith("<") else "."
+    with tempfile.TemporaryDirectory(prefix="adspec-fx-") as tmp:
+        source = os.path.join(tmp, "source" + (".f" if form == "fixed" else ".f90"))
+        with open(source, "w", encoding="utf-8") as f:
+            f.write(text)
+        try:
+            proc = subprocess.run([fxtran_binary(), "-construct-tag", "-flat-op-expr", "-no-cpp",
+                                   "-I", include_dir, "-o", "-", source],
+                                  capture_output=True, cwd=tmp)
+        except OSError as e:
+            raise SourceError(f"cannot run the Fortran reader fxtran ({e.strerror}): {_INSTALL_HINT}",
+                              "<adspec>") from None
+    if proc.returncode != 0:
+        message, line = _fxtran_error(proc.stderr.decode("utf-8", "replace"))
+        raise SourceError(message, filename, line)
+    xml = proc.stdout.decode("utf-8", "replace").replace(_NAMESPACE, "", 1)
+    try:
+        root = etree.fromstring(xml.encode("utf-8"), etree.XMLParser(huge_tree=True))
+    except etree.XMLSyntaxError as e:
+        raise SourceError(f"cannot read fxtran's output ({e})", filename, 1) from None
+    return root.find("file")
+
+
+_NUMBERED = re.compile(r"^\s*(\d+) \|")
+
+
+def _fxtran_error(report: str) -> tuple[str, int | None]:
+    """(message, line) from fxtran's error report: the message follows the `At FXTRAN_...`
+    line; the line is the numbered source line just above the caret, else the last one shown."""
+    lines = report.splitlines()
+    message, line = "", None
+    for i, text in enumerate(lines):
+        if text.startswith("At FXTRAN"):
+            message = next((t.strip() for t in lines[i + 1:] if t.strip()), "")
+        m = _NUMBERED.match(text)
+        if m:
+            line = int(m.group(1))
+        elif text.strip() == "^" and line is not None:
+            break
+    message = message.replace("`", "'")
+    if "included file" in message:
+        return message, line
+    return f"Fortran syntax error: {message}" if message else "Fortran syntax error", line
+
+
+class SourceLines:
+    """Source line of an element: its XML line, less the lines of the INCLUDEd files before it.
+    An element inside an included file gets the line of the INCLUDE."""
+
+    def __init__(self, file_element):
+        self.spans = []  # (first XML line of the included text, its number of lines)
+        for nested in file_element.iter("file"):
+            if nested is not file_element:
+                count = sum(t.count("\n") for t in nested.itertext())
+                self.spans.append((nested.sourceline, count))
+        self.spans.sort()
+
+    def __call__(self, element) -> int:
+        line = element.sourceline
+        if not self.spans:
+            return line
+        shift = 0
+        for start, count in self.spans:
+            if line < start:
+                break
+            if line < start + count:
+                return start - 1 - shift
+            shift += count
+        return line - shift
