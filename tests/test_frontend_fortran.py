@@ -283,7 +283,7 @@ def test_intrinsics_versus_user_functions_and_arrays():
     # an intrinsic name declared as an array or a variable is not the intrinsic
     assert rhs("sum(2)", "real sum(10)") == mk("arrayAccess", I("sum"), (N(2),))
     assert rhs("max(x, 1.0)", "real max") == mk("call", "max", (I("x"), R("1.0")))
-    # fparser knows more intrinsics than the engine: those are user calls
+    # names the engine has no intrinsic for are user calls
     assert rhs("exponent(x)") == mk("call", "exponent", (I("x"),))
     assert rhs("g(x=1)") == mk("call", "g", (mk("namedArg", "x", N(1)),))
     assert rhs("sqrt(x)", "intrinsic sqrt") == mk("intrinsic", "sqrt", (I("x"),))
