@@ -3,6 +3,7 @@ faster reader can replace it without touching anything else."""
 from __future__ import annotations
 
 import os
+import re
 
 from ..engine.errors import SourceError
 
@@ -24,8 +25,10 @@ def language_of(filename: str) -> tuple[str, str | None]:
                       f"(expected one of {' '.join(FORTRAN_FIXED_EXT + FORTRAN_FREE_EXT + C_EXT)})", filename)
 
 
-def parse_source(text: str, filename: str = "<string>", lang: str | None = None, form: str | None = None):
-    """Parse source text to an IL `file` node. Raises SourceError on bad input."""
+def parse_source(text: str, filename: str = "<string>", lang: str | None = None, form: str | None = None,
+                 modules: dict | None = None):
+    """Parse source text to an IL `file` node. Raises SourceError on bad input. `modules`
+    (Fortran: module name -> scope) carries the modules of the files read before."""
     if lang is None:
         lang, guessed_form = language_of(filename)
         form = form or guessed_form
@@ -33,15 +36,20 @@ def parse_source(text: str, filename: str = "<string>", lang: str | None = None,
         raise SourceError("empty source file", filename, 1)
     if lang == "fortran":
         from .fortran import parse_fortran
-        return parse_fortran(text, filename, form or "free")
+        return parse_fortran(text, filename, form or "free", modules)
     if lang == "c":
         from .c import parse_c
         return parse_c(text, filename)
     raise SourceError(f"unknown source language {lang!r}", filename)
 
 
-def parse_file(path: str, lang: str | None = None, form: str | None = None):
+def parse_file(path: str, lang: str | None = None, form: str | None = None, modules: dict | None = None):
     """Read and parse a source file to an IL `file` node."""
+    return parse_source(read_source(path), path, lang, form, modules)
+
+
+def read_source(path: str) -> str:
+    """The text of a source file; SourceError when it cannot be read or is not text."""
     try:
         with open(path, "rb") as f:
             raw = f.read()
@@ -54,4 +62,37 @@ def parse_file(path: str, lang: str | None = None, form: str | None = None):
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
         raise SourceError("file is not UTF-8 text", path, line) from None
-    return parse_source(text, path, lang, form)
+    return text
+
+
+_MODULE_DEFINITION = re.compile(r"^[ \t]*module[ \t]+(?!procedure\b)(\w+)", re.IGNORECASE | re.MULTILINE)
+_MODULE_USE = re.compile(r"^[ \t]*use[ \t]*(?:,[^:\n]*::)?[ \t]*(\w+)", re.IGNORECASE | re.MULTILINE)
+
+
+def parse_files(paths: list[str]) -> list:
+    """Parse several source files of one program, given in any order: a Fortran file is read
+    after the files defining the modules it uses, so that their names are known. The IL
+    `file` nodes come back in the order of `paths`."""
+    texts = {path: read_source(path) for path in paths}
+    defined_in = {}
+    for path, text in texts.items():
+        for name in _MODULE_DEFINITION.findall(text):
+            defined_in.setdefault(name.lower(), path)
+    order, state = [], {}
+
+    def visit(path):  # depth first: the definers of a file's modules come first
+        if state.get(path):
+            return
+        state[path] = "visiting"
+        for name in _MODULE_USE.findall(texts[path]):
+            definer = defined_in.get(name.lower())
+            if definer is not None and definer != path and state.get(definer) != "visiting":
+                visit(definer)
+        state[path] = "done"
+        order.append(path)
+
+    for path in paths:
+        visit(path)
+    modules: dict = {}
+    trees = {path: parse_source(texts[path], path, modules=modules) for path in order}
+    return [trees[path] for path in paths]

@@ -45,19 +45,17 @@ def fxtran_tree(text: str, filename: str, form: str):
     """The root `<file>` element of fxtran's XML for `text` (constructs nested, operator
     expressions flat). Raises SourceError with the line fxtran reports on bad input."""
     include_dir = os.path.dirname(os.path.abspath(filename)) if filename and not filename.startswith("<") else "."
-    with tempfile.TemporaryDirectory(prefix="adspec-fx-") as tmp:
-        source = os.path.join(tmp, "source" + (".f" if form == "fixed" else ".f90"))
-        with open(source, "w", encoding="utf-8") as f:
-            f.write(text)
-        try:
-            proc = subprocess.run([fxtran_binary(), "-construct-tag", "-flat-op-expr", "-no-cpp",
-                                   "-I", include_dir, "-o", "-", source],
-                                  capture_output=True, cwd=tmp)
-        except OSError as e:
-            raise SourceError(f"cannot run the Fortran reader fxtran ({e.strerror}): {_INSTALL_HINT}",
-                              "<adspec>") from None
+    proc = _run_fxtran(text, form, ["-I", include_dir])
     if proc.returncode != 0:
         message, line = _fxtran_error(proc.stderr.decode("utf-8", "replace"))
+        include = _INCLUDE_LINE.search(text)
+        if include is not None and "included file" not in message:
+            # fxtran numbers the lines of the text with its INCLUDEs expanded: read the file alone
+            alone = _run_fxtran(text, form, ["-no-include"])
+            if alone.returncode != 0:
+                message, line = _fxtran_error(alone.stderr.decode("utf-8", "replace"))
+            else:
+                message, line = f"in an INCLUDEd file: {message}", text[:include.start()].count("\n") + 1
         raise SourceError(message, filename, line)
     xml = proc.stdout.decode("utf-8", "replace").replace(_NAMESPACE, "", 1)
     try:
@@ -67,6 +65,20 @@ def fxtran_tree(text: str, filename: str, form: str):
     return root.find("file")
 
 
+def _run_fxtran(text: str, form: str, options: list) -> subprocess.CompletedProcess:
+    with tempfile.TemporaryDirectory(prefix="adspec-fx-") as tmp:
+        source = os.path.join(tmp, "source" + (".f" if form == "fixed" else ".f90"))
+        with open(source, "w", encoding="utf-8") as f:
+            f.write(text)
+        try:
+            return subprocess.run([fxtran_binary(), "-construct-tag", "-flat-op-expr", "-no-cpp", *options,
+                                   "-o", "-", source], capture_output=True, cwd=tmp)
+        except OSError as e:
+            raise SourceError(f"cannot run the Fortran reader fxtran ({e.strerror}): {_INSTALL_HINT}",
+                              "<adspec>") from None
+
+
+_INCLUDE_LINE = re.compile(r"^[ \t]*include[ \t]*['\"]", re.IGNORECASE | re.MULTILINE)
 _NUMBERED = re.compile(r"^\s*(\d+) \|")
 
 

@@ -16,13 +16,15 @@ def spec_of(lang):
     return parse_spec(f"{marker} adspec-test: {SPEC[lang]}\n")
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_unparse_then_parse_gives_the_same_il(lang):
+@pytest.mark.parametrize("lang, form", [("fortran", "free"), ("fortran", "fixed"), ("c", None)])
+def test_unparse_then_parse_gives_the_same_il(lang, form):
+    ext = {"free": "f90", "fixed": "f", None: "c"}[form]
+
     @settings(max_examples=examples(60), **SETTINGS)
     @given(programs(lang))
     def check(tree):
-        text = adspec.unparse(tree)
-        again = adspec.parse(text, lang=lang, filename=f"random.{'f90' if lang == 'fortran' else 'c'}")
+        text = adspec.unparse(tree, form=form)
+        again = adspec.parse(text, lang=lang, form=form, filename=f"random.{ext}")
         assert again == tree, text
     check()
 
