@@ -36,29 +36,32 @@ def sets_around(results, proc, instr) -> dict:
     }
 
 
-def _names(zones, s: int) -> str:
-    return "{" + ", ".join(zones.zones[z].name for z in zones_of(s)) + "}"
-
-
 def format_analysis(program, results, lines: list[str]) -> str:
     out = []
     for proc in program.procedures.values():
         zones = proc.zones
+        shown = {}  # the same sets recur around thousands of instructions
+
+        def names_of(zones, s, shown=shown):
+            text = shown.get(s)
+            if text is None:
+                text = shown[s] = "{" + ", ".join(zones.zones[z].name for z in zones_of(s)) + "}"
+            return text
         head = results.heads.get(proc.name)
         title = f"{proc.node.kind} {proc.source_name}"
         out.append("=" * len(title))
         out.append(title)
         out.append("=" * len(title))
         if head is not None:
-            out.append(f"independents {_names(zones, head[0])}   dependents {_names(zones, head[1])}")
+            out.append(f"independents {names_of(zones, head[0])}   dependents {names_of(zones, head[1])}")
         summary = results.inout.summary(proc)
         if summary is not None:
-            out.append(f"in-out: reads {_names(zones, summary[0])}  may write {_names(zones, summary[1])}"
-                       f"  must write {_names(zones, summary[2])}")
+            out.append(f"in-out: reads {names_of(zones, summary[0])}  may write {names_of(zones, summary[1])}"
+                       f"  must write {names_of(zones, summary[2])}")
         for label, solution in (("Dep", results.dep), ("Diff-dep", results.diff_dep)):
             relation = solution.summaries.get(proc.name)
             if relation is not None:
-                rows = [f"{zones.zones[v].name} <- {_names(zones, deps)}" for v, deps in sorted(relation.rows.items())]
+                rows = [f"{zones.zones[v].name} <- {names_of(zones, deps)}" for v, deps in sorted(relation.rows.items())]
                 out.append(f"{label}(P): " + ("; ".join(rows) if rows else "identity"))
         for instr in sorted(proc.flow.instructions(), key=lambda i: (i.line or 0, i.block, i.index)):
             text = lines[instr.line - 1].strip() if instr.line and instr.line <= len(lines) else instr.node.op
@@ -71,9 +74,9 @@ def format_analysis(program, results, lines: list[str]) -> str:
                 marks.append("live for diff")
             snapshot = results.snapshots.get(id(instr))
             if snapshot is not None:
-                marks.append(f"checkpointed: SNP {_names(zones, snapshot.snp)} SBK {_names(zones, snapshot.sbk)}")
+                marks.append(f"checkpointed: SNP {names_of(zones, snapshot.snp)} SBK {names_of(zones, snapshot.sbk)}")
             out.append(f"{instr.line or '?':>5} | {text}" + (f"    [{'; '.join(marks)}]" if marks else ""))
             for name, (before, after) in sets_around(results, proc, instr).items():
-                out.append(f"      |   {name:<9} {_names(zones, before)} -> {_names(zones, after)}")
+                out.append(f"      |   {name:<9} {names_of(zones, before)} -> {names_of(zones, after)}")
         out.append("")
     return "\n".join(out)
