@@ -302,6 +302,19 @@ class CWriter(BlockWriter):
         body, cond = n.kids
         self.braced("do", body.kids, f"}} while ({self.x.expr(cond)});")
 
+    def emit_switch(self, n):
+        selector, cases, fall_through = n.kids
+        if not fall_through:
+            raise unsupported(n, "C has no SELECT CASE without fall-through", self.filename)
+        self.line(f"switch ({self.x.expr(selector)}) {{")
+        with self.lines.indented():
+            for case in cases:
+                for value in case.values or (None,):
+                    self.lines.add("default:" if value is None else f"case {self.x.expr(value)}:")
+                with self.lines.indented():
+                    self.emit_all(case.body.kids)
+        self.lines.add("}")
+
     def emit_goto(self, n):
         self.line(f"goto {c_label(n.kids[0])};")
 

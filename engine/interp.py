@@ -1129,6 +1129,45 @@ class Interpreter:
                 self._stmt[step.op](step)
         return None
 
+    def s_switch(self, node):
+        """C switch (fallThrough): run from the matching case on, an EXIT leaves the switch.
+        Fortran SELECT CASE: run the matching case only; EXIT and CYCLE go to the loop."""
+        selector, cases, fall_through = node.kids
+        start = self._matching_case(cases, self.eval(selector))
+        if start is None:
+            return None
+        if not fall_through:
+            return self.exec_block(cases[start].body)
+        for case in cases[start:]:
+            sig = self.exec_block(case.body)
+            if sig is not None:
+                return None if sig is EXIT else sig
+        return None
+
+    def _matching_case(self, cases, value):
+        """Index of the first case whose values hold `value`, else of the default, else None."""
+        default = None
+        for k, case in enumerate(cases):
+            if not case.values:
+                default = k if default is None else default
+            elif any(self._case_holds(v, value) for v in case.values):
+                return k
+        return default
+
+    def _case_holds(self, v, x) -> bool:
+        if v.op != "caseRange":
+            return _case_key(self.eval(v), x) == _case_key(x, self.eval(v))
+        lo = hi = None
+        if v.lo is not None:
+            lo = self.eval(v.lo)
+            if _case_key(lo, x) > _case_key(x, lo):
+                return False
+        if v.hi is not None:
+            hi = self.eval(v.hi)
+            if _case_key(x, hi) > _case_key(hi, x):
+                return False
+        return True
+
     def s_exit(self, node):
         return EXIT
 
@@ -1850,6 +1889,14 @@ _SPECIAL = {"size": "i_size", "shape": "i_shape", "lbound": "i_lbound", "ubound"
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
+
+def _case_key(a, b):
+    """A case value or selector made comparable with the other: a Fortran string blank-padded
+    to the longer length, a number as itself."""
+    if isinstance(a, str):
+        return a.ljust(len(b)) if isinstance(b, str) else a
+    return a.item() if isinstance(a, np.generic) else a
+
 
 def _bad_kind(type_node):
     raise _err(type_node, f"kind {type_node.kind} of {type_node.base} is not supported")

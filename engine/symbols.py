@@ -406,7 +406,7 @@ class _Builder:
             elif isinstance(x, Node):
                 if x.op in ("varDecl", "typeDef", "typeAlias"):
                     self.decl(scope, x)
-                elif x.op in ("block", "if", "for", "while", "doWhile"):
+                elif x.op in ("block", "if", "for", "while", "doWhile", "switch", "case"):
                     stack.extend(reversed(x.kids))
 
 

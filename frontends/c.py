@@ -430,6 +430,7 @@ class _Translator:
             "Return": lambda n: [mk("return", self.opt_expr(n.expr), line=self.line(n))],
             "Goto": lambda n: [mk("goto", n.name, line=self.line(n))],
             "Label": self.label,
+            "Switch": self.switch,
             "EmptyStatement": lambda n: [mk("nop", line=self.line(n))],
             "Pragma": lambda n: [],
         }
@@ -625,8 +626,8 @@ class _Translator:
         f = self._statement.get(type(n).__name__)
         if f is None:
             kind = type(n).__name__
-            if kind in ("Switch", "Case", "Default"):
-                self.unsupported("switch/case", n)
+            if kind in ("Case", "Default"):
+                self.unsupported("a case label outside the top level of a switch body", n)
             if kind in self._expr:
                 self.unsupported("an expression statement without effect", n)
             self.unsupported(f"statement {kind}", n)
@@ -667,6 +668,39 @@ class _Translator:
     def for_(self, n) -> list:
         return [mk("for", self.single_statement(n.init, "initialisation"), self.opt_expr(n.cond),
                    self.single_statement(n.next, "step"), self.body(n.stmt), line=self.line(n))]
+
+    def switch(self, n) -> list:
+        """switch(sel, cases, True): consecutive labels share one case; breaks stay `exit`s."""
+        if not isinstance(n.stmt, c_ast.Compound):
+            self.unsupported("a switch whose body is not a { } block", n)
+        items = list(n.stmt.block_items or ())
+        if items and not isinstance(items[0], (c_ast.Case, c_ast.Default)):
+            self.unsupported("a statement before the first case label", items[0])
+        ends = [self.position(m) for m in items[1:]] + [self.block_close(n.stmt)]
+        starts = [self.position(n.stmt)] + ends[:-1]
+        cases, values, start = [], [], None
+        for item, begin, end in zip(items, starts, ends):
+            start = start or begin
+            if isinstance(item, c_ast.Case):
+                values.append(self.expr(item.expr))
+            else:
+                values.append(None)  # default
+            if not item.stmts and item is not items[-1]:
+                continue  # `case 1: case 2: ...`: the labels share the next body
+            stmts = self.statements(item.stmts)
+            if start is not None and end is not None:
+                stmts, _ = _place_comments(stmts, self.pool.claim(start, end), None)
+            case_values = () if None in values else tuple(values)
+            cases.append(mk("case", case_values, mk("block", *stmts, line=self.line(item)), line=self.line(item)))
+            values, start = [], None
+        return [mk("switch", self.expr(n.cond), tuple(cases), True, line=self.line(n))]
+
+    def position(self, n) -> tuple | None:
+        return (n.coord.line, n.coord.column) if n.coord is not None else None
+
+    def block_close(self, n: c_ast.Compound) -> tuple | None:
+        start = self.position(n)
+        return self.scan.block_end(*start) if start is not None else None
 
     def label(self, n) -> list:
         out = self.statement(n.stmt) or [mk("nop", line=self.line(n))]

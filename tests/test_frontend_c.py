@@ -317,7 +317,7 @@ def test_true_false_with_stdbool_only_in_code():
     ("x = (y = 2);", "assignment inside an expression"),
     ("x = (y, 2);", "comma"),
     ("for (i = 0, j = 0; i < n; i++) x = 1;", "comma"),
-    ("switch (i) { case 1: x = 1; break; }", "switch"),
+    ("switch (i) x = 1;", "switch whose body is not a { } block"),
     ("g(i++);", "inside an expression"),
     ("x + 1;", "without effect"),
 ])
@@ -494,3 +494,31 @@ def test_local_headers_are_found_and_their_declarations_dropped(tmp_path):
     with pytest.raises(SourceError) as e:
         parse_c('#include "bad.h"\nint a;\n', str(main))
     assert e.value.filename.endswith("bad.h") and e.value.line == 2
+
+
+# --- switch ----------------------------------------------------------------------------------------
+def test_switch_groups_labels_keeps_breaks_and_falls_through():
+    s = stmt("switch (i) {\ncase 1:\ncase 2: x = 1; break;\ncase 3: x = 2;\ndefault: x = 3;\n}")
+    one = mk("intCst", 1, None)
+    assert s == mk("switch", I, (
+        mk("case", (one, mk("intCst", 2, None)), mk("block", mk("assign", X, mk("realCst", "1", 8) if False else
+                                                                        mk("intCst", 1, None)), mk("exit"))),
+        mk("case", (mk("intCst", 3, None),), mk("block", mk("assign", X, mk("intCst", 2, None)))),
+        mk("case", (), mk("block", mk("assign", X, mk("intCst", 3, None))))), True)
+    assert s.line == 3 and s.cases[1].line == 6
+
+
+def test_switch_default_sharing_a_body_with_a_case_is_the_default():
+    s = stmt("switch (i) { case 1: x = 1; default: case 4: x = 2; }")
+    assert [c.values for c in s.cases] == [(mk("intCst", 1, None),), ()]
+
+
+@pytest.mark.parametrize("src, what, line", [
+    ("switch (i) {\n x = 1;\n case 1: break; }", "before the first case label", 4),
+    ("switch (i) { case 1: { case 2: x = 1; } }", "case label outside the top level", 3),
+    ("case 1: x = 1;", "case label outside", 3),
+])
+def test_switch_refusals(src, what, line):
+    with pytest.raises(UnsupportedError) as e:
+        body(src)
+    assert e.value.line == line and what in e.value.message

@@ -523,3 +523,80 @@ double head(double *x, int n) {
     x = np.array([1.0, 2.0, 3.0])
     assert Interpreter(tree).call("head", [x, np.int32(3)]) == 8.0
     assert x[0] == 8.0 / 3
+
+
+# --- switch / SELECT CASE ----------------------------------------------------------------------------
+
+def case(values, *body):
+    return mk("case", tuple(values), blk(*body))
+
+
+def c_switch_sum(n):
+    """s = 0; for (i = 0; i < n; i++) switch (i % 4) {
+         case 0: s += 1;                           falls into case 1
+         case 1: case 2: s += 10; for (;;) break;   the break leaves the for only
+                 if (i == 2) continue; s += 100; break;
+         default: s += 1000; }  return s;"""
+    i, s = I("i"), I("s")
+    inc = lambda k: asg(s, op("add", s, C(k)))
+    sw = mk("switch", op("mod", i, C(4)), (
+        case([C(0)], inc(1)),
+        case([C(1), C(2)], inc(10), mk("for", None, None, None, blk(mk("exit"))),
+             mk("if", op("eq", i, C(2)), blk(mk("cycle")), None), inc(100), mk("exit")),
+        case([], inc(1000))), True)
+    body = [var(I4, "i", ("s", None, C(0))),
+            mk("for", asg(i, C(0)), op("lt", i, I("n")), asg(i, op("add", i, C(1))), blk(sw)),
+            mk("return", s)]
+    f = cfunc("f", ("n",), I4, (var(I4, "n"),), *body)
+    return int(Interpreter(cfile(f)).call("f", [n]))
+
+
+def test_c_switch_falls_through_and_break_leaves_only_the_switch():
+    # i=0: 1+10+100; i=1: 110; i=2: 10 (continue); i=3: 1000; i=4: 111
+    assert c_switch_sum(1) == 111
+    assert c_switch_sum(4) == 111 + 110 + 10 + 1000
+    assert c_switch_sum(5) == 111 + 110 + 10 + 1000 + 111
+
+
+def test_c_switch_without_match_or_default_does_nothing():
+    body = [var(I4, ("s", None, C(5))),
+            mk("switch", I("s"), (case([C(1)], asg(I("s"), C(0))),), True),
+            mk("return", I("s"))]
+    assert Interpreter(cfile(cfunc("f", (), I4, (), *body))).call("f") == 5
+
+
+def f_select(x, values):
+    """do j = 1, 3: select case (x) ... end select; r = r*10 + j; end do, with case bodies
+    `r = r*10 + k` and an EXIT in the case k=9 (it leaves the DO)."""
+    r = I("r")
+    cases = tuple(case(vals, asg(r, op("add", op("mul", r, C(10)), C(k))),
+                       *((mk("exit"),) if k == 9 else ())) for k, vals in values)
+    body = [asg(r, C(0)),
+            do("j", C(1), C(3), blk(mk("switch", x, cases, False), asg(r, op("add", op("mul", r, C(10)), I("j"))))),
+            asg(A("o", C(1)), r)]
+    out = np.zeros(1, dtype=np.int64)
+    run_f(body, (var(I8, "r", ("o", (dim(C(1)),))),), ("o",), [out])
+    return int(out[0])
+
+
+def test_fortran_select_runs_one_case_and_ranges_are_inclusive():
+    rng = lambda lo, hi: mk("caseRange", lo, hi)
+    values = [(1, [C(1), C(7)]), (2, [rng(C(2), C(4))]), (3, [rng(None, C(0))]), (4, [rng(C(8), None)]), (5, [])]
+    assert f_select(C(3), values) == 212223          # 2..4 only, no fall-through into 3
+    assert f_select(C(4), values) == 212223
+    assert f_select(C(7), values) == 111213
+    assert f_select(C(-5), values) == 313233
+    assert f_select(C(8), values) == 414243
+    assert f_select(C(5), values) == 515253          # the default
+
+
+def test_fortran_select_exit_belongs_to_the_enclosing_do():
+    assert f_select(C(1), [(9, [C(1)])]) == 9
+
+
+def test_fortran_select_on_character_pads_with_blanks():
+    s = mk("stringCst", "ab")
+    values = [(1, [mk("stringCst", "a")]), (2, [mk("stringCst", "ab   ")]), (3, [])]
+    assert f_select(s, values) == 212223
+    values = [(1, [mk("caseRange", mk("stringCst", "aa"), mk("stringCst", "ac"))]), (3, [])]
+    assert f_select(s, values) == 111213
