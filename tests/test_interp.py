@@ -600,3 +600,65 @@ def test_fortran_select_on_character_pads_with_blanks():
     assert f_select(s, values) == 212223
     values = [(1, [mk("caseRange", mk("stringCst", "aa"), mk("stringCst", "ac"))]), (3, [])]
     assert f_select(s, values) == 111213
+
+
+# --- enums and unions ---------------------------------------------------------------------------------
+
+def test_c_enumerators_are_integer_constants_counting_up():
+    items = (mk("enumerator", "A", None), mk("enumerator", "B", C(5)), mk("enumerator", "C", None),
+             mk("enumerator", "D", op("mul", I("C"), C(2))))
+    body = [mk("enumDef", None, (mk("enumerator", "L", C(-3)), mk("enumerator", "M", None))),
+            var(mk("typeRef", "e"), ("v", None, I("D"))),
+            mk("return", op("add", op("mul", I("v"), C(100)), op("add", I("A"), op("mul", I("M"), C(10)))))]
+    f = cfunc("f", (), I4, (), *body)
+    it = Interpreter(cfile(mk("enumDef", "e", items), f))
+    assert it.call("f") == 12 * 100 + 0 - 20
+
+
+def union_of(*fields):
+    return mk("typeDef", "u", tuple(var(t, *names) for t, names in fields), "union")
+
+
+def test_c_union_fields_share_their_bytes():
+    # union u { double d; long long i; int w[2]; } v; v.d = x; then read v.i and v.w[1]
+    u = union_of((R8, ("d",)), (I8, ("i",)), (I4, (("w", (dim(C(2)),)),)))
+    fd = mk("fieldAccess", I("v"), "d")
+    body = [var(mk("typeRef", "u"), "v"), asg(fd, I("x")),
+            asg(mk("deref", I("bits")), mk("fieldAccess", I("v"), "i")),
+            asg(mk("arrayAccess", I("w"), (C(0),)), mk("arrayAccess", mk("fieldAccess", I("v"), "w"), (C(1),))),
+            asg(mk("arrayAccess", mk("fieldAccess", I("v"), "w"), (C(0),)), C(0)),
+            mk("return", op("add", fd, mk("sizeof", mk("typeRef", "u"))))]
+    decls = (var(R8, "x"), var(I8, "bits", ptr=1), var(I4, "w", ptr=1))
+    f = cfunc("f", ("x", "bits", "w"), R8, decls, *body)
+    bits, w = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32)
+    x = 1.0 + 2.0 ** -40
+    got = Interpreter(cfile(u, f)).call("f", [x, bits, w])
+    raw = np.array([x]).view(np.int64)[0]
+    assert bits[0] == raw and w[0] == np.array([x]).view(np.int32)[1]
+    low_cleared = np.array([raw & ~0xFFFFFFFF]).view(np.float64)[0]
+    assert got == low_cleared + 8 and low_cleared != x
+
+
+def test_c_union_copy_keeps_its_bytes_apart_from_the_original():
+    u = union_of((R8, ("d",)), (I8, ("i",)))
+    fi = lambda n: mk("fieldAccess", I(n), "i")
+    body = [var(mk("typeRef", "u"), "a", "b"), asg(mk("fieldAccess", I("a"), "d"), R("2.0")),
+            asg(I("b"), I("a")), asg(fi("a"), C(0)), mk("return", mk("fieldAccess", I("b"), "d"))]
+    assert Interpreter(cfile(u, cfunc("f", (), R8, (), *body))).call("f") == 2.0
+
+
+def test_c_hoisted_side_effects_run_in_c_order():
+    tree = _parse("""
+int next(int *s) { *s = *s - 1; return *s; }
+int head(int *a, int n) {
+  int k = 0, i = 0, c, st = n;
+  while ((c = next(&st)) > 0)
+    a[k++] = c * 10 + i++;
+  for (i = 0, c = n; i < c; i++, c--) k += i * c;
+  return k + (c = 2, c * 3);
+}
+""", "t.c")
+    a = np.zeros(5, dtype=np.int32)
+    got = Interpreter(tree).call("head", [a, np.int32(4)])
+    assert a.tolist() == [30, 21, 12, 0, 0]
+    assert got == 3 + (0 * 4 + 1 * 3) + 6
