@@ -1211,18 +1211,14 @@ class Interpreter:
         return default
 
     def _case_holds(self, v, x) -> bool:
+        """x == v, or lo <= x <= hi for a caseRange (either end open)."""
         if v.op != "caseRange":
-            return _case_key(self.eval(v), x) == _case_key(x, self.eval(v))
-        lo = hi = None
-        if v.lo is not None:
-            lo = self.eval(v.lo)
-            if _case_key(lo, x) > _case_key(x, lo):
-                return False
-        if v.hi is not None:
-            hi = self.eval(v.hi)
-            if _case_key(x, hi) > _case_key(hi, x):
-                return False
-        return True
+            value = self.eval(v)
+            return _case_key(value, x) == _case_key(x, value)
+        lo = None if v.lo is None else self.eval(v.lo)
+        hi = None if v.hi is None else self.eval(v.hi)
+        return (lo is None or _case_key(lo, x) <= _case_key(x, lo)) and \
+            (hi is None or _case_key(x, hi) <= _case_key(hi, x))
 
     def s_exit(self, node):
         return EXIT

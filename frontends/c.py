@@ -7,6 +7,9 @@ pycparser drops comments, so a small lexer takes them (and the brace pairs that 
 blocks) from the original text; they are put back as `comment` nodes, `$AD` comments
 becoming the `directives` annotation of the statement that follows them.
 The translation is one walk over the pycparser tree, dispatching on the node class name.
+Side effects inside expressions (`++`, `--`, assignments, the comma operator) are hoisted into
+statements around the statement holding them; frontends/c_sequencing.py decides when that keeps
+C's meaning and refuses the rest (unspecified order of evaluation).
 """
 from __future__ import annotations
 
@@ -976,8 +979,13 @@ class _Translator:
         if op is not None:
             return mk(op, self.expr(n.expr))
         if n.op == "sizeof":
-            arg = self.typename(n.expr) if isinstance(n.expr, c_ast.Typename) else self.expr(n.expr)
-            return mk("sizeof", arg)
+            if isinstance(n.expr, c_ast.Typename):
+                return mk("sizeof", self.typename(n.expr))
+            outer, self._effects = self._effects, None  # sizeof does not evaluate its operand
+            try:
+                return mk("sizeof", self.expr(n.expr))
+            finally:
+                self._effects = outer
         if n.op in INC_DEC_OPS:
             return self.nested_inc_dec(n)
         self.unsupported(f"operator {n.op}", n)
