@@ -30,6 +30,16 @@ HEADERS = {"stdio.h": {"printf"}, "stdlib.h": {"abs", "labs", "malloc", "free"},
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
+def _pointer_levels(ptr: int, quals) -> str:
+    """The declarator's own stars, each followed by the qualifiers of its level (attrs "*const",
+    "**restrict", ...)."""
+    out = ""
+    for level in range(1, ptr + 1):
+        words = [q[level:] for q in quals if len(q) > level and q[:level] == "*" * level and q[level] != "*"]
+        out += "*" + "".join(w + " " for w in words)
+    return out
+
+
 def c_label(label: str) -> str:
     """C labels are identifiers: a Fortran numeric label 10 becomes L10."""
     return label if label[:1].isalpha() or label[:1] == "_" else f"L{label}"
@@ -50,9 +60,9 @@ class CExpr(ExprPrinter):
              "deref": (UNARY, "*"), "address": (UNARY, "&")}
     UNARY_CHAINS = True
 
-    def __init__(self, filename: str, structs: frozenset):
+    def __init__(self, filename: str, tags: dict):
         super().__init__(filename)
-        self.structs = structs  # names of `struct name {...}` types: referenced as `struct name`
+        self.tags = tags  # struct / union / enum tag names -> their keyword: referenced as `struct name`
 
     def clarify(self, parent_op, child):
         if parent_op in BIT_OPS:
@@ -69,7 +79,7 @@ class CExpr(ExprPrinter):
             return base, stars + 1
         if t.op == "typeRef":
             name = t.kids[0]
-            return (f"struct {name}" if name in self.structs else name), 0
+            return (f"{self.tags[name]} {name}" if name in self.tags else name), 0
         base, kind, _ = t.kids
         text = C_TYPES.get((base, kind))
         if text is None:
@@ -148,9 +158,9 @@ class CExpr(ExprPrinter):
 class CWriter(BlockWriter):
     LANGUAGE = "C"
 
-    def __init__(self, filename: str, structs: frozenset, cuda: bool):
+    def __init__(self, filename: str, tags: dict, cuda: bool):
         super().__init__(Lines("    "), filename)
-        self.x = CExpr(filename, structs)
+        self.x = CExpr(filename, tags)
         self.cuda = cuda
 
     def line(self, text: str) -> None:
@@ -217,11 +227,13 @@ class CWriter(BlockWriter):
     def declaration(self, n: Node) -> str:
         typ, attrs, declarators = n.kids
         base, stars = self.x.type_parts(typ)
-        return " ".join(tuple(attrs) + (base,)) + " " + ", ".join(self.declarator(d, stars) for d in declarators)
+        words = tuple(a for a in attrs if not a.startswith("*"))
+        quals = [a for a in attrs if a.startswith("*")]
+        return " ".join(words + (base,)) + " " + ", ".join(self.declarator(d, stars, quals) for d in declarators)
 
-    def declarator(self, d: Node, stars: int) -> str:
+    def declarator(self, d: Node, stars: int, quals=()) -> str:
         name, dims, init, ptr = d.kids
-        text = "*" * (ptr + stars) + name + "".join(self.dim(dim) for dim in dims or ())
+        text = "*" * stars + _pointer_levels(ptr, quals) + name + "".join(self.dim(dim) for dim in dims or ())
         return text if init is None else f"{text} = {self.x.expr(init)}"
 
     def dim(self, d: Node) -> str:
@@ -237,10 +249,23 @@ class CWriter(BlockWriter):
 
     def emit_typeDef(self, n):
         name, fields, style = n.kids
-        if style == "struct":
-            self.braced(f"struct {name}", fields, "};")
+        if style in ("struct", "union"):
+            self.braced(f"{style} {name}", fields, "};")
+        elif style in ("typedef", "typedefUnion"):
+            self.braced("typedef union" if style == "typedefUnion" else "typedef struct", fields, f"}} {name};")
         else:
-            self.braced("typedef struct", fields, f"}} {name};")
+            raise unsupported(n, f"C has no {style} type definition", self.filename)
+
+    def enum_items(self, items) -> str:
+        return ", ".join(e.name if e.value is None else f"{e.name} = {self.x.expr(e.value)}" for e in items)
+
+    def emit_enumDef(self, n):
+        name, items = n.kids
+        self.line(f"enum {name + ' ' if name else ''}{{{self.enum_items(items)}}};")
+
+    def emit_typedefEnum(self, n):
+        name, items = n.kids
+        self.line(f"typedef enum {{{self.enum_items(items)}}} {name};")
 
     def emit_typeAlias(self, n):
         name, typ = n.kids
@@ -267,8 +292,10 @@ class CWriter(BlockWriter):
             return self.declaration(n)
         if n.op == "assign":
             return self.assignment(n, increment)
-        if n.op == "block" and all(k.op == "assign" for k in n.kids):
-            return ", ".join(self.assignment(k, increment) for k in n.kids)
+        if n.op in ("call", "intrinsic"):
+            return self.x.expr(n)
+        if n.op == "block" and all(k.op in ("assign", "call", "intrinsic") for k in n.kids):
+            return ", ".join(self.for_part(k, increment) for k in n.kids)
         raise unsupported(n, f"C for-loop header cannot hold '{n.op}'", self.filename)
 
     def emit_for(self, n):
@@ -301,6 +328,19 @@ class CWriter(BlockWriter):
     def emit_doWhile(self, n):
         body, cond = n.kids
         self.braced("do", body.kids, f"}} while ({self.x.expr(cond)});")
+
+    def emit_switch(self, n):
+        selector, cases, fall_through = n.kids
+        if not fall_through:
+            raise unsupported(n, "C has no SELECT CASE without fall-through", self.filename)
+        self.line(f"switch ({self.x.expr(selector)}) {{")
+        with self.lines.indented():
+            for case in cases:
+                for value in case.values or (None,):
+                    self.lines.add("default:" if value is None else f"case {self.x.expr(value)}:")
+                with self.lines.indented():
+                    self.emit_all(case.body.kids)
+        self.lines.add("}")
 
     def emit_goto(self, n):
         self.line(f"goto {c_label(n.kids[0])};")
@@ -344,7 +384,8 @@ class CWriter(BlockWriter):
 def unparse_c(tree: Node, cuda: bool = False) -> str:
     """C (or CUDA C) source of an IL `file` (or a single procedure) node."""
     tree = as_file(tree)
-    structs = frozenset(k.name for k in walk(tree) if k.op == "typeDef" and k.style == "struct")
-    writer = CWriter(tree.ann.get("filename", "<il>"), structs, cuda)
+    tags = {k.name: k.style for k in walk(tree) if k.op == "typeDef" and k.style in ("struct", "union")}
+    tags.update((k.name, "enum") for k in walk(tree) if k.op == "enumDef" and k.name is not None)
+    writer = CWriter(tree.ann.get("filename", "<il>"), tags, cuda)
     writer.emit(tree)
     return writer.lines.text()

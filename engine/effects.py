@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from .bitsets import IDENTITY, Relation
 from .il import Node, mk
 
-_NO_EFFECT_OPS = frozenset(("nop", "exit", "cycle", "goto", "stop", "comment", "typeDef", "typeAlias"))
+_NO_EFFECT_OPS = frozenset(("nop", "exit", "cycle", "goto", "stop", "comment", "typeDef", "typeAlias",
+                            "enumDef", "typedefEnum"))
 
 
 @dataclass(frozen=True)

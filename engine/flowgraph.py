@@ -6,7 +6,7 @@ The contract the solver and the analyses rely on:
     node   the IL statement it stands for (assign, call, intrinsic, io, allocate, deallocate,
            pointerAssign, return, stop, nop, varDecl with initialisers, ...). For control
            instructions it is the IL statement whose control part it stands for: the `if`,
-           `while`, `doWhile` or `for` node for kind "test", the `do` node for kind "loop".
+           `while`, `doWhile`, `for` or `switch` node for kind "test" (a switch tests its selector), the `do` node for kind "loop".
            For kind "call" split out of an expression it is the IL `call` expression node.
     kind   "plain"  a simple statement (assign, io, allocate, ...), including calls of
                     intrinsics;
@@ -14,7 +14,9 @@ The contract the solver and the analyses rely on:
                     an expression (then `result` is the temporary zone that receives the value
                     and the using instruction reads that zone where the call stood). A callee
                     outside the source has no CallSite (program.external_calls);
-           "test"   the condition of if / while / doWhile / C for (reads `expr`);
+           "test"   the condition of if / while / doWhile / C for, or a switch selector (reads `expr`);
+                    a switch test has a "true" edge to each case body, a "false" edge to
+                    the default body or to after the switch;
            "loopEntry"  the entry of a Fortran DO, before its header: index = lo, and the trip
                     count fixed from lo, hi, step;
            "loop"   the header of a Fortran DO, at every trip: advances the index and tests the

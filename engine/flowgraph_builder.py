@@ -21,15 +21,16 @@ from .il import Node
 PLAIN_OPS = frozenset(("assign", "pointerAssign", "io", "allocate", "deallocate", "intrinsic", "nop",
                        "kernelLaunch"))
 # Statements that are not executed: they give no instruction.
-SKIPPED_OPS = frozenset(("comment", "typeDef", "typeAlias"))
+SKIPPED_OPS = frozenset(("comment", "typeDef", "typeAlias", "enumDef", "typedefEnum"))
 
 ResultType = Callable[[str], "Node | None"]
 
 
 @dataclass
 class _LoopTargets:
-    """Where `cycle` and `exit` of the innermost enclosing loop go."""
-    cont: int
+    """Where `cycle` and `exit` of the innermost enclosing loop (or C switch) go; cont is
+    None for a C switch outside any loop."""
+    cont: int | None
     brk: int
     cont_label: str  # "back" to a header, "next" to a C for's step block or a doWhile's test
 
@@ -234,6 +235,33 @@ class _Builder:
         self.flow.add_edge(self.cur.id, after.id, "false")
         self.cur = after
 
+    def s_switch(self, s):
+        """A test on the selector with an edge to each case body ("true", the default's
+        "false") and, without a default, a "false" edge to after the switch. With
+        fallThrough (C) a body's end flows into the next body and `exit` leaves the switch;
+        without (Fortran) every body ends after the switch and `exit` is the loop's."""
+        selector, cases, fall_through = s.kids
+        self.instr_after_calls(s, "test", selector, expr=selector)
+        test = self.cur
+        after = self.new_block()
+        bodies = [self.new_block() for _ in cases]
+        for case, body in zip(cases, bodies):
+            self.flow.add_edge(test.id, body.id, "true" if case.values else "false")
+        if all(case.values for case in cases):
+            self.flow.add_edge(test.id, after.id, "false")
+        if fall_through:
+            outer = self.loops[-1] if self.loops else None
+            self.loops.append(_LoopTargets(outer.cont if outer else None, after.id,
+                                           outer.cont_label if outer else "next"))
+        for k, (case, body) in enumerate(zip(cases, bodies)):
+            self.cur = body
+            self.statements(case.body.kids)
+            falls_into = bodies[k + 1] if fall_through and k + 1 < len(bodies) else after
+            self.jump(falls_into.id, "next")
+        if fall_through:
+            self.loops.pop()
+        self.cur = after
+
     def loop_body(self, body: Node, enter_from: int, enter_label: str, targets: _LoopTargets,
                   end_target: int, end_label: str) -> None:
         """The body of a loop: entered from `enter_from`, falling through to `end_target`."""
@@ -251,7 +279,7 @@ class _Builder:
         self.cur = None
 
     def innermost_loop(self, s: Node) -> _LoopTargets:
-        if not self.loops:
+        if not self.loops or (s.op == "cycle" and self.loops[-1].cont is None):
             word = "EXIT/break" if s.op == "exit" else "CYCLE/continue"
             raise SourceError(f"{word} outside a loop", self.filename, s.line)
         return self.loops[-1]

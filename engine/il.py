@@ -29,6 +29,21 @@ Conventions shared by all front ends, back ends and the interpreter:
   strings such as "NOCHECKPOINT") of the statement that follows them.
 - A C declaration inside a body is a `varDecl` statement of its block. C parameters are
   declared in the procedure's `decls`, one single-declarator `varDecl` each, in order.
+- C `switch` is `switch(sel, cases, True)`: one `case` per group of labels sharing a body
+  (`case 1: case 2:` gives values (1, 2); `default:` gives values ()), the `break`s kept as
+  `exit` in the bodies. Fortran SELECT CASE is `switch(sel, cases, False)`.
+- C side effects inside expressions (`a[i++] = x`, `y = ++i`, `(c = f()) > 0`, `x = (a = 1, a)`)
+  are hoisted into statements in C's order of evaluation (`a[i] = x; i = i + 1`); a `for`
+  init or step of several expressions (`i = 0, j = n`) is a `block` of statements.
+- C qualifiers are varDecl attrs: `const`/`volatile` on the base type as the words themselves;
+  a qualifier of the k-th pointer level as k stars and the word (`double *restrict x` has
+  attrs ("*restrict",), `double *const *p` has ("*const",)); all declarators of one varDecl
+  share them (the front end splits a declaration whose declarators differ).
+- A C enum tag names an int type: `enum color c` is `typeRef("color")` with `enumDef("color",
+  ...)` in scope; `typedef enum {...} mode;` is `typedefEnum("mode", items)` and `mode m` is
+  `typeRef("mode")`. Enumerators are integer named constants, never variables.
+- A C union is a `typeDef` of style union (`union u {...}`) or typedefUnion (`typedef union
+  {...} u;`); its fields share one storage.
 """
 from __future__ import annotations
 
@@ -301,6 +316,7 @@ _op("decl", "interface", "name:str? names:str* procs:unit*", "f",
     "INTERFACE [generic name]: MODULE PROCEDURE names and interface bodies (procedures with no body)")
 _op("decl", "enumDef", "name:str? items:decl*", "c", "C enum [name] { items }")
 _op("aux", "enumerator", "name:str value:expr?", "c", "one enum constant, with its value when the source gives one")
+_op("decl", "typedefEnum", "name:str items:decl*", "c", "C typedef enum { items } name (an anonymous enum named by a typedef)")
 _op("decl", "implicit", "text:str", "f", "IMPLICIT statement, text after the keyword (e.g. 'none')")
 _op("decl", "attrDecl", "attr:str declarators:decl*", "f",
     "attribute statement on names typed elsewhere: EXTERNAL f, SAVE x, SAVE /c/ (name '/c/'), "
@@ -321,7 +337,7 @@ DECLARATION_OPS = frozenset(n for n, s in OPS.items() if s.category == "decl") |
 
 _KIND_CATEGORIES = {
     "expr": {"expr"},
-    "stmt": {"stmt"} | {"call", "intrinsic", "varDecl", "typeDef", "typeAlias"},
+    "stmt": {"stmt"} | {"call", "intrinsic", "varDecl", "typeDef", "typeAlias", "enumDef", "typedefEnum"},
     "block": {"block"},
     "type": {"type"},
     "decl": {"decl", "aux", "comment"},

@@ -29,7 +29,8 @@ from math import prod
 
 import numpy as np
 
-from .il import Node
+from .enums import ENUM_OPS, ENUM_TYPE, enumerator_values
+from .il import Node, walk
 from . import interp_intrinsics as ii
 from .interp_intrinsics import INT_KINDS, REAL_KINDS, COMPLEX_KINDS, convert, promote
 
@@ -89,6 +90,26 @@ class Record:
 
     def copy(self) -> "Record":
         return Record(self.tname, {k: _copy_binding(b) for k, b in self.fields.items()})
+
+
+class UnionRecord(Record):
+    """A C union value: every field is a typed view of one shared byte buffer, so reading
+    a field after writing another reinterprets the bytes as C does."""
+    __slots__ = ("raw", "layout")
+
+    def __init__(self, tname, layout, raw):
+        self.raw, self.layout = raw, layout  # layout: (field, dtype, dims or None) in order
+        super().__init__(tname, {name: _bytes_view(raw, dtype, dims) for name, dtype, dims in layout})
+
+    def copy(self) -> "UnionRecord":
+        return UnionRecord(self.tname, self.layout, self.raw.copy())
+
+
+def _bytes_view(raw, dtype, dims):
+    """A cell (dims None) or a CArr over the first bytes of a union's buffer."""
+    n = prod(dims) if dims else 1
+    view = raw[:n * dtype.itemsize].view(dtype)
+    return CArr(view, 0, dims) if dims else view.reshape(())
 
     def __repr__(self):
         return f"{self.tname}({', '.join(f'{k}={_show(b)}' for k, b in self.fields.items())})"
@@ -330,7 +351,9 @@ class Interpreter:
         self._block_decls: dict[int, tuple] = {}
         self._consts: dict[int, object] = {}
         self._record_fields: dict[str, list] = {}
+        self.enum_constants: dict[str, int] = {}
         self._index_units(file_node.units)
+        self._index_enums(file_node)
         self.globals = Frame(ScopeInfo(file_node, self.lang), None) if self.is_c else None
         self.frame: Frame | None = None
         self._stmt = {name[2:]: getattr(self, name) for name in dir(self) if name.startswith("s_")}
@@ -351,6 +374,18 @@ class Interpreter:
                 self._index_units(u.contains, u.name)
             elif u.op in ("typeDef", "typeAlias"):
                 self._index_types((u,))
+
+    def _index_enums(self, file_node):
+        """Enumerators (anywhere in the file) are integer constants; enum tags name int."""
+        for enum in (x for x in walk(file_node) if x.op in ENUM_OPS):
+            for name, value in enumerator_values(enum, self.enum_constants.get):
+                if value is None:
+                    raise _err(enum, f"the value of enumerator {name} is not an integer constant")
+                if self.enum_constants.get(name, value) != value:
+                    raise _err(enum, f"enumerator {name} is defined twice with different values")
+                self.enum_constants[name] = value
+            if enum.kids[0] is not None:
+                self.aliases[enum.kids[0]] = ENUM_TYPE
 
     def _index_types(self, decls):
         for d in decls:
@@ -432,6 +467,8 @@ class Interpreter:
         b = self._lookup_outer(frame, name)
         if b is not None:
             return b
+        if name in self.enum_constants:
+            return np.array(self.enum_constants[name], dtype=np.int32)
         if not self.is_c and info.node.op == "procedure":
             t = info.implicit_type(name)
             if t is not None:
@@ -621,6 +658,8 @@ class Interpreter:
             container[key] = value
 
     def _new_record(self, tdef: Node) -> Record:
+        if tdef.style in ("union", "typedefUnion"):
+            return self._new_union(tdef)
         fields = self._record_fields.get(tdef.name)
         if fields is None:
             fields = self._record_fields[tdef.name] = [
@@ -635,6 +674,23 @@ class Interpreter:
                 self._initialize(b, spec, frame)
             rec[spec.name] = b
         return Record(tdef.name, rec)
+
+    def _new_union(self, tdef: Node) -> UnionRecord:
+        layout = self._record_fields.get(tdef.name)
+        if layout is None:
+            frame = self.globals or Frame(ScopeInfo(Node("module", (tdef.name, (), ())), self.lang), None)
+            layout = []
+            for d in tdef.fields:
+                for decl in (d.declarators if d.op == "varDecl" else ()):
+                    dtype, factory = self.elem_kind(d.type, decl.ptr)
+                    if factory is not None or dtype == object:
+                        raise _err(d, f"union {tdef.name}: field {decl.name} is not a number")
+                    dims = None if decl.dims is None else tuple(int(self._eval_in(frame, x.hi)) for x in decl.dims)
+                    layout.append((decl.name, dtype, dims))
+            self._record_fields[tdef.name] = layout
+        align = max((dtype.itemsize for _, dtype, _ in layout), default=1)
+        size = max((dtype.itemsize * (prod(dims) if dims else 1) for _, dtype, dims in layout), default=0)
+        return UnionRecord(tdef.name, layout, np.zeros(-(-size // align) * align, dtype=np.uint8))
 
     def _common_binding(self, frame: Frame, spec: VarSpec):
         """A COMMON member: a typed view of the block's byte buffer at its sequence offset."""
@@ -935,7 +991,7 @@ class Interpreter:
     def s_typeDef(self, node):
         return None
 
-    s_typeAlias = s_typeDef
+    s_typeAlias = s_enumDef = s_typedefEnum = s_typeDef
 
     def s_varDecl(self, node):
         frame = self.frame
@@ -1128,6 +1184,41 @@ class Interpreter:
             if step is not None:
                 self._stmt[step.op](step)
         return None
+
+    def s_switch(self, node):
+        """C switch (fallThrough): run from the matching case on, an EXIT leaves the switch.
+        Fortran SELECT CASE: run the matching case only; EXIT and CYCLE go to the loop."""
+        selector, cases, fall_through = node.kids
+        start = self._matching_case(cases, self.eval(selector))
+        if start is None:
+            return None
+        if not fall_through:
+            return self.exec_block(cases[start].body)
+        for case in cases[start:]:
+            sig = self.exec_block(case.body)
+            if sig is not None:
+                return None if sig is EXIT else sig
+        return None
+
+    def _matching_case(self, cases, value):
+        """Index of the first case whose values hold `value`, else of the default, else None."""
+        default = None
+        for k, case in enumerate(cases):
+            if not case.values:
+                default = k if default is None else default
+            elif any(self._case_holds(v, value) for v in case.values):
+                return k
+        return default
+
+    def _case_holds(self, v, x) -> bool:
+        """x == v, or lo <= x <= hi for a caseRange (either end open)."""
+        if v.op != "caseRange":
+            value = self.eval(v)
+            return _case_key(value, x) == _case_key(x, value)
+        lo = None if v.lo is None else self.eval(v.lo)
+        hi = None if v.hi is None else self.eval(v.hi)
+        return (lo is None or _case_key(lo, x) <= _case_key(x, lo)) and \
+            (hi is None or _case_key(x, hi) <= _case_key(hi, x))
 
     def s_exit(self, node):
         return EXIT
@@ -1387,6 +1478,8 @@ class Interpreter:
     def _sizeof_elem(self, x):
         if isinstance(x, np.dtype):
             return 8 if x == object else x.itemsize
+        if isinstance(x, UnionRecord):
+            return len(x.raw)
         if isinstance(x, Record):
             return sum(self._sizeof_binding(b) for b in x.fields.values())
         return 8
@@ -1850,6 +1943,14 @@ _SPECIAL = {"size": "i_size", "shape": "i_shape", "lbound": "i_lbound", "ubound"
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
+
+def _case_key(a, b):
+    """A case value or selector made comparable with the other: a Fortran string blank-padded
+    to the longer length, a number as itself."""
+    if isinstance(a, str):
+        return a.ljust(len(b)) if isinstance(b, str) else a
+    return a.item() if isinstance(a, np.generic) else a
+
 
 def _bad_kind(type_node):
     raise _err(type_node, f"kind {type_node.kind} of {type_node.base} is not supported")

@@ -9,7 +9,9 @@ scope.
 Symbol kinds: variable, parameter (a formal argument; its position is `formal`), procedure,
 type (Fortran derived type, C struct/typedef), module, common (a COMMON block, name "/c/",
 members in order), intrinsic, external. A Fortran named constant (PARAMETER) is a variable with
-"parameter" in attrs and its value in `init` (see `Symbol.is_constant`).
+"parameter" in attrs and its value in `init` (see `Symbol.is_constant`); so is a C enumerator
+(attrs parameter and enumerator, init its intCst value). A C enum tag is a type whose `type`
+is int.
 
 Lookup (`Scope.lookup`) searches the scope itself, then the modules it USEs (honouring ONLY
 lists), then the parent chain (host association, then the file scope). Undeclared Fortran
@@ -21,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from .errors import SourceError, UnsupportedError
+from .enums import ENUM_OPS, ENUM_TYPE, enumerator_values
 from .il import Node, mk
 
 SYMBOL_KINDS = ("variable", "parameter", "procedure", "type", "module", "common", "intrinsic", "external")
@@ -254,7 +257,7 @@ class _Builder:
             self.decls(scope, unit.kids[1])
             for sub in unit.kids[2]:
                 self.unit(sub, scope, lang)
-        elif op in ("varDecl", "typeDef", "typeAlias"):
+        elif op in ("varDecl", "typeDef", "typeAlias") or op in ENUM_OPS:
             self.decl(parent, unit)     # C file-level declarations
 
     def procedure(self, node: Node, parent: Scope, lang: str):
@@ -307,6 +310,8 @@ class _Builder:
             self.declare(scope, Symbol(d.kids[0], "type", node=d, line=d.line))
         elif op == "typeAlias":
             self.declare(scope, Symbol(d.kids[0], "type", type=d.kids[1], node=d, line=d.line))
+        elif op in ENUM_OPS:
+            self.enum(scope, d)
         elif op == "attrDecl":
             self.attr_decl(scope, d)
         elif op == "common":
@@ -320,6 +325,22 @@ class _Builder:
         elif op == "implicit":
             base = scope.implicit if scope.implicit is not None else (scope.implicit_rules() or {})
             scope.implicit = _implicit_rules(d.kids[0], base, scope.filename, d.line)
+
+    def enum(self, scope: Scope, d: Node):
+        """An enum tag names an int type; each enumerator is a named integer constant."""
+        if d.kids[0] is not None:
+            self.declare(scope, Symbol(d.kids[0], "type", type=ENUM_TYPE, node=d, line=d.line))
+
+        def known(name):
+            sym = scope.lookup(name)
+            return sym.init.kids[0] if sym is not None and sym.is_constant and sym.init is not None \
+                and sym.init.op == "intCst" else None
+        for item, (name, value) in zip(d.kids[1], enumerator_values(d, known)):
+            if value is None:
+                self.error(scope, f"the value of enumerator {name} is not an integer constant expression",
+                           item.line or d.line, UnsupportedError)
+            self.declare(scope, Symbol(name, "variable", type=ENUM_TYPE, attrs=frozenset({"parameter", "enumerator"}),
+                                       node=item, init=mk("intCst", value, None), line=item.line or d.line))
 
     def variable(self, scope: Scope, name: str, line) -> Symbol:
         """The symbol of `name` in this very scope, created as a variable if new."""
@@ -404,9 +425,9 @@ class _Builder:
             if isinstance(x, tuple):
                 stack.extend(reversed(x))
             elif isinstance(x, Node):
-                if x.op in ("varDecl", "typeDef", "typeAlias"):
+                if x.op in ("varDecl", "typeDef", "typeAlias") or x.op in ENUM_OPS:
                     self.decl(scope, x)
-                elif x.op in ("block", "if", "for", "while", "doWhile"):
+                elif x.op in ("block", "if", "for", "while", "doWhile", "switch", "case"):
                     stack.extend(reversed(x.kids))
 
 

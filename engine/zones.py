@@ -5,7 +5,9 @@ The contract flowgraph, callgraph, effects and the analyses rely on:
 A zone is a small int. A scalar or an array gets one zone (arrays are atoms); a variable of a
 structured type gets one zone per field, recursively (`v%x`, `v%p%y`; C `v.x`); a COMMON block
 is split into fragments at every boundary where some procedure's declaration of it places a
-member, and each fragment is a zone; EQUIVALENCEd variables share their zones. A C pointer
+member, and each fragment is a zone; EQUIVALENCEd variables share their zones, and so do the
+fields of a C union (one zone per union variable, never killed by a field write); C enumerators
+are named constants. A C pointer
 variable `p` is itself a (non-differentiable) zone, and what it may point to is found by a
 flow-insensitive points-to pass: `&v` -> v's zones, a pointer formal `double *x` -> its own
 pointee zone `*x`, an allocate/malloc site -> a heap zone per site, `q`/`q + k` -> q's targets.
@@ -38,6 +40,7 @@ from .il import Node, mk, walk
 from .intrinsics import INQUIRY_INTRINSICS, differentiable_args
 
 ZONE_KINDS = ("global", "formal", "result", "local", "temp", "pointee", "heap")
+UNION_STYLES = frozenset(("union", "typedefUnion"))
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,8 @@ class _Numbering:
             loc.target_type, loc.target_ptr, loc.scope = target, max(ptr - 1, 0), scope
             loc.target_dims = dims if fpointer else None
             return loc
+        if base.op == "typeDef" and base.kids[2] in UNION_STYLES:
+            return self.union(name, var, base, kind, formal, is_array, ndims)
         if base.op == "typeDef":
             fields = {}
             for decl in base.kids[1]:
@@ -149,6 +154,22 @@ class _Numbering:
             return loc
         z = self.new_zone(name, var, base, is_array, kind, formal)
         return Loc(name, 1 << z, z, None, is_array, ndims)
+
+    def union(self, name, var, tdef: Node, kind, formal, is_array, ndims) -> Loc:
+        """A C union: ONE zone for all its fields (they share their bytes, like EQUIVALENCE);
+        a write to a field never kills it. Real if any field is real, so it stays
+        differentiable."""
+        members = [(d.kids[0], decl.kids[0], d.kids[1]) for decl in tdef.kids[1] if decl.op == "varDecl"
+                   for d in decl.kids[2]]
+        typ = next((t for _, t, _ in members if t.op == "type" and t.kids[0] in ("real", "complex")),
+                   members[0][1] if members else None)
+        is_array = is_array or any(dims for _, _, dims in members)
+        z = self.new_zone(name, var, typ, is_array, kind, formal)
+        fields = {}
+        for fname, _, fdims in members:
+            f = fields[fname] = Loc(self.field_name(name, fname), 1 << z, z, None, is_array, len(fdims or ()))
+            f.partial = True
+        return Loc(name, 1 << z, None, fields, is_array, ndims)
 
     def pointee(self, ptr_loc: Loc, kind, formal, is_array, memo: dict) -> Loc:
         """The zone(s) a pointer coming from outside points to (`*p`), with the pointees of
@@ -456,6 +477,7 @@ class ZoneMap:
                 if sub is None:
                     self._error(f"{loc.name!r} has no field {field!r}", e)
                 out.append((sub, sub.ndims))
+                total = total and not sub.partial   # a union field shares its zone
             return tuple(out), total
         if op == "deref":
             targets = self._value_targets(e.kids[0])

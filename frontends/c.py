@@ -7,6 +7,9 @@ pycparser drops comments, so a small lexer takes them (and the brace pairs that 
 blocks) from the original text; they are put back as `comment` nodes, `$AD` comments
 becoming the `directives` annotation of the statement that follows them.
 The translation is one walk over the pycparser tree, dispatching on the node class name.
+Side effects inside expressions (`++`, `--`, assignments, the comma operator) are hoisted into
+statements around the statement holding them; frontends/c_sequencing.py decides when that keeps
+C's meaning and refuses the rest (unspecified order of evaluation).
 """
 from __future__ import annotations
 
@@ -20,8 +23,10 @@ import pycparser_fake_libc
 from pycparser import c_ast, c_parser
 
 from ..engine.errors import SourceError, UnsupportedError
-from ..engine.il import Node, mk
+from ..engine.il import Node, mk, walk
 from ..engine.intrinsics import C_INTRINSICS
+from .c_sequencing import (INC_DEC_OPS, Hoisted, SequencingError, check_full_expression, guarded_loop_body,
+                           with_after_effects)
 
 __all__ = ["parse_c"]
 
@@ -348,6 +353,39 @@ def _base_spec(t):
     return t
 
 
+def _pointer_quals(t) -> tuple:
+    """Qualifiers of the pointer levels of a declarator chain as attrs: k stars then the
+    word for the k-th `*` from the base type (`double *const *restrict p`: *const, **restrict)."""
+    levels = []
+    while isinstance(t, (c_ast.ArrayDecl, c_ast.PtrDecl)):
+        if isinstance(t, c_ast.PtrDecl):
+            levels.append(t.quals)
+        t = t.type
+    return tuple("*" * (k + 1) + q for k, quals in enumerate(reversed(levels)) for q in quals)
+
+
+def _grouped_declarators(typ: Node, items: list, line) -> list:
+    """varDecls of consecutive (attrs, declarator) items with the same attrs; other items
+    (statements hoisted out of initializers) stay between them."""
+    out, run_attrs, run = [], None, []
+
+    def flush():
+        if run:
+            out.append(mk("varDecl", typ, run_attrs, tuple(run), line=line))
+    for item in items:
+        if isinstance(item, tuple) and item[0] == run_attrs:
+            run.append(item[1])
+            continue
+        flush()
+        if isinstance(item, tuple):
+            run_attrs, run = item[0], [item[1]]
+        else:
+            out.append(item)
+            run_attrs, run = None, []
+    flush()
+    return out
+
+
 def _declaration_groups(nodes):
     """Split a list of pycparser nodes, grouping the Decls of one C declaration
     (`int a, *b;` gives two Decls sharing the position of their type specifier)."""
@@ -413,23 +451,26 @@ class _Translator:
         self.pool = _CommentPool(scan.comments)
         self.ext = [e for e in ast.ext if e.coord is not None and e.coord.file == _MAIN]
         self.functions = _functions_of(self.ext)  # these shadow intrinsics of the same name
+        self._effects: Hoisted | None = None  # side effects hoisted out of the current full expression
         self._statement = {
             "Compound": lambda n: [self.compound(n)],
             "Decl": lambda n: self.declaration([n], local=True),
             "Typedef": self.typedef,
-            "Assignment": lambda n: [self.assignment(n)],
-            "UnaryOp": lambda n: [self.inc_dec(n)],
-            "FuncCall": lambda n: [self.call_statement(n)],
+            "Assignment": lambda n: self.hoisted(n, self.assignment, statement=True),
+            "UnaryOp": lambda n: self.hoisted(n, self.inc_dec, statement=True),
+            "FuncCall": lambda n: self.hoisted(n, self.call_statement),
             "Cast": self.void_cast,
+            "ExprList": lambda n: [s for e in n.exprs for s in self.statement(e)],
             "If": self.if_,
             "For": self.for_,
-            "While": lambda n: [mk("while", self.expr(n.cond), self.body(n.stmt), line=self.line(n))],
-            "DoWhile": lambda n: [mk("doWhile", self.body(n.stmt), self.expr(n.cond), line=self.line(n))],
+            "While": self.while_,
+            "DoWhile": self.do_while,
             "Break": lambda n: [mk("exit", line=self.line(n))],
             "Continue": lambda n: [mk("cycle", line=self.line(n))],
-            "Return": lambda n: [mk("return", self.opt_expr(n.expr), line=self.line(n))],
+            "Return": self.return_,
             "Goto": lambda n: [mk("goto", n.name, line=self.line(n))],
             "Label": self.label,
+            "Switch": self.switch,
             "EmptyStatement": lambda n: [mk("nop", line=self.line(n))],
             "Pragma": lambda n: [],
         }
@@ -438,6 +479,8 @@ class _Translator:
             "Constant": self.constant,
             "BinaryOp": lambda n: mk(_BINARY[n.op], self.expr(n.left), self.expr(n.right)),
             "UnaryOp": self.unary,
+            "Assignment": self.nested_assignment,
+            "ExprList": self.comma,
             "Cast": lambda n: mk("cast", self.typename(n.to_type), self.expr(n.expr)),
             "TernaryOp": lambda n: mk("ifExpr", self.expr(n.cond), self.expr(n.iftrue), self.expr(n.iffalse)),
             "ArrayRef": lambda n: mk("arrayAccess", self.expr(n.name), (self.expr(n.subscript),)),
@@ -451,8 +494,10 @@ class _Translator:
         return n.coord.line if n.coord is not None else None
 
     def unsupported(self, what: str, n):
-        raise UnsupportedError(f"{what} is not supported", self.filename,
-                               self.line(n) if n is not None else None)
+        self.refuse(f"{what} is not supported", n)
+
+    def refuse(self, message: str, n):
+        raise UnsupportedError(message, self.filename, self.line(n) if n is not None else None)
 
     # --- file and units ----------------------------------------------------------------
     def file(self) -> Node:
@@ -509,62 +554,85 @@ class _Translator:
         """A parameter as a one-declarator varDecl (unnamed prototype parameters get name '')."""
         name, dims, ptr, tdecl = self.declarator(p.type)
         typ, type_attrs = self.spec_type(tdecl.type)
-        attrs = self.attrs(p if isinstance(p, c_ast.Decl) else None, tdecl, type_attrs)
+        attrs = self.attrs(p if isinstance(p, c_ast.Decl) else None, tdecl, type_attrs) + _pointer_quals(p.type)
         name = name or ""
         return name, mk("varDecl", typ, attrs, (mk("declarator", name, dims, None, ptr),), line=self.line(p))
 
     # --- declarations --------------------------------------------------------------------
     def declaration(self, decls: list, local: bool) -> list:
-        """One C declaration (several Decls sharing a specifier) -> [typeDef?] varDecl
-        [allocate...]. A local `T *p = malloc(...)` becomes the varDecl then an allocate."""
+        """One C declaration (several Decls sharing a specifier) -> [typeDef/enumDef?] varDecl
+        [allocate...]. A local `T *p = malloc(...)` becomes the varDecl then an allocate. The
+        varDecl is split where declarators differ in pointer qualifiers, or where a local
+        initializer's side effects are hoisted between them."""
         first = decls[0]
         spec = _base_spec(first.type)
-        out = []
-        if isinstance(spec, c_ast.Struct) and spec.decls is not None:
-            if spec.name is None:
-                self.unsupported("an anonymous struct outside a typedef", first)
-            out.append(self.struct_def(spec, spec.name, "struct"))
+        out = self.tag_definitions(spec, first)
         if first.name is None:
-            if not isinstance(spec, c_ast.Struct):
+            if not out:
                 self.unsupported(f"declaration of {type(spec).__name__}", first)
             return out
-        declarators, allocations = [], []
+        typ, type_attrs = self.spec_type(spec)
+        items, allocations = [], []
         for d in decls:
             if d.bitsize is not None:
                 self.unsupported("a bit field", d)
             name, dims, ptr, tdecl = self.declarator(d.type)
-            init = None
+            before, init, after = [], None, []
             if d.init is not None:
                 alloc = self.allocation(d.init, mk("ident", name), d) if local else None
                 if alloc is not None:
                     allocations.append(alloc)
+                elif local:
+                    before, init, after = self.effects_of(d.init, self.expr)
                 else:
                     init = self.expr(d.init)
-            declarators.append(mk("declarator", name, dims, init, ptr))
-        typ, type_attrs = self.spec_type(spec)
-        attrs = self.attrs(first, tdecl, type_attrs)
-        out.append(mk("varDecl", typ, attrs, tuple(declarators), line=self.line(first)))
-        return out + allocations
+            attrs = self.attrs(first, tdecl, type_attrs) + _pointer_quals(d.type)
+            items += before + [(attrs, mk("declarator", name, dims, init, ptr))] + after
+        return out + _grouped_declarators(typ, items, self.line(first)) + allocations
+
+    def tag_definitions(self, spec, where) -> list:
+        """The struct, union or enum a declaration's specifier defines (`struct s {...} v;`)."""
+        if isinstance(spec, c_ast.Enum) and spec.values is not None:
+            return [self.enum_def(spec, spec.name, "enumDef")]
+        if isinstance(spec, (c_ast.Struct, c_ast.Union)) and spec.decls is not None:
+            kind = "union" if isinstance(spec, c_ast.Union) else "struct"
+            if spec.name is None:
+                self.unsupported(f"an anonymous {kind} outside a typedef", where)
+            return [self.struct_def(spec, spec.name, kind)]
+        return []
 
     def typedef(self, n: c_ast.Typedef) -> list:
         ptr, tdecl = self.unwrap_pointers(n.type)
         spec = tdecl.type
-        if isinstance(spec, c_ast.Struct) and spec.decls is not None:
-            if spec.name is None:
-                if ptr:
-                    self.unsupported("a typedef of a pointer to an anonymous struct", n)
-                return [self.struct_def(spec, n.name, "typedef", self.line(n))]
-            target = _pointer_to(mk("typeRef", spec.name), ptr)
-            return [self.struct_def(spec, spec.name, "struct"),
-                    mk("typeAlias", n.name, target, line=self.line(n))]
+        defined = isinstance(spec, c_ast.Enum) and spec.values is not None or \
+            isinstance(spec, (c_ast.Struct, c_ast.Union)) and spec.decls is not None
+        if defined and spec.name is None:
+            if ptr:
+                self.unsupported("a typedef of a pointer to an anonymous struct, union or enum", n)
+            if isinstance(spec, c_ast.Enum):
+                return [self.enum_def(spec, n.name, "typedefEnum", self.line(n))]
+            style = "typedefUnion" if isinstance(spec, c_ast.Union) else "typedef"
+            return [self.struct_def(spec, n.name, style, self.line(n))]
+        out = self.tag_definitions(spec, n) if defined else []
         base, _ = self.spec_type(spec)
-        return [mk("typeAlias", n.name, _pointer_to(base, ptr), line=self.line(n))]
+        if isinstance(spec, c_ast.Enum) and spec.name == n.name and not ptr:
+            return out  # `typedef enum e {...} e;`: the tag already names the type
+        return out + [mk("typeAlias", n.name, _pointer_to(base, ptr), line=self.line(n))]
 
-    def struct_def(self, struct: c_ast.Struct, name: str, style: str, line=None) -> Node:
+    def struct_def(self, struct, name: str, style: str, line=None) -> Node:
         fields = []
         for group in _declaration_groups(struct.decls):
             fields.extend(self.declaration(group, local=False))
+        if style in ("union", "typedefUnion"):
+            for f in fields:
+                if f.op != "varDecl" or f.type.op != "type" or any(d.ptr for d in f.declarators):
+                    self.unsupported("a union member that is not a number or an array of numbers", struct)
         return mk("typeDef", name, tuple(fields), style, line=line or self.line(struct))
+
+    def enum_def(self, enum: c_ast.Enum, name: str | None, op: str, line=None) -> Node:
+        items = tuple(mk("enumerator", e.name, self.opt_expr(e.value), line=self.line(e))
+                      for e in enum.values.enumerators)
+        return mk(op, name, items, line=line or self.line(enum))
 
     def declarator(self, t) -> tuple:
         """(name, dims or None, pointer depth, TypeDecl) of a declarator chain."""
@@ -593,9 +661,11 @@ class _Translator:
             if found is None:
                 self.unsupported(f"type {' '.join(spec.names)}", spec)
             return found
-        if isinstance(spec, c_ast.Struct) and spec.name is not None:
+        if isinstance(spec, (c_ast.Struct, c_ast.Union, c_ast.Enum)) and spec.name is not None:
             return mk("typeRef", spec.name), ()
-        self.unsupported({"Union": "a union", "Enum": "an enum"}.get(type(spec).__name__, "this type"), spec)
+        if isinstance(spec, c_ast.Enum):
+            return _type("integer", 4), ()  # a variable of an anonymous enum type
+        self.unsupported("this type", spec)
 
     def typename(self, tn: c_ast.Typename) -> Node:
         """Type of a cast or sizeof operand, pointers as pointerType."""
@@ -625,25 +695,23 @@ class _Translator:
         f = self._statement.get(type(n).__name__)
         if f is None:
             kind = type(n).__name__
-            if kind in ("Switch", "Case", "Default"):
-                self.unsupported("switch/case", n)
+            if kind in ("Case", "Default"):
+                self.unsupported("a case label outside the top level of a switch body", n)
             if kind in self._expr:
                 self.unsupported("an expression statement without effect", n)
             self.unsupported(f"statement {kind}", n)
         return f(n)
 
-    def single_statement(self, n, where: str) -> Node | None:
+    def for_part(self, n, where: str) -> Node | None:
+        """A for init or step: one statement, or a block of the statements of `a, b`."""
         if n is None:
             return None
-        if isinstance(n, c_ast.DeclList):
-            out = self.declaration(n.decls, local=True)
-        elif isinstance(n, c_ast.ExprList):
-            self.unsupported(f"the comma operator in a for {where}", n)
-        else:
-            out = self.statement(n)
-        if len(out) != 1:
+        out = self.declaration(n.decls, local=True) if isinstance(n, c_ast.DeclList) else self.statement(n)
+        if len(out) == 1:
+            return out[0]
+        if any(s.op not in ("assign", "call", "intrinsic") for s in out):
             self.unsupported(f"this for {where}", n)
-        return out[0]
+        return mk("block", *out, line=self.line(n))
 
     def compound(self, n: c_ast.Compound) -> Node:
         items = self.statements(n.block_items)
@@ -661,12 +729,132 @@ class _Translator:
         return mk("block", *self.statement(n), line=self.line(n))
 
     def if_(self, n) -> list:
+        before, cond, after = self.effects_of(n.cond, self.expr)
+        then = with_after_effects(after, self.body(n.iftrue))
         orelse = self.body(n.iffalse) if n.iffalse is not None else None
-        return [mk("if", self.expr(n.cond), self.body(n.iftrue), orelse, line=self.line(n))]
+        if after:
+            orelse = with_after_effects(after, orelse or mk("block", line=self.line(n)))
+        return before + [mk("if", cond, then, orelse, line=self.line(n))]
 
     def for_(self, n) -> list:
-        return [mk("for", self.single_statement(n.init, "initialisation"), self.opt_expr(n.cond),
-                   self.single_statement(n.next, "step"), self.body(n.stmt), line=self.line(n))]
+        init, step = self.for_part(n.init, "initialisation"), self.for_part(n.next, "step")
+        cond, body = self.loop_condition(n.cond, n.stmt)
+        return [mk("for", init, cond, step, body, line=self.line(n))]
+
+    def while_(self, n) -> list:
+        cond, body = self.loop_condition(n.cond, n.stmt)
+        return [mk("while", cond if cond is not None else mk("intCst", 1, None), body, line=self.line(n))]
+
+    def loop_condition(self, cond, stmt) -> tuple:
+        """(condition, body) of a loop; a condition with side effects is re-run at the top
+        of each trip: `while (c) S` becomes `while (1) { before; if (!c) {after; break;} after; S }`."""
+        body = self.body(stmt)
+        if cond is None:
+            return None, body
+        before, value, after = self.effects_of(cond, self.expr)
+        if not before and not after:
+            return value, body
+        return None, guarded_loop_body(before, value, after, body)
+
+    def do_while(self, n) -> list:
+        before, cond, after = self.effects_of(n.cond, self.expr)
+        if before or after:
+            self.unsupported("a side effect in a do-while condition", n.cond)
+        return [mk("doWhile", self.body(n.stmt), cond, line=self.line(n))]
+
+    def return_(self, n) -> list:
+        before, value, after = self.effects_of(n.expr, self.opt_expr)
+        if after:
+            self.unsupported("a postfix ++/-- in a return value", n.expr)
+        return before + [mk("return", value, line=self.line(n))]
+
+    # --- side effects inside expressions ----------------------------------------------------
+    def effects_of(self, n, build, statement: bool = False) -> tuple[list, Node, list]:
+        """build(n) with the side effects of the full expression n hoisted out:
+        (statements before, the node built, statements after)."""
+        if n is not None:
+            try:
+                check_full_expression(n, statement)
+            except SequencingError as e:
+                self.refuse(e.message, e.node if e.node is not None and e.node.coord is not None else n)
+        outer, self._effects = self._effects, Hoisted()
+        try:
+            node = build(n)
+            return self._effects.before, node, self._effects.after
+        finally:
+            self._effects = outer
+
+    def hoisted(self, n, build, statement: bool = False) -> list:
+        before, node, after = self.effects_of(n, build, statement)
+        return before + [node] + after
+
+    def effects_here(self, what: str, n) -> Hoisted:
+        if self._effects is None:
+            self.refuse(f"{what} is not supported here (only the expressions of statements may have "
+                        f"side effects)", n)
+        return self._effects
+
+    def target_of(self, stmt: Node, n) -> Node:
+        """The target of a hoisted assignment, read again as the value of the expression."""
+        target = stmt.kids[0]
+        if any(x.op == "call" for x in walk(target)):
+            self.unsupported("a function call in the target of an assignment inside an expression", n)
+        return target
+
+    def nested_assignment(self, n) -> Node:
+        effects = self.effects_here("an assignment inside an expression", n)
+        stmt = self.assignment(n)
+        effects.before.append(stmt)
+        return self.target_of(stmt, n)
+
+    def nested_inc_dec(self, n) -> Node:
+        effects = self.effects_here(f"{n.op.strip('p')} inside an expression", n)
+        stmt = self.inc_dec(n)
+        (effects.after if n.op.startswith("p") else effects.before).append(stmt)
+        return self.target_of(stmt, n)
+
+    def comma(self, n) -> Node:
+        """`a, b` inside an expression: `a` as statements before, the value is `b`."""
+        effects = self.effects_here("the comma operator", n)
+        for e in n.exprs[:-1]:
+            effects.before.extend(self.statement(e))
+        return self.expr(n.exprs[-1])
+
+    def switch(self, n) -> list:
+        """switch(sel, cases, True): consecutive labels share one case; breaks stay `exit`s."""
+        if not isinstance(n.stmt, c_ast.Compound):
+            self.unsupported("a switch whose body is not a { } block", n)
+        items = list(n.stmt.block_items or ())
+        if items and not isinstance(items[0], (c_ast.Case, c_ast.Default)):
+            self.unsupported("a statement before the first case label", items[0])
+        ends = [self.position(m) for m in items[1:]] + [self.block_close(n.stmt)]
+        starts = [self.position(n.stmt)] + ends[:-1]
+        cases, values, start = [], [], None
+        for item, begin, end in zip(items, starts, ends):
+            start = start or begin
+            if isinstance(item, c_ast.Case):
+                values.append(self.expr(item.expr))
+            else:
+                values.append(None)  # default
+            if not item.stmts and item is not items[-1]:
+                continue  # `case 1: case 2: ...`: the labels share the next body
+            stmts = self.statements(item.stmts)
+            if start is not None and end is not None:
+                stmts, _ = _place_comments(stmts, self.pool.claim(start, end), None)
+            case_values = () if None in values else tuple(values)
+            cases.append(mk("case", case_values, mk("block", *stmts, line=self.line(item)), line=self.line(item)))
+            values, start = [], None
+        before, selector, after = self.effects_of(n.cond, self.expr)
+        if after:
+            self.unsupported("a postfix ++/-- in a switch selector", n.cond)
+        return before + [mk("switch", selector, tuple(cases), True, line=self.line(n))]
+
+    def position(self, n) -> tuple | None:
+        return (n.coord.line, n.coord.column) if n.coord is not None else None
+
+    def block_close(self, n: c_ast.Compound) -> tuple | None:
+        start = self.position(n)
+        return self.scan.block_end(*start) if start is not None else None
 
     def label(self, n) -> list:
         out = self.statement(n.stmt) or [mk("nop", line=self.line(n))]
@@ -702,7 +890,7 @@ class _Translator:
     def void_cast(self, n) -> list:
         """`(void) f(x);` is the call f(x)."""
         if isinstance(n.expr, c_ast.FuncCall) and getattr(_base_spec(n.to_type.type), "names", None) == ["void"]:
-            return [self.call_statement(n.expr)]
+            return self.hoisted(n.expr, self.call_statement)
         self.unsupported("an expression statement without effect", n)
 
     def allocation(self, rvalue, target: Node, n) -> Node | None:
@@ -791,10 +979,15 @@ class _Translator:
         if op is not None:
             return mk(op, self.expr(n.expr))
         if n.op == "sizeof":
-            arg = self.typename(n.expr) if isinstance(n.expr, c_ast.Typename) else self.expr(n.expr)
-            return mk("sizeof", arg)
-        if n.op in _INC_DEC:
-            self.unsupported(f"{n.op.strip('p')} inside an expression", n)
+            if isinstance(n.expr, c_ast.Typename):
+                return mk("sizeof", self.typename(n.expr))
+            outer, self._effects = self._effects, None  # sizeof does not evaluate its operand
+            try:
+                return mk("sizeof", self.expr(n.expr))
+            finally:
+                self._effects = outer
+        if n.op in INC_DEC_OPS:
+            return self.nested_inc_dec(n)
         self.unsupported(f"operator {n.op}", n)
 
     def field(self, n) -> Node:

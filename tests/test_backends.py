@@ -616,3 +616,40 @@ def test_generated_fortran_compiles(form, tmp_path):
 @pytest.mark.compile
 def test_generated_c_compiles_cleanly(tmp_path):
     compile_ok(["gcc", "-std=c99", "-Wall", "-Werror", "-c"], tmp_path, "gen.c", unparse_c(c_file()))
+
+
+# --- switch, enums, unions, qualifiers, comma for headers -------------------------------------------
+def test_c_switch_labels_fall_through_and_refused_fortran_flavour():
+    cases = (mk("case", (ic(1), ic(2)), blk(assign(x, ic(1)), mk("exit"))),
+             mk("case", (), blk(assign(x, ic(3)))))
+    text = unparse_c(cfunc("f", T("void"), [("i", I4, 0)], blk(mk("switch", I("i"), cases, True))))
+    assert "switch (i) {\n        case 1:\n        case 2:\n            x = 1;\n            break;\n" \
+           "        default:\n            x = 3;\n    }" in text
+    with pytest.raises(UnsupportedError):
+        unparse_c(cfunc("f", T("void"), [("i", I4, 0)], blk(mk("switch", I("i"), cases, False))))
+
+
+def test_c_enums_unions_and_tag_references():
+    items = (mk("enumerator", "A", None), mk("enumerator", "B", ic(4)))
+    union = mk("typeDef", "u", (var(R8, dcl("d")), var(T("integer", 8), dcl("i"))), "union")
+    body = blk(var(mk("typeRef", "e"), dcl("m", init=I("B"))), var(mk("typeRef", "u"), dcl("v")),
+               var(mk("typeRef", "t"), dcl("k")))
+    tree = mk("file", mk("enumDef", "e", items), mk("typedefEnum", "t", items[:1]), union,
+              mk("typeDef", "w", (var(R8, dcl("d")),), "typedefUnion"), cfunc("f", T("void"), [], body), lang="c")
+    text = unparse_c(tree)
+    for line in ("enum e {A, B = 4};", "typedef enum {A} t;", "union u {", "typedef union {", "} w;",
+                 "enum e m = B;", "union u v;", "    t k;"):
+        assert line in text, line
+
+
+def test_c_pointer_qualifiers_go_after_their_star():
+    decls = [var(R8, dcl("x", ptr=1), attrs=("const", "*restrict")),
+             var(R8, dcl("p", ptr=2), attrs=("*const", "**restrict"))]
+    f = proc("f", "function", ["x", "p"], decls, blk(), typ=T("void"))
+    assert "void f(const double *restrict x, double *const *restrict p)" in unparse_c(f)
+
+
+def test_c_for_header_with_comma_separated_statements():
+    loop = mk("for", blk(assign(a, ic(0)), assign(b, ic(9))), mk("lt", a, b),
+              blk(assign(a, mk("add", a, ic(1))), assign(b, mk("sub", b, ic(1)))), blk())
+    assert "for (a = 0, b = 9; a < b; a++, b = b - 1) {" in unparse_c(cfunc("f", T("void"), [], blk(loop)))

@@ -542,3 +542,89 @@ end subroutine
     assert len(list(flow.preds(join))) == 602  # every branch, and the last test's false edge
     assert len(temps(proc)) == 601
     assert "x = f_result601 + x + x" in flow_graph_dot(proc)
+
+
+# --- switch ------------------------------------------------------------------------------------------
+def node_block(flow, pred):
+    """The block of the first instruction whose node satisfies pred."""
+    return next(i.block for b in flow.blocks.values() for i in b.instrs if pred(i.node))
+
+
+def assigns_to(name, value):
+    return lambda n: n.op == "assign" and n.kids[0] == mk("ident", name) and n.kids[1] == mk("intCst", value, None)
+
+
+def test_c_switch_edges_fall_through_and_break():
+    proc, flow = flow_of("""
+int f(int i, int n) {
+    int s = 0, k;
+    for (k = 0; k < n; k++) {
+        switch (i) {
+        case 1:
+        case 2:
+            s = 1;
+            break;
+        case 3:
+            s = 3;
+            if (k > 2) continue;
+        default:
+            s = 5;
+        }
+        s = 7;
+    }
+    return s;
+}
+""", "t.c")
+    check_invariants(flow)
+    test = block_of(flow, "switch")
+    assert flow.blocks[test].instrs[-1].kind == "test"
+    assert flow.blocks[test].instrs[-1].expr == mk("ident", "i")
+    one, three, five = (node_block(flow, assigns_to("s", v)) for v in (1, 3, 5))
+    after = node_block(flow, assigns_to("s", 7))
+    assert {s: label(flow, test, s) for s in flow.succs(test)} == {one: "true", three: "true", five: "false"}
+    brk = block_of(flow, "exit")
+    assert out_edges(flow, brk) == {"exit": after}                  # break leaves the switch only
+    fall = [b for b in flow.preds(five) if b != test]
+    assert len(fall) == 1 and label(flow, fall[0], five) == "next"  # case 3 falls into default
+    cont = block_of(flow, "cycle")
+    step = out_edges(flow, cont)["next"]                             # continue goes to the for step
+    assert flow.blocks[step].instrs[0].node.op == "assign" and flow.blocks[step].instrs[0].node.kids[0] == mk("ident", "k")
+    assert out_edges(flow, five) == {"next": after}
+
+
+def test_c_switch_without_default_has_a_false_edge_past_it():
+    proc, flow = flow_of("void f(int i, int *j) { switch (i) { case 1: *j = 2; } *j = 3; }", "t.c")
+    check_invariants(flow)
+    test = block_of(flow, "switch")
+    edges = out_edges(flow, test)
+    assert set(edges) == {"true", "false"}
+    assert flow.blocks[edges["false"]].instrs[0].node.kids[1] == mk("intCst", 3, None)
+    assert edges["false"] in flow.succs(edges["true"])
+
+
+def test_break_in_switch_outside_a_loop_is_fine_but_continue_is_not():
+    with pytest.raises(SourceError) as e:
+        flow_of("void f(int i, int *j) {\n switch (i) {\n case 1: continue;\n } }", "t.c")
+    assert e.value.line == 3
+
+
+def test_fortran_select_case_has_no_fall_through_and_exit_belongs_to_the_do():
+    # do k = 1, n: select case (i): case (1): x = 1; exit; case (2:): x = 2; end select; x = 7
+    I, C = (lambda n: mk("ident", n)), (lambda v: mk("intCst", v, None))
+    T = mk("type", "integer", 4, None)
+    sel = mk("switch", I("i"), (
+        mk("case", (C(1),), mk("block", mk("assign", I("x"), C(1)), mk("exit"))),
+        mk("case", (mk("caseRange", C(2), None),), mk("block", mk("assign", I("x"), C(2))))), False)
+    body = mk("block", mk("do", I("k"), C(1), I("n"), None, mk("block", sel, mk("assign", I("x"), C(7)))),
+              mk("assign", I("x"), C(9)))
+    decls = (mk("varDecl", T, (), tuple(mk("declarator", v, None, None, 0) for v in ("i", "n", "k", "x"))),)
+    proc = mk("procedure", "s", "subroutine", ("i", "n", "x"), None, None, (), decls, body, ())
+    program = build_program(mk("file", proc, lang="fortran", form="free", filename="t.f90"))
+    flow = program.procedure("s").flow
+    check_invariants(flow)
+    test = block_of(flow, "switch")
+    one, two, seven, nine = (node_block(flow, assigns_to("x", v)) for v in (1, 2, 7, 9))
+    assert {s: label(flow, test, s) for s in flow.succs(test)} == {one: "true", two: "true", seven: "false"}
+    assert list(flow.succs(two)) == [seven]                       # no fall-through
+    header = block_of(flow, "do", kind="loop")
+    assert out_edges(flow, one) == {"exit": out_edges(flow, header)["exit"]} == {"exit": nine}

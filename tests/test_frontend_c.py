@@ -313,12 +313,12 @@ def test_true_false_with_stdbool_only_in_code():
 # --- unsupported constructs and errors -----------------------------------------------------
 
 @pytest.mark.parametrize("src, what", [
-    ("x = y++;", "inside an expression"),
-    ("x = (y = 2);", "assignment inside an expression"),
-    ("x = (y, 2);", "comma"),
-    ("for (i = 0, j = 0; i < n; i++) x = 1;", "comma"),
-    ("switch (i) { case 1: x = 1; break; }", "switch"),
-    ("g(i++);", "inside an expression"),
+    ("x = y++ + y;", "unspecified order of evaluation"),
+    ("x = (y = 2) + y;", "unspecified order of evaluation"),
+    ("x = (i > 0 && (y = 2) > 1);", "right operand of &&"),
+    ("do x = 1; while (i++ < n);", "do-while condition"),
+    ("switch (i) x = 1;", "switch whose body is not a { } block"),
+    ("g(i++, i);", "unspecified order of evaluation"),
     ("x + 1;", "without effect"),
 ])
 def test_unsupported_constructs_report_their_line(src, what):
@@ -328,7 +328,7 @@ def test_unsupported_constructs_report_their_line(src, what):
 
 
 def test_unsupported_types():
-    for src in ("union U { int a; double b; } u;", "enum E { A, B } e;", "void (*fp)(int);",
+    for src in ("union U { int *a; double b; } u;", "union { int a; double b; } anon;", "void (*fp)(int);",
                 "double (*pa)[3];", "struct { int a; } anon;"):
         with pytest.raises(UnsupportedError) as e:
             parse("\n" + src)
@@ -494,3 +494,142 @@ def test_local_headers_are_found_and_their_declarations_dropped(tmp_path):
     with pytest.raises(SourceError) as e:
         parse_c('#include "bad.h"\nint a;\n', str(main))
     assert e.value.filename.endswith("bad.h") and e.value.line == 2
+
+
+# --- switch ----------------------------------------------------------------------------------------
+def test_switch_groups_labels_keeps_breaks_and_falls_through():
+    s = stmt("switch (i) {\ncase 1:\ncase 2: x = 1; break;\ncase 3: x = 2;\ndefault: x = 3;\n}")
+    one = mk("intCst", 1, None)
+    assert s == mk("switch", I, (
+        mk("case", (one, mk("intCst", 2, None)), mk("block", mk("assign", X, mk("realCst", "1", 8) if False else
+                                                                        mk("intCst", 1, None)), mk("exit"))),
+        mk("case", (mk("intCst", 3, None),), mk("block", mk("assign", X, mk("intCst", 2, None)))),
+        mk("case", (), mk("block", mk("assign", X, mk("intCst", 3, None))))), True)
+    assert s.line == 3 and s.cases[1].line == 6
+
+
+def test_switch_default_sharing_a_body_with_a_case_is_the_default():
+    s = stmt("switch (i) { case 1: x = 1; default: case 4: x = 2; }")
+    assert [c.values for c in s.cases] == [(mk("intCst", 1, None),), ()]
+
+
+@pytest.mark.parametrize("src, what, line", [
+    ("switch (i) {\n x = 1;\n case 1: break; }", "before the first case label", 4),
+    ("switch (i) { case 1: { case 2: x = 1; } }", "case label outside the top level", 3),
+    ("case 1: x = 1;", "case label outside", 3),
+])
+def test_switch_refusals(src, what, line):
+    with pytest.raises(UnsupportedError) as e:
+        body(src)
+    assert e.value.line == line and what in e.value.message
+
+
+# --- side effects hoisted out of expressions -----------------------------------------------------
+def asg(lhs, rhs):
+    return mk("assign", lhs, rhs)
+
+
+def inc(v, op="add"):
+    return asg(v, mk(op, v, i(1)))
+
+
+A = lambda base, idx: mk("arrayAccess", base, (idx,))
+
+
+def test_postfix_increment_in_an_index_goes_after_the_statement():
+    assert body("p[i++] = x;") == (asg(A(P, I), X), inc(I))
+
+
+def test_prefix_increment_goes_before_and_its_value_is_the_variable():
+    assert body("x = ++i * 2;") == (inc(I), asg(X, mk("mul", I, i(2))))
+    assert body("x = --i;") == (inc(I, "sub"), asg(X, I))
+
+
+def test_nested_and_compound_assignments_are_hoisted_in_order():
+    assert body("x = y = 0;") == (asg(Y, i(0)), asg(X, Y))
+    assert body("x = (j = i + 1) * 2.0;") == (asg(J, mk("add", I, i(1))), asg(X, mk("mul", J, mk("realCst", "2.0", 8))))
+
+
+def test_side_effect_in_a_while_condition_runs_at_every_trip():
+    (w,) = body("while ((j = g(i)) > 0) x = j;", "int g(int k);")
+    call = mk("call", "g", (I,))
+    leave = mk("if", mk("not", mk("gt", J, i(0))), mk("block", mk("exit")), None)
+    assert w == mk("while", i(1), mk("block", asg(J, call), leave, asg(X, J)))
+
+
+def test_postfix_effect_in_a_condition_runs_on_both_branches_and_on_loop_exit():
+    (s,) = body("if (i-- > 0) x = 1;")
+    assert s == mk("if", mk("gt", I, i(0)), mk("block", inc(I, "sub"), asg(X, i(1))), mk("block", inc(I, "sub")))
+    (f,) = body("for (j = 0; i++ < n; j++) x = 1;")
+    assert f.cond is None and f.body.stmts[0] == mk("if", mk("not", mk("lt", I, N)),
+                                                    mk("block", inc(I), mk("exit")), None)
+    assert f.body.stmts[1] == inc(I)
+
+
+def test_comma_in_for_header_is_a_block_and_elsewhere_is_hoisted():
+    (f,) = body("for (i = 0, j = n; i < j; i++, j--) x = 1;")
+    assert f.init == mk("block", asg(I, i(0)), asg(J, N))
+    assert f.step == mk("block", inc(I), inc(J, "sub"))
+    assert body("x = (i = 1, i + 2);") == (asg(I, i(1)), asg(X, mk("add", I, i(2))))
+    assert body("i = 1, j = 2;") == (asg(I, i(1)), asg(J, i(2)))
+
+
+def test_declarations_split_around_hoisted_effects():
+    ss = body("int a = i++, b = i;")
+    assert ss == (var(T("integer", 4), dcl("a", init=I)), inc(I), var(T("integer", 4), dcl("b", init=I)))
+
+
+@pytest.mark.parametrize("src, what, line", [
+    ("x = 1;\ny = i++ + i;", "i is modified and also used elsewhere", 4),
+    ("p[i] = i++;", "unspecified order of evaluation", 3),
+    ("i = i++;", "unspecified order of evaluation", 3),
+    ("x = g(i++, i);", "unspecified order of evaluation", 3),
+    ("x = (i++) + (i++);", "unspecified order of evaluation", 3),
+    ("x = i > 0 || (j = 1);", "right operand of ||", 3),
+    ("x = i > 0 ? j++ : 0;", "a branch of ?:", 3),
+    ("x = i++ > 0 && p[i] > 0;", "i++/-- before the right operand of &&", 3),
+    ("x = p[i++]++;", "postfix ++ whose target depends", 3),
+    ("return i++;", "return value", 3),
+    ("do { x = 1; } while (--i > 0);", "do-while condition", 3),
+    ("x = (p[g(1)] = 2.0);", "function call in the target", 3),
+], ids=lambda v: str(v)[:30])
+def test_side_effect_refusals_say_why_and_where(src, what, line):
+    with pytest.raises(UnsupportedError) as e:
+        body(src, "int g(int k);")
+    assert e.value.line == line and what in e.value.message, e.value.message
+
+
+def test_side_effects_in_file_level_initializers_are_refused():
+    with pytest.raises(UnsupportedError) as e:
+        parse("int k;\nint m = k++;")
+    assert e.value.line == 2 and "only the expressions of statements" in e.value.message
+
+
+# --- enums, unions, qualifiers ----------------------------------------------------------------------
+def test_enums_tags_typedefs_and_enum_typed_variables():
+    u = units("enum color { RED, GREEN = 4, BLUE };\ntypedef enum { LO = -1, HI } level;\n"
+              "enum color c = GREEN;\nlevel l;\nenum { K = 2 } anon;")
+    assert u[0] == mk("enumDef", "color", (mk("enumerator", "RED", None), mk("enumerator", "GREEN", i(4)),
+                                           mk("enumerator", "BLUE", None)))
+    assert u[1] == mk("typedefEnum", "level", (mk("enumerator", "LO", mk("neg", i(1))), mk("enumerator", "HI", None)))
+    assert u[2] == var(mk("typeRef", "color"), dcl("c", init=mk("ident", "GREEN")))
+    assert u[3] == var(mk("typeRef", "level"), dcl("l"))
+    assert u[4] == mk("enumDef", None, (mk("enumerator", "K", i(2)),))
+    assert u[5] == var(T("integer", 4), dcl("anon"))
+    assert [x.line for x in u[:2]] == [1, 2]
+
+
+def test_unions_and_typedef_unions():
+    u = units("union bits { double d; long long i; };\ntypedef union { double d; int w[2]; } words;")
+    assert u[0] == mk("typeDef", "bits", (var(T("real", 8), dcl("d")), var(T("integer", 8), dcl("i"))), "union")
+    assert u[1] == mk("typeDef", "words", (var(T("real", 8), dcl("d")), var(T("integer", 4), dcl("w", (dim(i(2)),)))),
+                      "typedefUnion")
+
+
+def test_const_and_restrict_are_attrs_per_pointer_level():
+    f = proc("void f(const double *restrict x, double *const p, double *const *restrict q) { "
+             "static const int n = 4; double *restrict a, *b; }")
+    assert [d.attrs for d in f.decls] == [("const", "*restrict"), ("*const",), ("*const", "**restrict")]
+    assert f.body.stmts[0].attrs == ("static", "const")
+    assert [(d.attrs, [x.name for x in d.declarators]) for d in f.body.stmts[1:]] == [(("*restrict",), ["a"]),
+                                                                                    ((), ["b"])]

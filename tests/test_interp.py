@@ -523,3 +523,142 @@ double head(double *x, int n) {
     x = np.array([1.0, 2.0, 3.0])
     assert Interpreter(tree).call("head", [x, np.int32(3)]) == 8.0
     assert x[0] == 8.0 / 3
+
+
+# --- switch / SELECT CASE ----------------------------------------------------------------------------
+
+def case(values, *body):
+    return mk("case", tuple(values), blk(*body))
+
+
+def c_switch_sum(n):
+    """s = 0; for (i = 0; i < n; i++) switch (i % 4) {
+         case 0: s += 1;                           falls into case 1
+         case 1: case 2: s += 10; for (;;) break;   the break leaves the for only
+                 if (i == 2) continue; s += 100; break;
+         default: s += 1000; }  return s;"""
+    i, s = I("i"), I("s")
+    inc = lambda k: asg(s, op("add", s, C(k)))
+    sw = mk("switch", op("mod", i, C(4)), (
+        case([C(0)], inc(1)),
+        case([C(1), C(2)], inc(10), mk("for", None, None, None, blk(mk("exit"))),
+             mk("if", op("eq", i, C(2)), blk(mk("cycle")), None), inc(100), mk("exit")),
+        case([], inc(1000))), True)
+    body = [var(I4, "i", ("s", None, C(0))),
+            mk("for", asg(i, C(0)), op("lt", i, I("n")), asg(i, op("add", i, C(1))), blk(sw)),
+            mk("return", s)]
+    f = cfunc("f", ("n",), I4, (var(I4, "n"),), *body)
+    return int(Interpreter(cfile(f)).call("f", [n]))
+
+
+def test_c_switch_falls_through_and_break_leaves_only_the_switch():
+    # i=0: 1+10+100; i=1: 110; i=2: 10 (continue); i=3: 1000; i=4: 111
+    assert c_switch_sum(1) == 111
+    assert c_switch_sum(4) == 111 + 110 + 10 + 1000
+    assert c_switch_sum(5) == 111 + 110 + 10 + 1000 + 111
+
+
+def test_c_switch_without_match_or_default_does_nothing():
+    body = [var(I4, ("s", None, C(5))),
+            mk("switch", I("s"), (case([C(1)], asg(I("s"), C(0))),), True),
+            mk("return", I("s"))]
+    assert Interpreter(cfile(cfunc("f", (), I4, (), *body))).call("f") == 5
+
+
+def f_select(x, values):
+    """do j = 1, 3: select case (x) ... end select; r = r*10 + j; end do, with case bodies
+    `r = r*10 + k` and an EXIT in the case k=9 (it leaves the DO)."""
+    r = I("r")
+    cases = tuple(case(vals, asg(r, op("add", op("mul", r, C(10)), C(k))),
+                       *((mk("exit"),) if k == 9 else ())) for k, vals in values)
+    body = [asg(r, C(0)),
+            do("j", C(1), C(3), blk(mk("switch", x, cases, False), asg(r, op("add", op("mul", r, C(10)), I("j"))))),
+            asg(A("o", C(1)), r)]
+    out = np.zeros(1, dtype=np.int64)
+    run_f(body, (var(I8, "r", ("o", (dim(C(1)),))),), ("o",), [out])
+    return int(out[0])
+
+
+def test_fortran_select_runs_one_case_and_ranges_are_inclusive():
+    rng = lambda lo, hi: mk("caseRange", lo, hi)
+    values = [(1, [C(1), C(7)]), (2, [rng(C(2), C(4))]), (3, [rng(None, C(0))]), (4, [rng(C(8), None)]), (5, [])]
+    assert f_select(C(3), values) == 212223          # 2..4 only, no fall-through into 3
+    assert f_select(C(4), values) == 212223
+    assert f_select(C(7), values) == 111213
+    assert f_select(C(-5), values) == 313233
+    assert f_select(C(8), values) == 414243
+    assert f_select(C(5), values) == 515253          # the default
+
+
+def test_fortran_select_exit_belongs_to_the_enclosing_do():
+    assert f_select(C(1), [(9, [C(1)])]) == 9
+
+
+def test_fortran_select_on_character_pads_with_blanks():
+    s = mk("stringCst", "ab")
+    values = [(1, [mk("stringCst", "a")]), (2, [mk("stringCst", "ab   ")]), (3, [])]
+    assert f_select(s, values) == 212223
+    values = [(1, [mk("caseRange", mk("stringCst", "aa"), mk("stringCst", "ac"))]), (3, [])]
+    assert f_select(s, values) == 111213
+
+
+# --- enums and unions ---------------------------------------------------------------------------------
+
+def test_c_enumerators_are_integer_constants_counting_up():
+    items = (mk("enumerator", "A", None), mk("enumerator", "B", C(5)), mk("enumerator", "C", None),
+             mk("enumerator", "D", op("mul", I("C"), C(2))))
+    body = [mk("enumDef", None, (mk("enumerator", "L", C(-3)), mk("enumerator", "M", None))),
+            var(mk("typeRef", "e"), ("v", None, I("D"))),
+            mk("return", op("add", op("mul", I("v"), C(100)), op("add", I("A"), op("mul", I("M"), C(10)))))]
+    f = cfunc("f", (), I4, (), *body)
+    it = Interpreter(cfile(mk("enumDef", "e", items), f))
+    assert it.call("f") == 12 * 100 + 0 - 20
+
+
+def union_of(*fields):
+    return mk("typeDef", "u", tuple(var(t, *names) for t, names in fields), "union")
+
+
+def test_c_union_fields_share_their_bytes():
+    # union u { double d; long long i; int w[2]; } v; v.d = x; then read v.i and v.w[1]
+    u = union_of((R8, ("d",)), (I8, ("i",)), (I4, (("w", (dim(C(2)),)),)))
+    fd = mk("fieldAccess", I("v"), "d")
+    body = [var(mk("typeRef", "u"), "v"), asg(fd, I("x")),
+            asg(mk("deref", I("bits")), mk("fieldAccess", I("v"), "i")),
+            asg(mk("arrayAccess", I("w"), (C(0),)), mk("arrayAccess", mk("fieldAccess", I("v"), "w"), (C(1),))),
+            asg(mk("arrayAccess", mk("fieldAccess", I("v"), "w"), (C(0),)), C(0)),
+            mk("return", op("add", fd, mk("sizeof", mk("typeRef", "u"))))]
+    decls = (var(R8, "x"), var(I8, "bits", ptr=1), var(I4, "w", ptr=1))
+    f = cfunc("f", ("x", "bits", "w"), R8, decls, *body)
+    bits, w = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32)
+    x = 1.0 + 2.0 ** -40
+    got = Interpreter(cfile(u, f)).call("f", [x, bits, w])
+    raw = np.array([x]).view(np.int64)[0]
+    assert bits[0] == raw and w[0] == np.array([x]).view(np.int32)[1]
+    low_cleared = np.array([raw & ~0xFFFFFFFF]).view(np.float64)[0]
+    assert got == low_cleared + 8 and low_cleared != x
+
+
+def test_c_union_copy_keeps_its_bytes_apart_from_the_original():
+    u = union_of((R8, ("d",)), (I8, ("i",)))
+    fi = lambda n: mk("fieldAccess", I(n), "i")
+    body = [var(mk("typeRef", "u"), "a", "b"), asg(mk("fieldAccess", I("a"), "d"), R("2.0")),
+            asg(I("b"), I("a")), asg(fi("a"), C(0)), mk("return", mk("fieldAccess", I("b"), "d"))]
+    assert Interpreter(cfile(u, cfunc("f", (), R8, (), *body))).call("f") == 2.0
+
+
+def test_c_hoisted_side_effects_run_in_c_order():
+    tree = _parse("""
+int next(int *s) { *s = *s - 1; return *s; }
+int head(int *a, int n) {
+  int k = 0, i = 0, c, st = n;
+  while ((c = next(&st)) > 0)
+    a[k++] = c * 10 + i++;
+  for (i = 0, c = n; i < c; i++, c--) k += i * c;
+  return k + (c = 2, c * 3);
+}
+""", "t.c")
+    a = np.zeros(5, dtype=np.int32)
+    got = Interpreter(tree).call("head", [a, np.int32(4)])
+    assert a.tolist() == [30, 21, 12, 0, 0]
+    assert got == 3 + (0 * 4 + 1 * 3) + 6

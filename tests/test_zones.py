@@ -402,3 +402,37 @@ def test_many_procedures_and_variables_scale():
     prog = program_of_tree(tree)
     assert time.time() - start < 1.0          # linear: about 50 us per line
     assert len(prog.procedures["s3"].zones.zones) == 2 + 1 + n
+
+
+def test_c_union_fields_share_one_zone_never_killed_and_enumerators_have_none():
+    src = """
+    union bits { double d; long long i; int w[2]; };
+    enum mode { FAST, SLOW = 3 };
+    double f(double x, int k) {
+        union bits u;
+        enum mode m = SLOW;
+        double a[SLOW + 1];
+        u.d = x;
+        u.w[0] = k + FAST;
+        a[0] = u.d;
+        return a[0] + m;
+    }"""
+    prog = program_of(src, "c")
+    zm = prog.procedures["f"].zones
+    one = zm.var_zones("u")
+    assert bin(one).count("1") == 1 and zm.zones[one.bit_length() - 1].differentiable
+    assert zm.ref(e("u.d", "c")) == R(one, False) == zm.ref(e("u.i", "c"))
+    assert zm.ref(e("u.w[1]", "c")).zones == one
+    assert zm.reads(e("k + FAST", "c")) == zm.var_zones("k")          # an enumerator reads nothing
+    assert "FAST" in zm.no_zone and "SLOW" in zm.no_zone
+    assert zm.zones[zm.var_zones("a").bit_length() - 1].is_array
+    assert zm.zones[zm.var_zones("m").bit_length() - 1].type == mk("type", "integer", 4, None)
+    root = prog.root_scope
+    assert root.lookup("SLOW").is_constant and root.lookup("SLOW").init == mk("intCst", 3, None)
+    assert root.lookup("mode").kind == "type"
+
+
+def test_c_enumerator_with_a_non_constant_value_is_refused_with_its_line():
+    with pytest.raises(UnsupportedError) as e_:
+        program_of("int k;\nenum e {\n A = 1,\n B = k\n};\nvoid f(void) { }", "c")
+    assert e_.value.line == 4

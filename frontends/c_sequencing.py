@@ -1,0 +1,210 @@
+"""Which C full expressions with side effects the C front end can split into statements.
+
+The front end hoists `++`, `--`, assignments and the comma operator out of expressions into
+statements (a prefix effect before the statement, a postfix one after it). That is only the
+C meaning when C itself fixes no order that the split would change: an object modified
+twice, or modified and also read, in one full expression without a sequence point between
+is unspecified or undefined in C (`i++ + i`, `a[i] = i++`, `f(i++, i)`), and is refused.
+Effects are tracked per variable name (an array or struct is one object: `a[0]++ + a[1]` is
+refused too); writes through pointers (`*p`, `p->f`) have no name and are not tracked.
+
+`check_full_expression(n, statement)` raises `SequencingError(message, node)`; with
+statement=True, `n` is an assignment or `++`/`--` statement whose own target may also be read
+(`x = x + 1`) but not modified again (`x = x++`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pycparser import c_ast
+
+from ..engine.il import Node, mk
+
+__all__ = ["check_full_expression", "SequencingError", "is_side_effect", "INC_DEC_OPS", "Hoisted",
+           "with_after_effects", "guarded_loop_body"]
+
+INC_DEC_OPS = frozenset(("p++", "p--", "++", "--"))
+
+
+class SequencingError(Exception):
+    def __init__(self, message: str, node):
+        super().__init__(message)
+        self.message, self.node = message, node
+
+
+def is_side_effect(n) -> bool:
+    return isinstance(n, c_ast.Assignment) or (isinstance(n, c_ast.UnaryOp) and n.op in INC_DEC_OPS)
+
+
+@dataclass
+class _Mod:
+    key: str | None   # the variable modified (None: through a pointer)
+    post: bool        # a postfix ++/--: its write is hoisted after the statement
+    node: object
+    place_keys: frozenset = frozenset()  # variables its target's place depends on (a[k]: k)
+
+
+@dataclass
+class _Accesses:
+    mods: list = field(default_factory=list)   # of _Mod
+    reads: dict = field(default_factory=dict)  # variable name -> first node reading it
+
+    def add(self, other: "_Accesses") -> "_Accesses":
+        self.mods += other.mods
+        for k, n in other.reads.items():
+            self.reads.setdefault(k, n)
+        return self
+
+
+def lvalue_key(n) -> str | None:
+    """The variable an lvalue belongs to; None when it is reached through a pointer."""
+    while True:
+        if isinstance(n, c_ast.ID):
+            return n.name
+        if isinstance(n, c_ast.ArrayRef) or (isinstance(n, c_ast.StructRef) and n.type == "."):
+            n = n.name
+        elif isinstance(n, c_ast.Cast):
+            n = n.expr
+        else:
+            return None
+
+
+def _address(n) -> _Accesses:
+    """What finding the place of an lvalue reads (indices, pointer values), not its value."""
+    if isinstance(n, c_ast.ID):
+        return _Accesses()
+    if isinstance(n, c_ast.ArrayRef):
+        return _address(n.name).add(_accesses(n.subscript))
+    if isinstance(n, c_ast.StructRef):
+        return _address(n.name) if n.type == "." else _accesses(n.name)
+    if isinstance(n, c_ast.Cast):
+        return _address(n.expr)
+    if isinstance(n, c_ast.UnaryOp) and n.op == "*":
+        return _accesses(n.expr)
+    return _accesses(n)
+
+
+def _side_effect(n, target, post: bool) -> _Accesses:
+    acc = _address(target)
+    place = frozenset(acc.reads) | frozenset(m.key for m in acc.mods)
+    if isinstance(n, c_ast.Assignment):
+        acc.add(_accesses(n.rvalue))
+    acc.mods.append(_Mod(lvalue_key(target), post, n, place))
+    return acc
+
+
+def _sequenced(first, later: list, where: str) -> _Accesses:
+    """`first` then a sequence point then one of `later` (&&, ||, ?:): side effects of the
+    later operands would have to be conditional, which hoisting cannot express."""
+    acc = _accesses(first)
+    for n in later:
+        after = _accesses(n)
+        if after.mods:
+            raise SequencingError(f"a side effect in {where} is not supported", after.mods[0].node)
+        for key, node in after.reads.items():
+            if any(m.key == key and m.post for m in acc.mods):
+                raise SequencingError(f"{key}++/-- before {where} that reads {key} is not supported", node)
+            if not any(m.key == key for m in acc.mods):
+                acc.reads.setdefault(key, node)
+    return acc
+
+
+def _comma(n) -> _Accesses:
+    """Each left operand is a full expression of its own, finished (postfix writes included)
+    before the next operand: later operands may read what it modified."""
+    acc = _Accesses()
+    for left in n.exprs[:-1]:
+        check_full_expression(left, statement=is_side_effect(left))
+        sub = _accesses(left)
+        acc.mods += [_Mod(m.key, False, m.node) for m in sub.mods]
+        for k, node in sub.reads.items():
+            acc.reads.setdefault(k, node)
+    last = _accesses(n.exprs[-1])
+    acc.mods += last.mods
+    for k, node in last.reads.items():
+        if not any(m.key == k for m in acc.mods):
+            acc.reads.setdefault(k, node)
+    return acc
+
+
+def _accesses(n) -> _Accesses:
+    if n is None or isinstance(n, (c_ast.Constant, c_ast.Typename)):
+        return _Accesses()
+    if isinstance(n, c_ast.ID):
+        return _Accesses(reads={n.name: n})
+    if isinstance(n, c_ast.Assignment):
+        return _side_effect(n, n.lvalue, False)
+    if isinstance(n, c_ast.UnaryOp):
+        if n.op in INC_DEC_OPS:
+            return _side_effect(n, n.expr, n.op.startswith("p"))
+        if n.op == "sizeof":
+            return _Accesses()
+        if n.op == "&":
+            return _address(n.expr)
+    if isinstance(n, c_ast.BinaryOp) and n.op in ("&&", "||"):
+        return _sequenced(n.left, [n.right], f"the right operand of {n.op}")
+    if isinstance(n, c_ast.TernaryOp):
+        return _sequenced(n.cond, [n.iftrue, n.iffalse], "a branch of ?:")
+    if isinstance(n, c_ast.ExprList):
+        return _comma(n)
+    if isinstance(n, c_ast.FuncCall):  # arguments are evaluated in an unspecified order
+        acc = _Accesses()
+        for a in n.args.exprs if n.args is not None else ():
+            acc.add(_accesses(a))
+        return acc
+    acc = _Accesses()
+    for _, child in n.children():
+        acc.add(_accesses(child))
+    return acc
+
+
+def check_full_expression(n, statement: bool = False) -> None:
+    """Raise SequencingError when splitting the side effects of the full expression `n` out
+    could change its meaning (C leaves their order unspecified) or is not supported."""
+    if statement:
+        target = n.lvalue if isinstance(n, c_ast.Assignment) else n.expr
+        acc = _address(target)
+        if isinstance(n, c_ast.Assignment):
+            acc.add(_accesses(n.rvalue))
+        acc.mods.append(_Mod(lvalue_key(target), False, None))  # the statement's own write
+    else:
+        acc = _accesses(n)
+    counts: dict = {}
+    for m in acc.mods:
+        if m.key is not None:
+            counts[m.key] = counts.get(m.key, 0) + 1
+    for m in acc.mods:
+        if m.post and m.place_keys & counts.keys():
+            # the write is hoisted after the statement: its place must not have changed then
+            raise SequencingError(f"a postfix {m.node.op[1:]} whose target depends on a variable the same "
+                                  f"expression modifies is not supported", m.node)
+        if m.node is None or m.key is None:
+            continue
+        if counts[m.key] > 1 or m.key in acc.reads:
+            raise SequencingError(f"{m.key} is modified and also used elsewhere in the same expression: "
+                                  f"unspecified order of evaluation", m.node)
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements around hoisted side effects
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Hoisted:
+    """The statements split out of one full expression: prefix effects and assignments run
+    before the statement using its value, postfix ++/-- after it."""
+    before: list = field(default_factory=list)
+    after: list = field(default_factory=list)
+
+
+def with_after_effects(after: list, block: Node) -> Node:
+    """The block run once the condition that had postfix effects is decided."""
+    if not after:
+        return block
+    return Node("block", tuple(after) + block.kids, block.ann)
+
+
+def guarded_loop_body(before: list, cond: Node, after: list, body: Node) -> Node:
+    """The body of `for (;;)` / `while (1)` standing for a loop whose condition has side
+    effects: they run at the top of every trip, then the test leaves the loop."""
+    leave = mk("if", mk("not", cond), mk("block", *after, mk("exit")), None)
+    return Node("block", tuple(before) + (leave,) + tuple(after) + body.kids, body.ann)
