@@ -31,6 +31,7 @@ import numpy as np
 
 from .il import Node
 from . import interp_intrinsics as ii
+from .interp_constructs import FortranConstructs, ABSENT
 from .interp_intrinsics import INT_KINDS, REAL_KINDS, COMPLEX_KINDS, convert, promote
 
 __all__ = ["Interpreter", "InterpError", "ProgramStop", "FArr", "CArr", "Ptr", "Record"]
@@ -173,7 +174,9 @@ class ScopeInfo:
         self.node, self.lang, self.host = node, lang, host
         self.specs: dict[str, VarSpec] = {}
         self.order: list[str] = []
-        self.uses: list[tuple[str, tuple | None]] = []
+        self.uses: list[tuple[str, tuple | None, dict]] = []  # (module, ONLY names, local -> remote)
+        self.data: list[Node] = []                         # DATA statements, applied once
+        self.data_done = False
         self.commons: dict[str, tuple[str, int]] = {}      # var -> (block, position)
         self.common_members: dict[str, list[str]] = {}     # block -> var names in order
         self.common_layout: dict[str, dict] = {}           # block -> {var: (byte offset, nbytes)}
@@ -234,7 +237,16 @@ class ScopeInfo:
                 self.commons[name] = (d.name, len(members))
                 members.append(name)
         elif op == "use":
-            self.uses.append((d.module, d.only))
+            self.uses.append((d.module, d.only, {r.local: r.remote for r in d.renames}))
+        elif op == "data":
+            self.data.append(d)
+            for name in _data_names(d.objects):  # DATA implies SAVE
+                self._spec(name).attrs |= {"save"}
+        elif op == "interface":
+            # no run-time effect: the names are procedures (never variables of this scope)
+            self.externals.update(p.name for p in d.procs if p.op == "procedure")
+            if d.name:
+                self.externals.add(d.name)
         elif op == "implicit":
             self._implicit(d)
         elif op == "attrDecl":
@@ -293,7 +305,7 @@ class ScopeInfo:
 
 class Frame:
     """One activation: its bindings, the scope info and the host frame (host association)."""
-    __slots__ = ("info", "vars", "host", "retval", "copyback", "present")
+    __slots__ = ("info", "vars", "host", "retval", "copyback", "present", "mask")
 
     def __init__(self, info: ScopeInfo, host: "Frame | None"):
         self.info, self.host = info, host
@@ -301,13 +313,14 @@ class Frame:
         self.retval = None
         self.copyback = None
         self.present = None
+        self.mask = None  # the WHERE control mask of the statements running now
 
 
 # ---------------------------------------------------------------------------
 # The interpreter
 # ---------------------------------------------------------------------------
 
-class Interpreter:
+class Interpreter(FortranConstructs):
     def __init__(self, file_node: Node, lang: str | None = None):
         if file_node.op != "file":
             raise InterpError(f"the interpreter runs an IL file node, not {file_node.op}")
@@ -427,6 +440,8 @@ class Interpreter:
 
     def _resolve(self, frame: Frame, name: str, node):
         info = frame.info
+        if self._absent(frame, name):
+            raise _err(node, f"optional argument {name!r} is absent (not PRESENT) and cannot be used")
         if name in info.specs:
             return self._materialize(frame, info.specs[name])
         b = self._lookup_outer(frame, name)
@@ -444,8 +459,8 @@ class Interpreter:
         while f is not None:
             if f is not frame and (name in f.info.specs or name in f.vars):
                 return self.binding(name, f)
-            for module, only in f.info.uses:
-                local = self._use_lookup(module, only, name)
+            for module, only, renames in f.info.uses:
+                local = self._use_lookup(module, only, renames, name)
                 if local is not None:
                     return local
             f = f.host
@@ -453,16 +468,10 @@ class Interpreter:
             return self.binding(name, self.globals)
         return None
 
-    def _use_lookup(self, module: str, only, name: str):
-        target = name
-        if only is not None:
-            renames = {}
-            for item in only:
-                local, _, remote = item.partition("=>")
-                renames[local.strip()] = (remote or local).strip()
-            if name not in renames:
-                return None
-            target = renames[name]
+    def _use_lookup(self, module: str, only, renames: dict, name: str):
+        target = _used_name(only, renames, name)
+        if target is None:
+            return None
         mframe = self._module_frame(module)
         if target in mframe.info.specs:
             return self.binding(target, mframe)
@@ -483,6 +492,8 @@ class Interpreter:
                 self._initialize(b, spec, frame)
         if persistent:
             info.saved[spec.name] = b
+            if info.data and not info.data_done:
+                self._apply_data(frame)
         return b
 
     def _spec_type(self, spec: VarSpec, info: ScopeInfo):
@@ -675,8 +686,18 @@ class Interpreter:
             f = f.host
         p = self.procs.get(name)
         if p is None or p.body is None:
+            if self._has_interface(name):
+                raise _err(node, f"call of procedure {name!r}: it has an interface but no definition in the files")
             raise _err(node, f"call of unknown procedure {name!r}")
         return p
+
+    def _has_interface(self, name: str) -> bool:
+        f = self.frame
+        while f is not None:
+            if name in f.info.externals:
+                return True
+            f = f.host
+        return False
 
     def _invoke(self, proc: Node, actuals: list, named: dict, host: Frame | None):
         info = self._info(proc, host.info if host is not None and host.info.node.op == "procedure" else None)
@@ -688,7 +709,10 @@ class Interpreter:
         for k, v in named.items():
             if k not in params:
                 raise _err(proc, f"{proc.name} has no argument {k!r}")
+            if k in bound:
+                raise _err(proc, f"argument {k!r} of {proc.name} given twice")
             bound[k] = v
+        bound = {k: v for k, v in bound.items() if v is not ABSENT}  # absent optional actuals
         frame.present = set(bound)
         saved, self.frame = self.frame, frame  # actuals are evaluated: the callee is current now
         try:
@@ -858,6 +882,8 @@ class Interpreter:
             return v.copy() if isinstance(v, Record) else v
         op = node.op
         if op == "ident":
+            if self._absent(self.frame, node.name):
+                return ABSENT  # passed on as absent to an optional dummy
             if node.name not in self.frame.info.specs and node.name not in self.frame.vars and (
                     node.name in self.procs or node.name in self.frame.info.externals):
                 raise _err(node, f"procedure argument {node.name} is not supported by the interpreter")
@@ -961,6 +987,12 @@ class Interpreter:
         value = self.eval(rhs)
         if isinstance(value, np.ndarray) and rhs.op in ("ident", "arrayAccess", "fieldAccess"):
             value = value.copy(order="K")  # a view of memory the lhs may overlap
+        if self.frame.mask is not None:
+            value = self._masked_value(lhs, value, node)
+        return self._store(lhs, value, node)
+
+    def _store(self, lhs, value, node):
+        """Assign an evaluated value to the reference lhs (node: the statement, for errors)."""
         if self.is_c:
             container, key = self._c_place(lhs)
             if isinstance(container, CArr):
@@ -1193,10 +1225,11 @@ class Interpreter:
             while f is not None:
                 if target.name in f.info.specs:
                     return f.info.specs[target.name]
-                for module, _ in f.info.uses:
+                for module, only, renames in f.info.uses:
                     m = self._module_frame(module).info
-                    if target.name in m.specs:
-                        return m.specs[target.name]
+                    remote = _used_name(only, renames, target.name)
+                    if remote in m.specs:
+                        return m.specs[remote]
                 f = f.host
         if target.op == "fieldAccess":
             rec = self.eval(target.base)
@@ -1224,6 +1257,8 @@ class Interpreter:
 
     def s_io(self, node):
         kind = node.kind.lower()
+        if kind in _PASSIVE_IO:
+            return None
         if kind not in ("print", "write"):
             raise _err(node, f"{kind.upper()} statement is not supported by the interpreter")
         self.output += " ".join(_render(self.eval(i)) for i in node.items) + "\n"
@@ -1404,7 +1439,14 @@ class Interpreter:
         vals = [self.eval(i) for i in node.items]
         if self.is_c:
             return tuple(vals)
+        return self._concat_values(vals)
+
+    @staticmethod
+    def _concat_values(vals):
+        """The values (scalars, arrays, implied DO expansions) one after the other, as one 1-d
+        array of their common type; empty expansions do not take part in the type."""
         parts = [np.asarray(v).ravel(order="F") for v in vals]
+        parts = [p for p in parts if p.size] or parts[:1]
         if not parts:
             return np.zeros(0, dtype=np.float32)
         dt = parts[0].dtype
@@ -1850,6 +1892,42 @@ _SPECIAL = {"size": "i_size", "shape": "i_shape", "lbound": "i_lbound", "ubound"
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
+
+# I/O statements the interpreter runs as no-ops: files are not modelled (WRITE to any unit
+# appends to `output`, like PRINT), and a FORMAT statement is only data for a WRITE.
+_PASSIVE_IO = frozenset(("open", "close", "rewind", "inquire", "backspace", "endfile", "format"))
+
+
+def _used_name(only, renames: dict, name: str):
+    """The module entity a USE makes visible as local `name` (None when it does not): ONLY
+    lists local names; `local => remote` renames; a renamed remote name is not visible as
+    itself. ONLY items of the form 'local=>remote' (older readers) are understood too."""
+    renames = dict(renames)
+    listed = None
+    if only is not None:
+        listed = set()
+        for item in only:
+            local, _, remote = item.partition("=>")
+            listed.add(local.strip())
+            if remote:
+                renames[local.strip()] = remote.strip()
+    if name in renames:
+        return renames[name] if listed is None or name in listed else None
+    if listed is not None:
+        return name if name in listed else None
+    return None if name in renames.values() else name
+
+
+def _data_names(objects):
+    """Variable names a DATA object list initializes (implied DO variables excluded)."""
+    for o in objects:
+        if o.op == "impliedDo":
+            yield from _data_names(o.items)
+        else:
+            while o.op != "ident":
+                o = o.kids[0]
+            yield o.name
+
 
 def _bad_kind(type_node):
     raise _err(type_node, f"kind {type_node.kind} of {type_node.base} is not supported")
