@@ -82,7 +82,8 @@ class FortranExpr(ExprPrinter):
 
     def e_impliedDo(self, n):
         items, var, lo, hi, step = n.kids
-        return f"({self.args(items)}, {self.loop_control(var, lo, hi, step, ', ')})"
+        control = self.loop_control(var, lo, hi, step, ", ")
+        return f"({self.args(items)}, {control})" if items else f"({control})"
 
     def e_dataRepeat(self, n):
         return f"{self.expr(n.kids[0])}*{self.expr(n.kids[1])}"

@@ -32,6 +32,7 @@ import numpy as np
 from .il import Node
 from . import interp_intrinsics as ii
 from .interp_constructs import FortranConstructs, ABSENT
+from .symbols import data_names, used_name
 from .interp_intrinsics import INT_KINDS, REAL_KINDS, COMPLEX_KINDS, convert, promote
 
 __all__ = ["Interpreter", "InterpError", "ProgramStop", "FArr", "CArr", "Ptr", "Record"]
@@ -240,7 +241,7 @@ class ScopeInfo:
             self.uses.append((d.module, d.only, {r.local: r.remote for r in d.renames}))
         elif op == "data":
             self.data.append(d)
-            for name in _data_names(d.objects):  # DATA implies SAVE
+            for name in data_names(d.objects):  # DATA implies SAVE
                 self._spec(name).attrs |= {"save"}
         elif op == "interface":
             # no run-time effect: the names are procedures (never variables of this scope)
@@ -469,7 +470,7 @@ class Interpreter(FortranConstructs):
         return None
 
     def _use_lookup(self, module: str, only, renames: dict, name: str):
-        target = _used_name(only, renames, name)
+        target = used_name(only, renames, name)
         if target is None:
             return None
         mframe = self._module_frame(module)
@@ -1227,7 +1228,7 @@ class Interpreter(FortranConstructs):
                     return f.info.specs[target.name]
                 for module, only, renames in f.info.uses:
                     m = self._module_frame(module).info
-                    remote = _used_name(only, renames, target.name)
+                    remote = used_name(only, renames, target.name)
                     if remote in m.specs:
                         return m.specs[remote]
                 f = f.host
@@ -1896,37 +1897,6 @@ _SPECIAL = {"size": "i_size", "shape": "i_shape", "lbound": "i_lbound", "ubound"
 # I/O statements the interpreter runs as no-ops: files are not modelled (WRITE to any unit
 # appends to `output`, like PRINT), and a FORMAT statement is only data for a WRITE.
 _PASSIVE_IO = frozenset(("open", "close", "rewind", "inquire", "backspace", "endfile", "format"))
-
-
-def _used_name(only, renames: dict, name: str):
-    """The module entity a USE makes visible as local `name` (None when it does not): ONLY
-    lists local names; `local => remote` renames; a renamed remote name is not visible as
-    itself. ONLY items of the form 'local=>remote' (older readers) are understood too."""
-    renames = dict(renames)
-    listed = None
-    if only is not None:
-        listed = set()
-        for item in only:
-            local, _, remote = item.partition("=>")
-            listed.add(local.strip())
-            if remote:
-                renames[local.strip()] = remote.strip()
-    if name in renames:
-        return renames[name] if listed is None or name in listed else None
-    if listed is not None:
-        return name if name in listed else None
-    return None if name in renames.values() else name
-
-
-def _data_names(objects):
-    """Variable names a DATA object list initializes (implied DO variables excluded)."""
-    for o in objects:
-        if o.op == "impliedDo":
-            yield from _data_names(o.items)
-        else:
-            while o.op != "ident":
-                o = o.kids[0]
-            yield o.name
 
 
 def _bad_kind(type_node):
