@@ -685,12 +685,26 @@ class Interpreter(FortranConstructs):
             if p is not None:
                 return p
             f = f.host
-        p = self.procs.get(name)
+        p = self.procs.get(name) or self._used_proc(name)
         if p is None or p.body is None:
             if self._has_interface(name):
                 raise _err(node, f"call of procedure {name!r}: it has an interface but no definition in the files")
             raise _err(node, f"call of unknown procedure {name!r}")
         return p
+
+    def _used_proc(self, name: str):
+        """The module procedure a USE rename makes visible as `name` (None if none)."""
+        f = self.frame
+        while f is not None:
+            for module, only, renames in f.info.uses:
+                remote = used_name(only, renames, name)
+                mod = self.modules.get(module)
+                if remote is not None and remote != name and mod is not None:
+                    p = self._module_frame(module).info.contains.get(remote)
+                    if p is not None:
+                        return p
+            f = f.host
+        return None
 
     def _has_interface(self, name: str) -> bool:
         f = self.frame

@@ -220,3 +220,12 @@ def test_io_statements_are_passive_and_write_with_a_format_label_prints():
             io("backspace", "10"), io("endfile", "10"), io("close", "10"), io("print", "100", C(2))]
     it, _ = run([sub("t", [], [], *body)], "t")
     assert it.output.split() == ["1.5", "2"]
+
+
+def test_a_renamed_module_procedure_is_called_by_its_local_name():
+    m = module("m", [], func("energy", ["v"], R8, [var(R8, "v")], asg(I("energy"), op("mul", I("v"), I("v")))))
+    out = np.zeros(())
+    head = sub("t", ["o"], [use("m", only=("e2",), e2="energy"), var(R8, "o")],
+               asg(I("o"), mk("call", "e2", (R("3.0"),))))
+    run([m, head], "t", out)
+    assert out == 9.0
