@@ -190,3 +190,16 @@ def test_analysis_chain_runs_on_all_constructs():
     s_zone = p.zones.var_zones("s")
     assert [z.name for z in p.zones.zones if s_zone >> z.index & 1] == ["scale"]
     assert p.zones.var_zones("s") & results.inout.read(p)
+
+
+def test_implied_do_items_are_differentiable_values():
+    # b = (/ (a(i) * x, i = 1, 4) /): b depends differentiably on a and x; the derivative uses x
+    body = asg(I("b"), mk("arrayConstructor", (implied([op("mul", A("a", I("i")), I("x"))], "i", C(1), C(4)),)))
+    decls = [vec("a", "b"), var(R8, "x"), var(I4, "i")]
+    program = build_program(ffile(sub("p", ["a", "b", "x"], decls, body)))
+    proc = program.procedure("p")
+    instr = instrs(proc, "plain")[0]
+    zb = proc.zones.var_zones("b").bit_length() - 1
+    assert instruction_effects(instr, proc).diff_dep.row(zb) == bits(proc, "a", "x")
+    results = run_analyses(program, resolve_heads(program, parse_heads("p(b)/(a)")))
+    assert results.uses.uses(proc, instr) & bits(proc, "x")
