@@ -69,6 +69,8 @@ class Symbol:
         return f"Symbol({self.kind} {self.name})"
 
 
+ACCESS_ATTRS = frozenset(("public", "private"))
+
 _DEFAULT_IMPLICIT = {c: mk("type", "integer" if "i" <= c <= "n" else "real", None, None)
                      for c in "abcdefghijklmnopqrstuvwxyz"}
 
@@ -425,6 +427,8 @@ class _Builder:
 
     def attr_decl(self, scope: Scope, d: Node):
         attr, declarators = d.kids
+        if attr in ACCESS_ATTRS:
+            return  # PUBLIC/PRIVATE :: names (procedures, generics, variables): no storage meaning
         for decl in declarators:
             name, dims, init, _ = decl.kids
             if name.startswith("/"):

@@ -203,3 +203,19 @@ def test_implied_do_items_are_differentiable_values():
     assert instruction_effects(instr, proc).diff_dep.row(zb) == bits(proc, "a", "x")
     results = run_analyses(program, resolve_heads(program, parse_heads("p(b)/(a)")))
     assert results.uses.uses(proc, instr) & bits(proc, "x")
+
+
+def test_public_and_private_statements_name_procedures_and_generics():
+    access = [mk("attrDecl", "private", ()),
+              mk("attrDecl", "public", (mk("declarator", "energy", None, None, 0),
+                                        mk("declarator", "energy_one", None, None, 0),
+                                        mk("declarator", "wall", None, None, 0)))]
+    m = module("box", access + [var(R8, ("wall", None, R("2.0")), attrs=("parameter",)),
+                                interface("energy", names=("energy_one",))],
+               func("energy_one", ["v"], R8, [var(R8, "v")], asg(I("energy_one"), op("mul", I("v"), I("wall")))))
+    caller = sub("p", ["y"], [use("box"), var(R8, "y")], asg(I("y"), mk("call", "energy_one", (I("y"),))))
+    program = build_program(ffile(m, caller))
+    module_scope = program.procedure("box.energy_one").scope.parent
+    assert module_scope.symbols["energy"].kind == "generic"
+    assert module_scope.symbols["energy_one"].kind == "procedure"
+    assert [s.callee.name for s in program.call_sites.values()] == ["box.energy_one"]

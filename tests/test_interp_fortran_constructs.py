@@ -147,7 +147,10 @@ def test_interface_bodies_are_not_definitions():
 
 
 def test_generic_interface_in_a_module_does_not_break_the_module():
-    m = module("m", [interface("twice", names=("twice_r",)), var(R8, "g")],
+    access = [mk("attrDecl", "private", ()),
+              mk("attrDecl", "public", (mk("declarator", "twice", None, None, 0),
+                                        mk("declarator", "twice_r", None, None, 0)))]
+    m = module("m", access + [interface("twice", names=("twice_r",)), var(R8, "g")],
                func("twice_r", ["x"], R8, [var(R8, "x")], asg(I("twice_r"), op("mul", C(2), I("x")))))
     out = np.zeros(())
     run([m, sub("t", ["o"], [use("m"), var(R8, "o")], asg(I("o"), mk("call", "twice_r", (R("1.25"),))))], "t", out)
