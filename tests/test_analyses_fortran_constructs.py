@@ -1,6 +1,5 @@
 """Symbols, zones, flow graphs, effects, call sites and the analysis chain on WHERE, FORALL,
 DATA, INTERFACE blocks, USE renames, keyword and OPTIONAL arguments (hand-built IL)."""
-import pytest
 
 from adspec.analyses import run_analyses
 from adspec.analyses.inout import in_out
