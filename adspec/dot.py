@@ -39,7 +39,8 @@ def instr_text(instr, printer: "SourcePrinter", proc=None) -> str:
     if instr.kind == "test":
         cond = printer.expr(_with_temps(instr.expr, results, names))
         return {"if": f"if ({cond})", "while": f"while ({cond})", "doWhile": f"do-while test ({cond})",
-                "for": f"for test ({cond})", "switch": f"switch ({cond})"}.get(node.op, cond)
+                "for": f"for test ({cond})", "switch": f"switch ({cond})", "where": f"where ({cond})",
+                "forall": f"forall control {cond}"}.get(node.op, cond)
     if instr.kind == "loopEntry":
         var, lo, hi, step = (_with_temps(k, results, names) for k in node.kids[:4])
         bounds = ", ".join(printer.expr(e) for e in (lo, hi, step) if e is not None)

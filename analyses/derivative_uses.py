@@ -16,7 +16,8 @@ from ..engine.il import Node
 from ..engine.intrinsics import LINEAR_INTRINSICS, differentiable_args
 
 _REFERENCES = frozenset(("ident", "arrayAccess", "fieldAccess", "deref"))
-_PASS_THROUGH = frozenset(("add", "sub", "neg", "pos", "arrayConstructor", "cast"))
+_PASS_THROUGH = frozenset(("add", "sub", "neg", "pos", "arrayConstructor", "impliedDo", "cast"))
+_ITEM_LISTS = frozenset(("arrayConstructor", "impliedDo"))  # their first child is the list of items
 
 
 class DerivativeUses:
@@ -81,7 +82,7 @@ class _PartialsWalker:
             is_active = bool(self.zones.diff_reads(e, self.results) & self.active)
             return is_active, (self.zones.address_reads(e, self.results) if is_active and op != "call" else 0)
         if op in _PASS_THROUGH:
-            kids = e.kids[0] if op == "arrayConstructor" else e.kids
+            kids = e.kids[0] if op in _ITEM_LISTS else e.kids
             parts = [self.walk(k) for k in kids if isinstance(k, Node)]
             return any(a for a, _ in parts), _union(u for _, u in parts)
         if op in ("mul", "div", "power"):

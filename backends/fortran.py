@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..engine.il import Node
-from .layout import BlockWriter, ExprPrinter, Lines, as_file, else_if, real_parts, unsupported
+from .layout import BlockWriter, ExprPrinter, Lines, alone_in, as_file, else_if, real_parts, unsupported
 
 FREE_WIDTH = 132
 FIXED_WIDTH = 72
@@ -70,7 +70,9 @@ class FortranExpr(ExprPrinter):
         return f"{self.expr(n.kids[0])}%{n.kids[1]}"
 
     def e_call(self, n):
-        return f"{n.kids[0]}({self.args(n.kids[1])})"
+        # a call the reader resolved to a specific procedure is written with its generic name,
+        # which stays accessible where the specific may be PRIVATE
+        return f"{n.ann.get('generic', n.kids[0])}({self.args(n.kids[1])})"
 
     e_intrinsic = e_call
 
@@ -79,6 +81,23 @@ class FortranExpr(ExprPrinter):
 
     def e_arrayConstructor(self, n):
         return f"(/ {self.args(n.kids[0])} /)"
+
+    def e_impliedDo(self, n):
+        items, var, lo, hi, step = n.kids
+        control = self.loop_control(var, lo, hi, step, ", ")
+        return f"({self.args(items)}, {control})" if items else f"({control})"
+
+    def e_dataRepeat(self, n):
+        return f"{self.expr(n.kids[0])}*{self.expr(n.kids[1])}"
+
+    def e_caseRange(self, n):
+        lo, hi = ("" if k is None else self.expr(k) for k in n.kids)
+        return f"{lo}:{hi}"
+
+    def loop_control(self, var, lo, hi, step, sep: str) -> str:
+        """`i = lo, hi, step` (DO, implied DO: sep ', ') or `i = lo:hi:step` (FORALL: sep ':')."""
+        bounds = [self.expr(e) for e in (lo, hi, step) if e is not None]
+        return f"{self.expr(var)} = {sep.join(bounds)}"
 
     # --- pieces of declarations ----------------------------------------------------------
     def dim(self, d: Node) -> str:
@@ -238,8 +257,29 @@ class FortranWriter(BlockWriter):
         self.line("equivalence " + ", ".join(f"({self.x.args(g)})" for g in n.kids[0]))
 
     def emit_use(self, n):
-        module, only = n.kids
-        self.line(f"use {module}" + ("" if only is None else f", only: {', '.join(only)}"))
+        module, only, renames = n.kids[0], n.kids[1], n.kids[2:]
+        remote = {r.kids[0]: r.kids[1] for r in renames}
+
+        def item(local):
+            return f"{local} => {remote[local]}" if local in remote else local
+
+        if only is not None:
+            self.line(f"use {module}, only: {', '.join(item(name) for name in only)}")
+        else:
+            self.line(", ".join([f"use {module}"] + [item(r.kids[0]) for r in renames]))
+
+    def emit_data(self, n):
+        objects, values = n.kids
+        self.line(f"data {self.x.args(objects)} / {self.x.args(values)} /")
+
+    def emit_interface(self, n):
+        name, names, procs = n.kids
+        self.line("interface" + (f" {name}" if name else ""))
+        with self.lines.indented():
+            if names:
+                self.line(f"module procedure {', '.join(names)}")
+            self.units(procs)
+        self.line("end interface")
 
     def emit_implicit(self, n):
         self.line(f"implicit {n.kids[0]}")
@@ -282,10 +322,45 @@ class FortranWriter(BlockWriter):
 
     def emit_do(self, n):
         var, lo, hi, step, body = n.kids
-        bounds = [self.x.expr(e) for e in (lo, hi, step) if e is not None]
-        self.line(f"do {self.x.expr(var)} = {', '.join(bounds)}")
+        self.line(f"do {self.x.loop_control(var, lo, hi, step, ', ')}")
         self.body_of(body.kids)
         self.line("end do")
+
+    def emit_switch(self, n):
+        selector, cases, fall_through = n.kids
+        if fall_through:
+            raise unsupported(n, "a C switch (with fall-through) has no Fortran form", self.filename)
+        self.line(f"select case ({self.x.expr(selector)})")
+        for case in cases:
+            values, body = case.kids
+            self.line(f"case ({self.x.args(values)})" if values else "case default")
+            self.body_of(body.kids)
+        self.line("end select")
+
+    def emit_where(self, n):
+        self.line(f"where ({self.x.expr(n.kids[0])})")
+        while True:
+            self.body_of(n.kids[1].kids)
+            els = n.kids[2]
+            inner = alone_in(els, "where")
+            if inner is not None:  # ELSEWHERE (mask2): a where alone in the else block
+                n = inner
+                self.line(f"elsewhere ({self.x.expr(n.kids[0])})")
+                continue
+            if els is not None:
+                self.line("elsewhere")
+                self.body_of(els.kids)
+            break
+        self.line("end where")
+
+    def emit_forall(self, n):
+        ranges, mask, body = n.kids
+        controls = [self.x.loop_control(*r.kids[1:], ":") for r in ranges]
+        if mask is not None:
+            controls.append(self.x.expr(mask))
+        self.line(f"forall ({', '.join(controls)})")
+        self.body_of(body.kids)
+        self.line("end forall")
 
     def emit_while(self, n):
         cond, body = n.kids
@@ -326,6 +401,8 @@ class FortranWriter(BlockWriter):
         kind, control, items = n.kids
         if kind == "print":
             self.line(", ".join([f"print {control}"] + [self.x.expr(i) for i in items]))
+        elif kind == "format":
+            self.line(f"format({control})")
         else:
             self.line(f"{kind}({control}) {self.x.args(items)}".rstrip())
 

@@ -65,14 +65,20 @@ def blank_between(prev: Node | None, cur: Node) -> bool:
     return prev.op in ("procedure", "module") or cur.op in ("procedure", "module")
 
 
-def else_if(else_block: Node | None) -> Node | None:
-    """The `if` of an else block that holds exactly one plain `if` (printed as ELSE IF)."""
+def alone_in(else_block: Node | None, op: str) -> Node | None:
+    """The statement of an else block that holds exactly one plain (unlabelled, without
+    directives) `op` statement: an `if` prints as ELSE IF, a `where` as ELSEWHERE (mask)."""
     if else_block is None or len(else_block.kids) != 1:
         return None
     inner = else_block.kids[0]
-    if inner.op != "if" or inner.ann.get("label") or inner.ann.get("directives"):
+    if inner.op != op or inner.ann.get("label") or inner.ann.get("directives"):
         return None
     return inner
+
+
+def else_if(else_block: Node | None) -> Node | None:
+    """The `if` of an else block that holds exactly one plain `if` (printed as ELSE IF)."""
+    return alone_in(else_block, "if")
 
 
 def real_parts(text: str) -> tuple[str, str | None]:

@@ -11,6 +11,8 @@ Elementary rules, for an instruction writing the zones W of a reference:
 - Diff-dep: a differentiable w <- the zones read differentiably by the value (diff_reads), plus
   w when not killed; a non-differentiable w <- nothing when killed, itself otherwise.
 - Zones not written keep the identity (no row).
+- A masked instruction (inside WHERE or FORALL, `Instr.masked`) may write only some elements:
+  its writes kill nothing and each written zone keeps its old value (`may_effects`).
 """
 from __future__ import annotations
 
@@ -47,6 +49,21 @@ def instruction_effects(instr, proc) -> Effects:
 
 
 def _compute(instr, proc) -> Effects:
+    eff = _elementary(instr, proc)
+    return may_effects(eff) if instr.masked else eff
+
+
+def may_effects(eff: Effects) -> Effects:
+    """The effects of an instruction that may write only part of what it writes (a masked
+    WHERE/FORALL assignment): no kill, and each written zone also keeps its old value."""
+    if not eff.kills:
+        return eff
+    dep = {w: eff.dep.row(w) | (1 << w) for w in _bits(eff.writes)}
+    diff = {w: eff.diff_dep.row(w) | (1 << w) for w in _bits(eff.writes)}
+    return Effects(eff.reads, eff.writes, 0, Relation(dep), Relation(diff))
+
+
+def _elementary(instr, proc) -> Effects:
     if instr.kind == "call":
         raise ValueError("effects of a call instruction come from the callee's summary")
     zm = proc.zones

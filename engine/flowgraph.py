@@ -16,7 +16,10 @@ The contract the solver and the analyses rely on:
                     outside the source has no CallSite (program.external_calls);
            "test"   the condition of if / while / doWhile / C for, or a switch selector (reads `expr`);
                     a switch test has a "true" edge to each case body, a "false" edge to
-                    the default body or to after the switch;
+                    the default body or to after the switch; also the mask of a WHERE (node
+                    the `where`; two tests, one before each arm, see flowgraph_builder) and
+                    the control of a FORALL (node the `forall`, expr an arrayConstructor of
+                    its ranges and mask);
            "loopEntry"  the entry of a Fortran DO, before its header: index = lo, and the trip
                     count fixed from lo, hi, step;
            "loop"   the header of a Fortran DO, at every trip: advances the index and tests the
@@ -25,6 +28,8 @@ The contract the solver and the analyses rely on:
                     display (goto, exit, cycle) with no data effect.
     expr   the expression read by a "test" (condition) — None otherwise.
     result the temporary zone receiving a split function call's value (kind "call"), else None.
+    masked True for an instruction inside a WHERE or FORALL: it assigns some elements only, so
+           its writes are may-writes (never kills; each written zone also keeps its old value).
     block  id of its basic block; index its position in the block; line its source line.
 - `Block`: id, kind ("entry" | "exit" | "normal"), instrs (list of Instr). The entry and exit
   blocks are empty: analyses put their boundary values there.
@@ -46,12 +51,13 @@ INSTR_KINDS = ("plain", "call", "test", "loopEntry", "loop", "exit")
 
 
 class Instr:
-    __slots__ = ("node", "kind", "expr", "result", "block", "index", "line")
+    __slots__ = ("node", "kind", "expr", "result", "block", "index", "line", "masked")
 
     def __init__(self, node: Node, kind: str, expr: Node | None = None, result: int | None = None,
-                 line: int | None = None):
+                 line: int | None = None, masked: bool = False):
         assert kind in INSTR_KINDS, kind
         self.node, self.kind, self.expr, self.result = node, kind, expr, result
+        self.masked = masked
         self.block: int = -1
         self.index: int = -1
         self.line = line if line is not None else node.ann.get("line")

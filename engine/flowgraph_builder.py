@@ -1,10 +1,23 @@
 """Build the flow graph of one procedure from its structured IL body (paper 5.1, fig. 16).
 
 Statements are appended to the current basic block; every construct with control (if,
-loops, jumps, labels) closes it. Function calls nested in expressions are split out as
+loops, jumps, labels, WHERE, FORALL) closes it. Function calls nested in expressions are split out as
 "call" instructions placed before the instruction that uses them, each with a temporary
 zone receiving its value. Natural loops are then found from the back edges of the
 dominator tree. Everything is one pass over the statements plus linear graph passes.
+
+WHERE and FORALL (masked array assignments) are modelled as branches whose arms may run, with
+"masked" instructions (may-writes: no kill, each written zone keeps a dependence on itself):
+- WHERE (m) A ELSEWHERE B:  test(m) -true-> A -> test(m) -false-> B -> join, each test also
+  going straight on ("false" past A, "true" past B). Both arms may run, one after the other,
+  and each is control dependent on its test, so the mask is what decides them. The second
+  test stands for the mask evaluated at entry: it reads the mask's zones again, an
+  over-approximation when A writes them. ELSEWHERE (m2) is a WHERE in B.
+- FORALL (ranges, mask) body: test(ranges and mask) -true-> body -> join, -false-> join. No
+  loop: each body assignment, done for all indices at once, is one masked instruction (array
+  zones are atoms). The index variables are read as the zones of the names outside (a sound
+  over-approximation: FORALL indices are statement-scoped and never written).
+A DATA statement among executable statements is an initial value, not an instruction.
 """
 from __future__ import annotations
 
@@ -15,13 +28,13 @@ import networkx as nx
 
 from .errors import SourceError
 from .flowgraph import Block, FlowGraph, Instr, Loop
-from .il import Node
+from .il import Node, mk
 
 # Statements that are simple instructions ("plain"): their data effect is the statement itself.
 PLAIN_OPS = frozenset(("assign", "pointerAssign", "io", "allocate", "deallocate", "intrinsic", "nop",
                        "kernelLaunch"))
 # Statements that are not executed: they give no instruction.
-SKIPPED_OPS = frozenset(("comment", "typeDef", "typeAlias", "enumDef", "typedefEnum"))
+SKIPPED_OPS = frozenset(("comment", "typeDef", "typeAlias", "enumDef", "typedefEnum", "data"))
 
 ResultType = Callable[[str], "Node | None"]
 
@@ -47,6 +60,7 @@ class _Builder:
         self.loops: list[_LoopTargets] = []
         self.temp_counts: dict[str, int] = {}
         self.reserved: set[int] = {self.flow.entry}  # blocks open_header must not reuse
+        self.masked = 0  # depth of WHERE/FORALL constructs around the current statement
 
     # --- blocks and instructions -----------------------------------------------------------
     def new_block(self) -> Block:
@@ -82,6 +96,8 @@ class _Builder:
     def emit(self, instr: Instr) -> Instr:
         if self.cur is None:  # code after a jump: an unreachable block, kept
             self.cur = self.new_block()
+        if self.masked and instr.kind == "plain":
+            instr.masked = True
         instr.block, instr.index = self.cur.id, len(self.cur.instrs)
         self.cur.instrs.append(instr)
         return instr
@@ -177,6 +193,33 @@ class _Builder:
                 self.jump(join.id, "next")
                 break
             s = inner
+        self.cur = join
+
+    def s_where(self, s):
+        mask, then, els = s.kids
+        self.split_calls(mask, s.line)  # the mask is evaluated once
+        self.masked_branch(s, mask, then, "true", "false")
+        if els is not None:
+            self.masked_branch(s, mask, els, "false", "true")
+
+    def s_forall(self, s):
+        ranges, mask, body = s.kids
+        control = mk("arrayConstructor", tuple(ranges) + ((mask,) if mask is not None else ()))
+        self.split_calls(control, s.line)
+        self.masked_branch(s, control, body, "true", "false")
+
+    def masked_branch(self, s: Node, expr: Node, body: Node, enter: str, skip: str) -> None:
+        """test(expr) -enter-> body (masked instructions) -> join, test -skip-> join; the
+        current block is then the join."""
+        self.emit(Instr(s, "test", expr=expr))
+        test = self.cur
+        join = self.new_block()
+        self.flow.add_edge(test.id, join.id, skip)
+        self.open_block(enter)
+        self.masked += 1
+        self.statements(body.kids)
+        self.masked -= 1
+        self.jump(join.id, "next")
         self.cur = join
 
     def s_do(self, s):

@@ -32,6 +32,8 @@ import numpy as np
 from .enums import ENUM_OPS, ENUM_TYPE, enumerator_values
 from .il import Node, walk
 from . import interp_intrinsics as ii
+from .interp_constructs import FortranConstructs, ABSENT
+from .symbols import data_names, used_name
 from .interp_intrinsics import INT_KINDS, REAL_KINDS, COMPLEX_KINDS, convert, promote
 
 __all__ = ["Interpreter", "InterpError", "ProgramStop", "FArr", "CArr", "Ptr", "Record"]
@@ -194,7 +196,9 @@ class ScopeInfo:
         self.node, self.lang, self.host = node, lang, host
         self.specs: dict[str, VarSpec] = {}
         self.order: list[str] = []
-        self.uses: list[tuple[str, tuple | None]] = []
+        self.uses: list[tuple[str, tuple | None, dict]] = []  # (module, ONLY names, local -> remote)
+        self.data: list[Node] = []                         # DATA statements, applied once
+        self.data_done = False
         self.commons: dict[str, tuple[str, int]] = {}      # var -> (block, position)
         self.common_members: dict[str, list[str]] = {}     # block -> var names in order
         self.common_layout: dict[str, dict] = {}           # block -> {var: (byte offset, nbytes)}
@@ -255,7 +259,16 @@ class ScopeInfo:
                 self.commons[name] = (d.name, len(members))
                 members.append(name)
         elif op == "use":
-            self.uses.append((d.module, d.only))
+            self.uses.append((d.module, d.only, {r.local: r.remote for r in d.renames}))
+        elif op == "data":
+            self.data.append(d)
+            for name in data_names(d.objects):  # DATA implies SAVE
+                self._spec(name).attrs |= {"save"}
+        elif op == "interface":
+            # no run-time effect: the names are procedures (never variables of this scope)
+            self.externals.update(p.name for p in d.procs if p.op == "procedure")
+            if d.name:
+                self.externals.add(d.name)
         elif op == "implicit":
             self._implicit(d)
         elif op == "attrDecl":
@@ -314,7 +327,7 @@ class ScopeInfo:
 
 class Frame:
     """One activation: its bindings, the scope info and the host frame (host association)."""
-    __slots__ = ("info", "vars", "host", "retval", "copyback", "present")
+    __slots__ = ("info", "vars", "host", "retval", "copyback", "present", "mask")
 
     def __init__(self, info: ScopeInfo, host: "Frame | None"):
         self.info, self.host = info, host
@@ -322,13 +335,14 @@ class Frame:
         self.retval = None
         self.copyback = None
         self.present = None
+        self.mask = None  # the WHERE control mask of the statements running now
 
 
 # ---------------------------------------------------------------------------
 # The interpreter
 # ---------------------------------------------------------------------------
 
-class Interpreter:
+class Interpreter(FortranConstructs):
     def __init__(self, file_node: Node, lang: str | None = None):
         if file_node.op != "file":
             raise InterpError(f"the interpreter runs an IL file node, not {file_node.op}")
@@ -462,6 +476,8 @@ class Interpreter:
 
     def _resolve(self, frame: Frame, name: str, node):
         info = frame.info
+        if self._absent(frame, name):
+            raise _err(node, f"optional argument {name!r} is absent (not PRESENT) and cannot be used")
         if name in info.specs:
             return self._materialize(frame, info.specs[name])
         b = self._lookup_outer(frame, name)
@@ -481,8 +497,8 @@ class Interpreter:
         while f is not None:
             if f is not frame and (name in f.info.specs or name in f.vars):
                 return self.binding(name, f)
-            for module, only in f.info.uses:
-                local = self._use_lookup(module, only, name)
+            for module, only, renames in f.info.uses:
+                local = self._use_lookup(module, only, renames, name)
                 if local is not None:
                     return local
             f = f.host
@@ -490,16 +506,10 @@ class Interpreter:
             return self.binding(name, self.globals)
         return None
 
-    def _use_lookup(self, module: str, only, name: str):
-        target = name
-        if only is not None:
-            renames = {}
-            for item in only:
-                local, _, remote = item.partition("=>")
-                renames[local.strip()] = (remote or local).strip()
-            if name not in renames:
-                return None
-            target = renames[name]
+    def _use_lookup(self, module: str, only, renames: dict, name: str):
+        target = used_name(only, renames, name)
+        if target is None:
+            return None
         mframe = self._module_frame(module)
         if target in mframe.info.specs:
             return self.binding(target, mframe)
@@ -520,6 +530,8 @@ class Interpreter:
                 self._initialize(b, spec, frame)
         if persistent:
             info.saved[spec.name] = b
+            if info.data and not info.data_done:
+                self._apply_data(frame)
         return b
 
     def _spec_type(self, spec: VarSpec, info: ScopeInfo):
@@ -729,10 +741,34 @@ class Interpreter:
             if p is not None:
                 return p
             f = f.host
-        p = self.procs.get(name)
+        p = self.procs.get(name) or self._used_proc(name)
         if p is None or p.body is None:
+            if self._has_interface(name):
+                raise _err(node, f"call of procedure {name!r}: it has an interface but no definition in the files")
             raise _err(node, f"call of unknown procedure {name!r}")
         return p
+
+    def _used_proc(self, name: str):
+        """The module procedure a USE rename makes visible as `name` (None if none)."""
+        f = self.frame
+        while f is not None:
+            for module, only, renames in f.info.uses:
+                remote = used_name(only, renames, name)
+                mod = self.modules.get(module)
+                if remote is not None and remote != name and mod is not None:
+                    p = self._module_frame(module).info.contains.get(remote)
+                    if p is not None:
+                        return p
+            f = f.host
+        return None
+
+    def _has_interface(self, name: str) -> bool:
+        f = self.frame
+        while f is not None:
+            if name in f.info.externals:
+                return True
+            f = f.host
+        return False
 
     def _invoke(self, proc: Node, actuals: list, named: dict, host: Frame | None):
         info = self._info(proc, host.info if host is not None and host.info.node.op == "procedure" else None)
@@ -744,7 +780,10 @@ class Interpreter:
         for k, v in named.items():
             if k not in params:
                 raise _err(proc, f"{proc.name} has no argument {k!r}")
+            if k in bound:
+                raise _err(proc, f"argument {k!r} of {proc.name} given twice")
             bound[k] = v
+        bound = {k: v for k, v in bound.items() if v is not ABSENT}  # absent optional actuals
         frame.present = set(bound)
         saved, self.frame = self.frame, frame  # actuals are evaluated: the callee is current now
         try:
@@ -914,6 +953,8 @@ class Interpreter:
             return v.copy() if isinstance(v, Record) else v
         op = node.op
         if op == "ident":
+            if self._absent(self.frame, node.name):
+                return ABSENT  # passed on as absent to an optional dummy
             if node.name not in self.frame.info.specs and node.name not in self.frame.vars and (
                     node.name in self.procs or node.name in self.frame.info.externals):
                 raise _err(node, f"procedure argument {node.name} is not supported by the interpreter")
@@ -1017,6 +1058,12 @@ class Interpreter:
         value = self.eval(rhs)
         if isinstance(value, np.ndarray) and rhs.op in ("ident", "arrayAccess", "fieldAccess"):
             value = value.copy(order="K")  # a view of memory the lhs may overlap
+        if self.frame.mask is not None:
+            value = self._masked_value(lhs, value, node)
+        return self._store(lhs, value, node)
+
+    def _store(self, lhs, value, node):
+        """Assign an evaluated value to the reference lhs (node: the statement, for errors)."""
         if self.is_c:
             container, key = self._c_place(lhs)
             if isinstance(container, CArr):
@@ -1284,10 +1331,11 @@ class Interpreter:
             while f is not None:
                 if target.name in f.info.specs:
                     return f.info.specs[target.name]
-                for module, _ in f.info.uses:
+                for module, only, renames in f.info.uses:
                     m = self._module_frame(module).info
-                    if target.name in m.specs:
-                        return m.specs[target.name]
+                    remote = used_name(only, renames, target.name)
+                    if remote in m.specs:
+                        return m.specs[remote]
                 f = f.host
         if target.op == "fieldAccess":
             rec = self.eval(target.base)
@@ -1315,6 +1363,8 @@ class Interpreter:
 
     def s_io(self, node):
         kind = node.kind.lower()
+        if kind in _PASSIVE_IO:
+            return None
         if kind not in ("print", "write"):
             raise _err(node, f"{kind.upper()} statement is not supported by the interpreter")
         self.output += " ".join(_render(self.eval(i)) for i in node.items) + "\n"
@@ -1497,7 +1547,14 @@ class Interpreter:
         vals = [self.eval(i) for i in node.items]
         if self.is_c:
             return tuple(vals)
+        return self._concat_values(vals)
+
+    @staticmethod
+    def _concat_values(vals):
+        """The values (scalars, arrays, implied DO expansions) one after the other, as one 1-d
+        array of their common type; empty expansions do not take part in the type."""
         parts = [np.asarray(v).ravel(order="F") for v in vals]
+        parts = [p for p in parts if p.size] or parts[:1]
         if not parts:
             return np.zeros(0, dtype=np.float32)
         dt = parts[0].dtype
@@ -1950,6 +2007,11 @@ def _case_key(a, b):
     if isinstance(a, str):
         return a.ljust(len(b)) if isinstance(b, str) else a
     return a.item() if isinstance(a, np.generic) else a
+
+
+# I/O statements the interpreter runs as no-ops: files are not modelled (WRITE to any unit
+# appends to `output`, like PRINT), and a FORMAT statement is only data for a WRITE.
+_PASSIVE_IO = frozenset(("open", "close", "rewind", "inquire", "backspace", "endfile", "format"))
 
 
 def _bad_kind(type_node):

@@ -8,14 +8,21 @@ scope.
 
 Symbol kinds: variable, parameter (a formal argument; its position is `formal`), procedure,
 type (Fortran derived type, C struct/typedef), module, common (a COMMON block, name "/c/",
-members in order), intrinsic, external. A Fortran named constant (PARAMETER) is a variable with
+members in order), intrinsic, external, generic (a generic INTERFACE name; its specific
+procedure names in `members`). A Fortran named constant (PARAMETER) is a variable with
 "parameter" in attrs and its value in `init` (see `Symbol.is_constant`); so is a C enumerator
 (attrs parameter and enumerator, init its intCst value). A C enum tag is a type whose `type`
 is int.
 
 Lookup (`Scope.lookup`) searches the scope itself, then the modules it USEs (honouring ONLY
-lists), then the parent chain (host association, then the file scope). Undeclared Fortran
-variables are typed by the IMPLICIT rules (`Scope.type_of`).
+lists and `local => remote` renames: the local name finds the module's entity), then the parent
+chain (host association, then the file scope). Undeclared Fortran variables are typed by the
+IMPLICIT rules (`Scope.type_of`).
+
+Declarations with no storage of their own: an INTERFACE body declares its name an external
+procedure of the scope (a function's result type is the name's type; the body's dummies stay
+inside the body); DATA gives initial values, like a declaration initializer, and implies SAVE
+(attrs "save" and "data").
 """
 from __future__ import annotations
 
@@ -26,7 +33,8 @@ from .errors import SourceError, UnsupportedError
 from .enums import ENUM_OPS, ENUM_TYPE, enumerator_values
 from .il import Node, mk
 
-SYMBOL_KINDS = ("variable", "parameter", "procedure", "type", "module", "common", "intrinsic", "external")
+SYMBOL_KINDS = ("variable", "parameter", "procedure", "type", "module", "common", "intrinsic", "external",
+                "generic")
 SCOPE_KINDS = ("file", "module", "procedure")
 
 
@@ -64,6 +72,8 @@ class Symbol:
         return f"Symbol({self.kind} {self.name})"
 
 
+ACCESS_ATTRS = frozenset(("public", "private"))
+
 _DEFAULT_IMPLICIT = {c: mk("type", "integer" if "i" <= c <= "n" else "real", None, None)
                      for c in "abcdefghijklmnopqrstuvwxyz"}
 
@@ -73,7 +83,7 @@ class Scope:
         assert kind in SCOPE_KINDS
         self.name, self.kind, self.node, self.parent, self.lang = name, kind, node, parent, lang
         self.symbols: dict[str, Symbol] = {}
-        self.uses: list[tuple[str, tuple | None]] = []   # (module name, ONLY names or None)
+        self.uses: list[tuple[str, frozenset | None, dict]] = []  # (module, ONLY names or None, local -> remote)
         self.children: list[Scope] = []
         self.implicit: dict[str, Node] | None = None     # None: inherit from the parent
         self.equivalences: list[tuple] = []               # groups (tuples of IL expressions)
@@ -100,47 +110,46 @@ class Scope:
         sym = self.symbols.get(name)
         if sym is not None:
             return sym
-        for module, only in self.uses:
-            if only is not None and name not in only:
-                continue
+        for module, only, renames in self.uses:
+            remote = used_name(only, renames, name)
             mod = self.modules.get(module)
-            if mod is None:
+            if remote is None or mod is None:
                 continue
             seen = _seen or set()
             if id(mod) in seen:
                 continue
             seen.add(id(mod))
-            sym = mod.lookup_here(name, seen)
+            sym = mod.lookup_here(remote, seen)
             if sym is not None:
                 return sym
         return None
 
     def scope_of(self, name: str) -> "Scope | None":
         """The scope (self, a used module or an ancestor) that declares `name`."""
+        return self.owner_of(name)[0]
+
+    def owner_of(self, name: str) -> tuple["Scope | None", str]:
+        """(the scope that declares `name`, the name there): a USE rename makes them differ."""
         scope = self
         while scope is not None:
-            if name in scope.symbols:
-                return scope
-            for module, only in scope.uses:
-                mod = scope.modules.get(module)
-                if mod is not None and (only is None or name in only):
-                    found = mod._scope_of_used(name, set())
-                    if found is not None:
-                        return found
+            found = scope._owner_here(name, set())
+            if found[0] is not None:
+                return found
             scope = scope.parent
-        return None
+        return None, name
 
-    def _scope_of_used(self, name, seen):
+    def _owner_here(self, name, seen):
         if name in self.symbols:
-            return self
+            return self, name
         seen.add(id(self))
-        for module, only in self.uses:
+        for module, only, renames in self.uses:
+            remote = used_name(only, renames, name)
             mod = self.modules.get(module)
-            if mod is not None and id(mod) not in seen and (only is None or name in only):
-                found = mod._scope_of_used(name, seen)
-                if found is not None:
+            if remote is not None and mod is not None and id(mod) not in seen:
+                found = mod._owner_here(remote, seen)
+                if found[0] is not None:
                     return found
-        return None
+        return None, name
 
     # --- implicit typing ----------------------------------------------------------------------
     def implicit_rules(self) -> dict[str, Node] | None:
@@ -163,6 +172,28 @@ class Scope:
         if not rules or not name:
             return None
         return rules.get(name[0])
+
+
+def used_name(only, renames: dict, name: str) -> str | None:
+    """The module entity that a USE statement (ONLY list of local names or None, renames
+    local -> remote) makes visible as local `name`; None when it does not. A renamed remote
+    name is not visible under its own name (unless ONLY lists it)."""
+    if name in renames:
+        return renames[name] if only is None or name in only else None
+    if only is not None:
+        return name if name in only else None
+    return None if name in renames.values() else name
+
+
+def data_names(objects):
+    """The variable names a DATA object list initializes (implied DO variables excluded)."""
+    for o in objects:
+        if o.op == "impliedDo":
+            yield from data_names(o.kids[0])
+        else:
+            while o.op != "ident":
+                o = o.kids[0]
+            yield o.kids[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,6 +324,10 @@ class _Builder:
 
     def declare(self, scope: Scope, sym: Symbol):
         old = scope.symbols.get(sym.name)
+        if old is not None and "generic" in (old.kind, sym.kind) and "procedure" in (old.kind, sym.kind):
+            # a generic name may also be one of its specifics: calls of the name reach the procedure
+            scope.symbols[sym.name] = old if old.kind == "procedure" else sym
+            return
         if old is not None and old.kind != sym.kind and not (old.kind == "type" and sym.kind == "type"):
             self.error(scope, f"{sym.name!r} is declared twice (as {old.kind} and {sym.kind})", sym.line)
         scope.symbols.setdefault(sym.name, sym)
@@ -319,9 +354,16 @@ class _Builder:
         elif op == "equivalence":
             scope.equivalences.extend(d.kids[0])
         elif op == "use":
-            module, only = d.kids
-            scope.uses.append((module, None if only is None else frozenset(only)))
+            module, only, renames = d.kids[0], d.kids[1], d.kids[2:]
+            scope.uses.append((module, None if only is None else frozenset(only),
+                               {r.kids[0]: r.kids[1] for r in renames}))
             self.pending_uses.append((scope, module, d))
+        elif op == "interface":
+            self.interface(scope, d)
+        elif op == "data":
+            for name in data_names(d.kids[0]):
+                sym = self.variable(scope, name, d.line)
+                sym.attrs = sym.attrs | {"save", "data"}
         elif op == "implicit":
             base = scope.implicit if scope.implicit is not None else (scope.implicit_rules() or {})
             scope.implicit = _implicit_rules(d.kids[0], base, scope.filename, d.line)
@@ -381,18 +423,41 @@ class _Builder:
             if "external" in attrs and sym.kind == "variable":
                 sym.kind = "external"
 
+    def interface(self, scope: Scope, d: Node):
+        """INTERFACE [generic]: each body declares an external procedure (its dummies belong to
+        the body, not to this scope); a generic name lists its specifics."""
+        name, names, bodies = d.kids
+        for body in bodies:
+            if body.op != "procedure":
+                continue
+            sym = self.procedure_name(scope, body.kids[0], "external", body.line or d.line)
+            if body.kids[1] == "function" and sym.type is None:
+                sym.type = _function_type(body)
+        if name:
+            specifics = list(names) + [b.kids[0] for b in bodies if b.op == "procedure"]
+            self.declare(scope, Symbol(name, "generic", node=d, members=specifics, line=d.line))
+
+    def procedure_name(self, scope: Scope, name: str, attr: str, line) -> Symbol:
+        """Declare `name` an EXTERNAL or INTRINSIC procedure of the scope (a formal stays a
+        formal: a dummy procedure)."""
+        sym = self.variable(scope, name, line)
+        if sym.kind == "variable":
+            sym.kind = attr
+        sym.attrs = sym.attrs | {attr}
+        return sym
+
     def attr_decl(self, scope: Scope, d: Node):
         attr, declarators = d.kids
+        if attr in ACCESS_ATTRS:
+            return  # PUBLIC/PRIVATE :: names (procedures, generics, variables): no storage meaning
         for decl in declarators:
             name, dims, init, _ = decl.kids
             if name.startswith("/"):
                 continue          # SAVE /c/: the block is global storage anyway
-            sym = self.variable(scope, name, decl.line or d.line)
             if attr in ("external", "intrinsic"):
-                if sym.kind == "variable":
-                    sym.kind = attr
-                sym.attrs = sym.attrs | {attr}
+                self.procedure_name(scope, name, attr, decl.line or d.line)
                 continue
+            sym = self.variable(scope, name, decl.line or d.line)
             sym.attrs = sym.attrs | {attr}
             if dims is not None:
                 sym.dims = dims
@@ -429,6 +494,18 @@ class _Builder:
                     self.decl(scope, x)
                 elif x.op in ("block", "if", "for", "while", "doWhile", "switch", "case"):
                     stack.extend(reversed(x.kids))
+
+
+def _function_type(body: Node) -> Node | None:
+    """The result type of a function interface body: its prefix type, else its result's
+    declaration in the body."""
+    name, _, _, result, rtype, _, decls = body.kids[:7]
+    if rtype is not None:
+        return rtype
+    for d in decls:
+        if d.op == "varDecl" and any(x.op == "declarator" and x.kids[0] == (result or name) for x in d.kids[2]):
+            return d.kids[0]
+    return None
 
 
 def _dims_key(dims):

@@ -199,8 +199,8 @@ def resolve_type(typ: Node | None, scope) -> tuple[Node, int, object]:
             continue
         if typ.op != "typeRef" or scope is None:
             return typ, extra, scope
-        owner = scope.scope_of(typ.kids[0])
-        sym = owner.symbols.get(typ.kids[0]) if owner is not None else None
+        owner, name_there = scope.owner_of(typ.kids[0])
+        sym = owner.symbols.get(name_there) if owner is not None else None
         if sym is None or sym.kind != "type":
             return typ, extra, scope
         if sym.node is not None and sym.node.op == "typeDef":
@@ -607,6 +607,8 @@ class ZoneMap:
             return s & self.differentiable_mask
         if op in _ARITH_DIFF_OPS or op in ("arrayConstructor", "complexCst"):
             return self.diff_reads(e.kids, call_results)
+        if op == "impliedDo":      # its items' values; the loop control is integer
+            return self.diff_reads(e.kids[0], call_results)
         if op in _NON_DIFF_OPS:
             return 0
         if op == "namedArg":
@@ -669,8 +671,8 @@ def build_zone_maps(program) -> None:
 
 
 def _referenced_names(node: Node) -> list[str]:
-    """Identifiers used in a procedure's declarations and body (not its contained units), in
-    order of first appearance."""
+    """Identifiers used in a procedure's declarations and body (not its contained units nor
+    its interface bodies, whose names are their own dummies), in order of first appearance."""
     seen = {}
     stack = [node.kids[6], node.kids[7]]
     while stack:
@@ -680,15 +682,15 @@ def _referenced_names(node: Node) -> list[str]:
         elif isinstance(x, Node):
             if x.op == "ident":
                 seen.setdefault(x.kids[0], None)
-            else:
+            elif x.op != "interface":
                 stack.extend(reversed(x.kids))
     return list(seen)
 
 
 def _storage_owner(scope, name):
-    """(symbol, scope declaring it) for a name seen from `scope`."""
-    owner = scope.scope_of(name)
-    return (owner.symbols[name], owner) if owner is not None else (None, None)
+    """(symbol, scope declaring it) for a name seen from `scope` (maybe renamed by a USE)."""
+    owner, name_there = scope.owner_of(name)
+    return (owner.symbols[name_there], owner) if owner is not None else (None, None)
 
 
 class _GlobalBuilder:
@@ -922,8 +924,8 @@ class _ProcedureBuilder:
             return
         loc = self.g.locs.get(id(sym))
         if loc is None:
-            owner = scope.scope_of(name)
-            member = self.g.common_members.get((id(owner), name)) if owner is not None else None
+            owner, name_there = scope.owner_of(name)
+            member = self.g.common_members.get((id(owner), name_there)) if owner is not None else None
             if member is None:
                 raise SourceError(f"no storage for {name!r} in {self.proc.name}", scope.filename,
                                   _line_of(self.node, name))

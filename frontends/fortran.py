@@ -357,6 +357,8 @@ class _Converter:
         self.body_items(e, header, decls, stmts, contains, name)
         if kind != "program":
             outer.signatures[name] = tuple(self.scope.types.get(p) or self.implicit_type(p) for p in params)
+            if kind == "function":
+                outer.types.setdefault(name, self.scope.types.get(result or name) or self.implicit_type(name))
         self.scope = outer
         body = None if interface_body else mk("block", *stmts)
         out.append(mk("procedure", name, kind, params, result, rtype, attrs, tuple(decls), body,
@@ -766,11 +768,19 @@ class _Converter:
         if refs is None or len(_kids(refs)) != 1 or _kids(refs)[0].tag != "parens-R":
             return False
         name = _name(lhs.find("N"))
-        if self.scope.lookup(name) is not None or self.scope.sees_unknown_names():
+        local = self.scope.names.get(name)
+        if local is not None and local != VAR:
+            return False
+        if local is None and (self.scope.lookup(name) is not None or self.scope.sees_unknown_names()):
             return False
         self.ann(e)
         dummies = tuple(_name(a) for a in _kids(_kids(refs)[0]) for a in _kids(a))
-        self.scope.stmt_functions[name] = (dummies, self.expr(e.find("E-2")))
+        body = self.expr(e.find("E-2"))
+        declared = _with_default_kind(self.scope.types.get(name) or self.implicit_type(name))
+        found = self.type_of(body)
+        if found is not None and found[:2] != declared[:2] and declared[:2] in _CONVERTERS:
+            body = mk("intrinsic", _CONVERTERS[declared[:2]], (body,))  # the function's own type
+        self.scope.stmt_functions[name] = (dummies, body)
         return True
 
     # --- statements ------------------------------------------------------------------------
@@ -814,7 +824,8 @@ class _Converter:
         name = _name(designator.find("N"))
         spec = e.find("arg-spec")
         args = self.args(spec) if spec is not None else ()
-        out.append(mk("call", self.specific(name, args), args, **ann))
+        specific = self.specific(name, args)
+        out.append(mk("call", specific, args, generic=name if specific != name else None, **ann))
 
     def if_statement(self, e, out):
         """Logical IF: if (c) stmt."""
@@ -1230,18 +1241,18 @@ class _Converter:
         if what in (ARRAY, CHAR):
             return mk("arrayAccess", mk("ident", name), self.subscripts(r) if spec is not None else ())
         args = self.args(spec) if spec is not None else ()
-        if what is None:
-            expansion = self.scope.lookup(name, "stmt_functions")
-            if expansion is not None:
-                dummies, body = expansion
-                if len(dummies) != len(args):
-                    self.unsupported(f"statement function {name} called with {len(args)} arguments", r)
-                return _substitute(body, dict(zip(dummies, args)))
+        expansion = self.scope.lookup(name, "stmt_functions")
+        if expansion is not None:
+            dummies, body = expansion
+            if len(dummies) != len(args):
+                self.unsupported(f"statement function {name} called with {len(args)} arguments", r)
+            return _substitute(body, dict(zip(dummies, args)))
         if what == TYPE:
             self.unsupported("structure constructor", r)
         if what == INTRINSIC or (what is None and name in FORTRAN_INTRINSICS):
             return mk("intrinsic", name, args)
-        return mk("call", self.specific(name, args), args)
+        specific = self.specific(name, args)
+        return mk("call", specific, args, generic=name if specific != name else None)
 
     # --- generic interfaces ------------------------------------------------------------------
     def specific(self, name, args) -> str:
@@ -1251,7 +1262,7 @@ class _Converter:
         if not specifics:
             return name
         actual = tuple(self.type_of(a) for a in args if a.op != "namedArg")
-        matches = [s for s in specifics if self.signature(s) == actual]
+        matches = [s for s in specifics if _signature_matches(self.signature(s), actual)]
         if len(matches) != 1:
             shown = ", ".join("?" if t is None else f"{t[0]}({t[1] or 'default'}){'[]' * t[2]}" for t in actual)
             self.unsupported(f"call of generic {name}({shown}): {'no' if not matches else 'several'} "
@@ -1262,16 +1273,22 @@ class _Converter:
         return self.scope.lookup(proc_name, "signatures")
 
     def type_of(self, node):
-        """(base, kind, rank) of an actual argument, as far as the declarations tell."""
+        """(base, kind, rank) of an actual argument, as far as the declarations tell (None:
+        unknown); default kinds are 4."""
         op = node.op
         if op == "realCst":
             return ("real", node.kids[1], 0)
         if op == "intCst":
-            return ("integer", node.kids[1] or None, 0)
+            return ("integer", node.kids[1] or 4, 0)
         if op == "boolCst":
-            return ("logical", None, 0)
+            return ("logical", 4, 0)
         if op == "ident":
-            return self.scope.lookup(node.kids[0], "types") or self.implicit_type(node.kids[0])
+            return _with_default_kind(self.scope.lookup(node.kids[0], "types") or self.implicit_type(node.kids[0]))
+        if op == "call":
+            found = self.scope.lookup(node.kids[0], "types")
+            return None if found is None else _with_default_kind(found[:2] + (0,))
+        if op == "intrinsic":
+            return self.intrinsic_type(node.kids[0], node.kids[1])
         if op == "arrayAccess" and node.kids[0].op == "ident":
             declared = self.type_of(node.kids[0])
             rank = sum(1 for s in node.kids[1] if s.op == "arrayTriplet")
@@ -1284,13 +1301,44 @@ class _Converter:
                 return None
             order = ("integer", "real", "complex")
             base = max(left[0], right[0], key=lambda b: order.index(b) if b in order else -1)
-            kind = max((t[1] or 4) for t in (left, right) if t[0] == base)
-            return (base, None if kind == 4 else kind, max(left[2], right[2]))
+            kind = max(t[1] for t in (left, right) if t[0] == base)
+            return (base, kind, max(left[2], right[2]))
         return None
+
+    def intrinsic_type(self, name, args):
+        """Result type of an intrinsic: conversions and reductions by name, the elemental
+        functions that of their first argument."""
+        if name in _CONVERSIONS:
+            base, kind = _CONVERSIONS[name]
+            rank = self.type_of(args[0])[2] if args and self.type_of(args[0]) else 0
+            return (base, kind, rank)
+        first = self.type_of(args[0]) if args and args[0].op != "namedArg" else None
+        if first is None:
+            return None
+        return first[:2] + (0,) if name in _REDUCTIONS else first
 
     @staticmethod
     def implicit_type(name):
-        return ("integer", None, 0) if name[:1] in "ijklmn" else ("real", None, 0)
+        return ("integer", 4, 0) if name[:1] in "ijklmn" else ("real", 4, 0)
+
+
+_CONVERSIONS = {"int": ("integer", 4), "nint": ("integer", 4), "floor": ("integer", 4), "ceiling": ("integer", 4),
+                "real": ("real", 4), "float": ("real", 4), "sngl": ("real", 4), "dble": ("real", 8),
+                "dfloat": ("real", 8)}
+_CONVERTERS = {("real", 8): "dble", ("real", 4): "real", ("integer", 4): "int"}
+_REDUCTIONS = frozenset("sum product maxval minval dot_product norm2 size count".split())
+
+
+def _with_default_kind(t):
+    return None if t is None else (t[0], t[1] or 4, t[2])
+
+
+def _signature_matches(signature, actual) -> bool:
+    """The dummy types of a specific procedure accept the actual arguments (those of unknown
+    type match anything)."""
+    if signature is None or len(actual) > len(signature):
+        return False
+    return all(a is None or (a[0], a[1], a[2]) == (d[0], d[1] or 4, d[2]) for a, d in zip(actual, signature))
 
 
 _C = _Converter

@@ -65,7 +65,21 @@ def fxtran_tree(text: str, filename: str, form: str):
     return root.find("file")
 
 
+_TAB_CONTINUATION = re.compile(r"^\t([1-9])", re.MULTILINE)
+_TAB_LINE = re.compile(r"^([ 0-9]{0,5})\t", re.MULTILINE)
+
+
+def untabify_fixed_form(text: str) -> str:
+    """DEC TAB format, which gfortran reads and fxtran does not, in column layout: TAB then a
+    digit 1-9 starts a continuation line; otherwise a TAB after the label field (blank or a
+    label) ends it, the statement starting in column 7. Line numbers are unchanged."""
+    text = _TAB_CONTINUATION.sub(r"     \1", text)
+    return _TAB_LINE.sub(lambda m: m.group(1).ljust(6), text)
+
+
 def _run_fxtran(text: str, form: str, options: list) -> subprocess.CompletedProcess:
+    if form == "fixed":
+        text = untabify_fixed_form(text)
     with tempfile.TemporaryDirectory(prefix="adspec-fx-") as tmp:
         source = os.path.join(tmp, "source" + (".f" if form == "fixed" else ".f90"))
         with open(source, "w", encoding="utf-8") as f:

@@ -312,7 +312,8 @@ def _run(cmd: list[str], cwd: Path, what: str, error=CompileError) -> str:
 
 def compile_commands(lang: str, form: str | None, src: str, obj: str) -> list[str]:
     if lang == "fortran":
-        return ["gfortran", "-O0", "-ffp-contract=off", f"-f{form}-form", "-J", ".", "-c", src, "-o", obj]
+        return ["gfortran", "-O0", "-ffp-contract=off", f"-f{form}-form", "-J", ".", "-I", str(PROGRAMS_DIR),
+                "-c", src, "-o", obj]
     return ["gcc", "-O0", "-ffp-contract=off", "-std=c99", "-c", src, "-o", obj]
 
 

@@ -32,9 +32,9 @@ def mangled(draw):
 def test_mangled_source_gives_il_or_a_located_error(case):
     prog, text = case
     try:
-        adspec.parse(text, lang=prog.lang, form=prog.form, filename=prog.name)
+        adspec.parse(text, lang=prog.lang, form=prog.form, filename=str(prog.path))
     except SourceError as e:
-        assert e.filename == prog.name
+        assert e.filename == str(prog.path)
         assert e.line is not None and 1 <= e.line <= text.count("\n") + 2, (e.line, str(e))
         assert "\n" not in str(e).strip(), str(e)
 
@@ -49,7 +49,7 @@ def test_mangled_source_analyses_or_gives_a_located_error(case):
     from adspec.heads import HeadSpec, resolve_heads
     prog, text = case
     try:
-        program = build_program(adspec.parse(text, lang=prog.lang, form=prog.form, filename=prog.name))
+        program = build_program(adspec.parse(text, lang=prog.lang, form=prog.form, filename=str(prog.path)))
         head = next(iter(program.procedures.values()))
         run_analyses(program, resolve_heads(program, [HeadSpec(head.source_name, None, None)]))
     except SourceError as e:

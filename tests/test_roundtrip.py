@@ -16,7 +16,7 @@ INTERPRETER_RTOL = 1e-14
 
 
 def parse_text(prog, text):
-    return adspec.parse(text, lang=prog.lang, form=prog.form, filename=prog.name)
+    return adspec.parse(text, lang=prog.lang, form=prog.form, filename=str(prog.path))  # INCLUDEs beside it
 
 
 def test_corpus_is_large_enough():
