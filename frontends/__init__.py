@@ -55,3 +55,10 @@ def parse_file(path: str, lang: str | None = None, form: str | None = None):
         line = raw[: e.start].count(b"\n") + 1
         raise SourceError("file is not UTF-8 text", path, line) from None
     return parse_source(text, path, lang, form)
+
+
+def parse_files(paths: list[str]) -> list:
+    """Parse several source files of one program, in the order given, to their IL `file`
+    nodes. (Each file is read on its own for now; resolving Fortran modules across files
+    belongs here.)"""
+    return [parse_file(path) for path in paths]
