@@ -122,11 +122,14 @@ def _zones_of(program, proc, names, role, visible: int, used: int) -> int:
 
 def _callee_global(program, proc, key: str) -> int:
     """The global zones that `key` names in the procedures `proc` calls, directly or not
-    (a COMMON member or module variable the head itself never mentions); 0 if none."""
+    (a COMMON member or module variable the head itself never mentions); 0 if none. A host's
+    variables shared with its internal procedures are not globals here."""
+    program_globals = proc.zones.globals_mask
+    for p in program.procedures.values():
+        program_globals &= ~p.zones.host_shared
     meanings = {}
     for callee in nx.descendants(program.callgraph, proc.name):
-        zm = program.procedures[callee].zones
-        found = zm.var_zones(key) & visible_zones(program.procedures[callee]) & zm.globals_mask
+        found = program.procedures[callee].zones.var_zones(key) & program_globals
         if found:
             meanings.setdefault(found, callee)
     if len(meanings) > 1:

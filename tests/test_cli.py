@@ -261,3 +261,50 @@ def test_head_global_of_a_callee_that_is_not_called_is_rejected(tmp_path):
     src.write_text(GLOBAL_THROUGH_CALL.replace("  call accumulate(x)\n", "  x = 2 * x\n"))
     line = assert_one_line_error(run("analyze", str(src), "-head", "top(energy)/(x)"), "<command line>")
     assert "'energy' is not an argument, result or global variable of top" in line
+
+
+HOST = """\
+subroutine top(x, y)
+  real(8) :: x, y
+  call host(x, y)
+end subroutine top
+subroutine host(in, out)
+  implicit none
+  real(8) :: in, out
+  real(8) :: h
+  h = 2.0d0 * in
+  call inner()
+contains
+  subroutine inner()
+    real(8) :: t, u
+    t = h * in
+    u = t + 1.0d0
+    out = u * u
+  end subroutine inner
+end subroutine host
+"""
+
+
+def test_internal_procedure_variables_stay_inside_the_host(tmp_path):
+    """inner writes the host's formal `out` and reads its local `h`: the host's summary shows
+    `out` and not h (nor inner's own t, u), and top, calling host(x, y), sees y written."""
+    src = tmp_path / "host.f90"
+    src.write_text(HOST)
+    out = analyze_ok(str(src), "-head", "host(out)/(in)")
+    assert "independents {in}   dependents {out}" in out
+    assert "in-out: reads {in}  may write {out}  must write {out}" in out
+    assert head_lines(analyze_ok(str(src), "-head", "host")) == ["independents {in}   dependents {out}"]
+    top = analyze_ok(str(src), "-head", "top(y)/(x)")
+    assert "independents {x}   dependents {y}" in top
+    assert "in-out: reads {x}  may write {y}  must write {y}" in top
+
+
+def test_implicitly_typed_host_variable_is_shared_with_the_internal_procedure(tmp_path):
+    """x and y are never declared: the host's implicit x and y are the ones inner uses."""
+    src = tmp_path / "implicit_host.f90"
+    src.write_text("subroutine host(in, out)\n  real(8) :: in, out\n  x = in\n  call inner()\n  out = y\n"
+                   "contains\n  subroutine inner()\n    t = x * x\n    y = t\n  end subroutine inner\n"
+                   "end subroutine host\n")
+    out = analyze_ok(str(src), "-head", "host(out)/(in)")
+    assert "in-out: reads {in}  may write {out}  must write {out}" in out
+    assert "Diff-dep(P): out <- {in}" in out
