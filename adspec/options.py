@@ -40,7 +40,7 @@ def reject_unknown_options(parser: argparse.ArgumentParser, argv: list[str]) -> 
         if word == "--":
             return
         if word.startswith("-") and word != "-" and not _NUMBER.match(word):
-            name, glued, _ = word.partition("=") if word.startswith("--") else (word, "", "")
+            name, glued, _ = word.partition("=")       # -head=f, --dot=DIR
             if name not in table:
                 raise UsageError(f"unknown option {name}{_suggestion(name, table)}")
             i += 1 + (table[name] if not glued else 0)
