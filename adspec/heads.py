@@ -24,8 +24,8 @@ _NAME_SEPARATORS = re.compile(r"[\s,]+")
 @dataclass(frozen=True)
 class HeadSpec:
     procedure: str
-    dependents: tuple | None     # None: -outvars, else the default
-    independents: tuple | None   # None: -vars, else the default
+    dependents: tuple | None     # None: every differentiable output
+    independents: tuple | None   # None: every differentiable input
 
 
 def split_names(text: str) -> tuple:
@@ -37,17 +37,13 @@ def parse_heads(text, vars: str | None = None, outvars: str | None = None) -> li
     """The heads of one -head string, or of several (a list: the option given several times).
     `vars` / `outvars` (-vars, -outvars) fill the lists a head leaves out."""
     texts = [text] if isinstance(text, str) else list(text)
-    defaults = [None if v is None else split_names(v) for v in (outvars, vars)]
+    dependents = None if outvars is None else split_names(outvars)
+    independents = None if vars is None else split_names(vars)
     heads = []
     for one in texts:
-        heads.extend(_parse_head_string(one, *defaults))
+        heads.extend(_parse_head_string(one, dependents, independents))
     if not heads:
         raise SourceError("-head: no procedure given", COMMAND_LINE)
-    seen = set()
-    for head in heads:
-        if head.procedure in seen:
-            raise SourceError(f"-head: procedure {head.procedure} is given twice", COMMAND_LINE)
-        seen.add(head.procedure)
     return heads
 
 
@@ -71,6 +67,8 @@ def resolve_heads(program, specs: list[HeadSpec], inout=None) -> dict:
     heads = {}
     for spec in specs:
         proc = _find_procedure(program, spec.procedure)
+        if proc.name in heads:
+            raise SourceError(f"-head: procedure {spec.procedure} is given twice", COMMAND_LINE)
         visible = visible_zones(proc)
         if inout is None:
             from .analyses.inout import in_out
