@@ -308,3 +308,8 @@ def test_implicitly_typed_host_variable_is_shared_with_the_internal_procedure(tm
     out = analyze_ok(str(src), "-head", "host(out)/(in)")
     assert "in-out: reads {in}  may write {out}  must write {out}" in out
     assert "Diff-dep(P): out <- {in}" in out
+
+
+def test_a_head_given_twice_is_refused():
+    line = assert_one_line_error(run("analyze", FIG9, "-head", "fig9(d)/(a)", "-head", "FIG9"), "<command line>")
+    assert "procedure FIG9 is given twice" in line
