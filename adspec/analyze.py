@@ -7,19 +7,24 @@ ANALYSES = ("Varied", "Useful", "Active", "Diff-live", "TBR", "Adj-out")
 _LOOP_MARKS = {"loopEntry": "loop entry: index = lo, trip count fixed", "loop": "loop header: next trip"}
 
 
-def analyze_file(path: str, head: str, order: str = "good"):
-    """Parse, build the program, run every analysis; returns (program, results, source lines)."""
-    from . import parse
+def analyze_files(paths, head, vars: str | None = None, outvars: str | None = None, order: str = "good"):
+    """Parse the source files (one path or a list, in any order) into one program, build its
+    call graph, run every analysis for the heads (a -head string or a list of them; `vars` /
+    `outvars` as Tapenade's -vars / -outvars); returns (program, results, sources) where
+    sources maps each file name to its lines."""
     from .analyses import run_analyses
     from .engine.program import build_program
+    from .frontends import parse_files
     from .heads import parse_heads, resolve_heads
-    tree = parse(path)
-    program = build_program(tree)
-    heads = resolve_heads(program, parse_heads(head))
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    program = build_program(parse_files(paths))
+    heads = resolve_heads(program, parse_heads(head, vars, outvars))
     results = run_analyses(program, heads, order)
-    with open(path, errors="replace") as f:
-        lines = f.read().splitlines()
-    return program, results, lines
+    sources = {}
+    for path in paths:
+        with open(path, errors="replace") as f:
+            sources[path] = f.read().splitlines()
+    return program, results, sources
 
 
 def sets_around(results, proc, instr) -> dict:
@@ -36,7 +41,8 @@ def sets_around(results, proc, instr) -> dict:
     }
 
 
-def format_analysis(program, results, lines: list[str]) -> str:
+def format_analysis(program, results, sources: dict) -> str:
+    """The report; `sources`: file name -> its lines (several files: each title names its file)."""
     out = []
     for proc in program.procedures.values():
         zones = proc.zones
@@ -48,7 +54,9 @@ def format_analysis(program, results, lines: list[str]) -> str:
                 text = shown[s] = "{" + ", ".join(zones.zones[z].name for z in zones_of(s)) + "}"
             return text
         head = results.heads.get(proc.name)
-        title = f"{proc.node.kind} {proc.source_name}"
+        filename = program.filenames[proc.name]
+        lines = sources.get(filename, [])
+        title = f"{proc.node.kind} {proc.source_name}" + (f"  ({filename})" if len(sources) > 1 else "")
         out.append("=" * len(title))
         out.append(title)
         out.append("=" * len(title))

@@ -10,6 +10,7 @@ import os
 import sys
 
 from .engine.errors import SourceError
+from .options import Parser, UsageError, reject_unknown_options
 
 EXIT_INPUT_ERROR = 1
 EXIT_INTERNAL_ERROR = 2
@@ -22,16 +23,28 @@ sub-commands:
   parse FILE                      print the IL tree of a Fortran or C file
   unparse FILE [-tgtlang LANG]    parse, then write the source back from the IL
                                   (the round trip source -> IL -> source)
-  analyze FILE -head "f(y)/(x)"   the source annotated with the data-flow sets
+  analyze FILE... -head HEADS     the source annotated with the data-flow sets
                                   (Varied, Useful, Active, Diff-live, TBR, Adj-out)
+                                  over one call graph of all the files
+
+heads, as in Tapenade:
+  -head "f(y z)/(a b)"            head f, dependents y z, independents a b
+                                  (names separated by spaces or commas)
+  -head "f(y)/(x) g(z)/(w)"       several heads (or give -head several times)
+  -head f                         every differentiable output / input of f
+  -outvars "y z" -vars "a b"      dependents / independents of the heads given
+                                  without lists
+
+Options are single-dash words as in Tapenade (-head, -vars, -outvars, -tgtlang, -o);
+the double-dash spellings (--head, ...) work too.
 """
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="adspec", description=DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog="adspec", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version="adspec 0.1.0")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = sub.choices     # name -> the sub-command's own parser
 
     p_parse = sub.add_parser("parse", help="print the IL tree of a source file")
     p_parse.add_argument("file")
@@ -46,18 +59,24 @@ def _build_parser() -> argparse.ArgumentParser:
     p_unparse.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
 
     p_analyze = sub.add_parser("analyze", help="print the data-flow sets around every instruction")
-    p_analyze.add_argument("file")
-    p_analyze.add_argument("-head", "--head", required=True,
-                           help='head procedure(s): "proc(dependents)/(independents)"')
+    p_analyze.add_argument("files", nargs="+", metavar="FILE",
+                           help="Fortran and C source files, in any order: one program")
+    p_analyze.add_argument("-head", "--head", required=True, action="append",
+                           help='head procedure(s): "proc(dependents)/(independents)", several '
+                                'separated by spaces; the option may be repeated')
+    p_analyze.add_argument("-vars", "--vars", default=None, metavar="NAMES",
+                           help="independents of the heads given without a list of independents")
+    p_analyze.add_argument("-outvars", "--outvars", default=None, metavar="NAMES",
+                           help="dependents of the heads given without a list of dependents")
     p_analyze.add_argument("--dot", metavar="DIR", default=None,
                            help="also write the flow graphs and the call graph as Graphviz files in DIR")
     return parser
 
 
 def _cmd_analyze(args) -> int:
-    from .analyze import analyze_file, format_analysis
-    program, results, lines = analyze_file(args.file, args.head)
-    sys.stdout.write(format_analysis(program, results, lines) + "\n")
+    from .analyze import analyze_files, format_analysis
+    program, results, sources = analyze_files(args.files, args.head, args.vars, args.outvars)
+    sys.stdout.write(format_analysis(program, results, sources) + "\n")
     if args.dot:
         from .dot import write_dot_files
         for path in write_dot_files(program, args.dot):
@@ -89,13 +108,17 @@ COMMANDS = {"parse": _cmd_parse, "unparse": _cmd_unparse, "analyze": _cmd_analyz
 
 
 def main(argv=None) -> int:
-    parser = _build_parser()
-    args = parser.parse_args(argv)
-    if not args.command:
-        parser.print_help()
-        return 0
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        parser = _build_parser()
+        args = _parse_command_line(parser, argv)
+        if not args.command:
+            parser.print_help()
+            return 0
         return COMMANDS[args.command](args)
+    except UsageError as e:
+        print(f"adspec: {e}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
     except SourceError as e:
         print(str(e), file=sys.stderr)
         return EXIT_INPUT_ERROR
@@ -107,6 +130,20 @@ def main(argv=None) -> int:
         print(f"adspec: internal error: {type(e).__name__}: {e} (set ADSPEC_DEBUG=1 for a traceback)",
               file=sys.stderr)
         return EXIT_INTERNAL_ERROR
+
+
+def _parse_command_line(parser, argv: list[str]) -> argparse.Namespace:
+    """The sub-command's own parser reads the words after it, options and files in any order
+    (Tapenade puts the files last; `adspec analyze a.f90 -head f` works as well)."""
+    at = next((i for i, word in enumerate(argv) if not word.startswith("-")), len(argv))
+    reject_unknown_options(parser, argv[:at])
+    if at < len(argv) and argv[at] in parser.commands:
+        sub = parser.commands[argv[at]]
+        reject_unknown_options(sub, argv[at + 1:])
+        args = sub.parse_intermixed_args(argv[at + 1:])
+        args.command = argv[at]
+        return args
+    return parser.parse_args(argv)   # help, version, no or an unknown command
 
 
 if __name__ == "__main__":

@@ -1,37 +1,64 @@
-"""The -head option: "proc(dependents)/(independents)", several heads separated by spaces,
-as in Tapenade. Without lists, the dependents are the differentiable outputs of the procedure
-and the independents its differentiable inputs (from in-out analysis)."""
+"""The -head option, as in Tapenade: "proc(dependents)/(independents)", names in a list
+separated by spaces or commas, several heads in one string separated by spaces (or the option
+given several times). A head without a list of dependents takes -outvars, else every
+differentiable output of the procedure; without a list of independents it takes -vars, else
+every differentiable input (from in-out analysis).
+
+A head variable is a formal argument, the function result, or a global (module variable,
+COMMON member, C global) that the procedure or one of its callees reads or writes."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+import networkx as nx
+
 from .analyses.common import visible_zones
 from .engine.errors import SourceError
 
+COMMAND_LINE = "<command line>"
 _HEAD = re.compile(r"\s*([A-Za-z_]\w*)\s*(?:\(([^()]*)\))?\s*(?:/\s*\(([^()]*)\))?\s*")
+_NAME_SEPARATORS = re.compile(r"[\s,]+")
 
 
 @dataclass(frozen=True)
 class HeadSpec:
     procedure: str
-    dependents: tuple | None     # None: default
-    independents: tuple | None
+    dependents: tuple | None     # None: every differentiable output
+    independents: tuple | None   # None: every differentiable input
 
 
-def parse_heads(text: str) -> list[HeadSpec]:
+def split_names(text: str) -> tuple:
+    """Names of a list: "a b", "a,b" and "a, b" are the same list."""
+    return tuple(n for n in _NAME_SEPARATORS.split(text) if n)
+
+
+def parse_heads(text, vars: str | None = None, outvars: str | None = None) -> list[HeadSpec]:
+    """The heads of one -head string, or of several (a list: the option given several times).
+    `vars` / `outvars` (-vars, -outvars) fill the lists a head leaves out."""
+    texts = [text] if isinstance(text, str) else list(text)
+    dependents = None if outvars is None else split_names(outvars)
+    independents = None if vars is None else split_names(vars)
+    heads = []
+    for one in texts:
+        heads.extend(_parse_head_string(one, dependents, independents))
+    if not heads:
+        raise SourceError("-head: no procedure given", COMMAND_LINE)
+    return heads
+
+
+def _parse_head_string(text: str, default_dependents, default_independents) -> list[HeadSpec]:
     heads, pos = [], 0
     text = text.strip()
     while pos < len(text):
         m = _HEAD.match(text, pos)
         if not m or m.end() == pos:
             raise SourceError(f"-head: cannot read {text[pos:]!r} (expected proc(dependents)/(independents))",
-                              "<command line>")
-        names = [None if g is None else tuple(n.strip() for n in g.split(",") if n.strip()) for g in m.groups()[1:]]
-        heads.append(HeadSpec(m.group(1), names[0], names[1]))
+                              COMMAND_LINE)
+        deps, indeps = (None if g is None else split_names(g) for g in m.groups()[1:])
+        heads.append(HeadSpec(m.group(1), default_dependents if deps is None else deps,
+                              default_independents if indeps is None else indeps))
         pos = m.end()
-    if not heads:
-        raise SourceError("-head: no procedure given", "<command line>")
     return heads
 
 
@@ -40,32 +67,39 @@ def resolve_heads(program, specs: list[HeadSpec], inout=None) -> dict:
     heads = {}
     for spec in specs:
         proc = _find_procedure(program, spec.procedure)
-        zones = proc.zones
+        if proc.name in heads:
+            raise SourceError(f"-head: procedure {spec.procedure} is given twice", COMMAND_LINE)
         visible = visible_zones(proc)
         if inout is None:
             from .analyses.inout import in_out
             inout = in_out(program)
         outputs, inputs = inout.may_written(proc) & visible, inout.read(proc) & visible
-        deps = _zones_of(proc, spec.dependents, "dependent", visible, inputs | outputs) \
+        deps = _zones_of(program, proc, spec.dependents, "dependent", visible, inputs | outputs) \
             if spec.dependents is not None else outputs
-        indeps = _zones_of(proc, spec.independents, "independent", visible, inputs | outputs) \
+        indeps = _zones_of(program, proc, spec.independents, "independent", visible, inputs | outputs) \
             if spec.independents is not None else inputs
-        mask = zones.differentiable_mask
+        mask = proc.zones.differentiable_mask
         heads[proc.name] = (indeps & mask, deps & mask)
     return heads
 
 
 def _find_procedure(program, name):
-    try:
-        return program.procedure(name if program.lang == "c" else name.lower())
-    except KeyError:
-        known = ", ".join(sorted(p.source_name for p in program.procedures.values()))
-        raise SourceError(f"-head: no procedure named {name!r} (procedures: {known})", "<command line>") from None
+    """C names are case-sensitive, Fortran names are kept in lower case (the files of one run
+    may mix the two languages)."""
+    for key in (name, name.lower()):
+        try:
+            proc = program.procedure(key)
+        except KeyError:
+            continue
+        if key == name or proc.lang == "fortran":
+            return proc
+    known = ", ".join(sorted(p.source_name for p in program.procedures.values()))
+    raise SourceError(f"-head: no procedure named {name!r} (procedures: {known})", COMMAND_LINE)
 
 
-def _zones_of(proc, names, role, visible: int, used: int) -> int:
+def _zones_of(program, proc, names, role, visible: int, used: int) -> int:
     """Zones of the named head variables: arguments, result or globals that the procedure
-    reads or writes."""
+    reads or writes, itself or through its callees."""
     zones = proc.zones
     out = 0
     for name in names:
@@ -73,12 +107,30 @@ def _zones_of(proc, names, role, visible: int, used: int) -> int:
         if key == proc.source_name and zones.result_zone is not None:
             found = 1 << zones.result_zone
         else:
-            found = zones.var_zones(key) & visible
+            found = zones.var_zones(key) & visible or _callee_global(program, proc, key)
         if not found:
             raise SourceError(f"-head: {role} {name!r} is not an argument, result or global variable of "
-                              f"{proc.source_name}", "<command line>")
+                              f"{proc.source_name}", COMMAND_LINE)
         if not found & used:
             raise SourceError(f"-head: {role} {name!r} is neither read nor written by {proc.source_name}",
-                              "<command line>")
+                              COMMAND_LINE)
         out |= found
     return out
+
+
+def _callee_global(program, proc, key: str) -> int:
+    """The global zones that `key` names in the procedures `proc` calls, directly or not
+    (a COMMON member or module variable the head itself never mentions); 0 if none. A host's
+    variables shared with its internal procedures are not globals here."""
+    program_globals = proc.zones.globals_mask
+    for p in program.procedures.values():
+        program_globals &= ~p.zones.host_shared
+    meanings = {}
+    for callee in nx.descendants(program.callgraph, proc.name):
+        found = program.procedures[callee].zones.var_zones(key) & program_globals
+        if found:
+            meanings.setdefault(found, callee)
+    if len(meanings) > 1:
+        where = ", ".join(sorted(meanings.values()))
+        raise SourceError(f"-head: {key!r} names different global variables in {where}", COMMAND_LINE)
+    return next(iter(meanings), 0)

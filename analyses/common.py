@@ -7,9 +7,10 @@ from ..engine.solver import Analysis
 
 
 def visible_zones(proc) -> int:
-    """Zones a caller can see: the formals (fields and pointees included), the result, globals."""
+    """Zones a caller can see: the formals (fields and pointees included), the result, globals
+    (not the procedure's own variables that its internal procedures share)."""
     zones = proc.zones
-    visible = zones.globals_mask
+    visible = zones.caller_globals_mask
     for formal in zones.formal_zones:
         visible |= formal
     if zones.result_zone is not None:

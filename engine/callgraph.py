@@ -207,8 +207,11 @@ class CallSite:
                 s.total = total and one_to_one and cs != 0
 
     # --- translations ----------------------------------------------------------------------------
+    # "global zones unchanged" means the callee's caller_globals_mask: a host's variables that
+    # its internal procedures share are global zones, but to the host's callers they are its
+    # formals (translated through the actuals) or its locals (dropped).
     def to_callee(self, s: int) -> int:
-        out = s & self.caller.zones.globals_mask
+        out = s & self.callee.zones.caller_globals_mask
         for f, side in self.sides.items():
             if side.reads & s:
                 out |= bit(f)
@@ -216,11 +219,12 @@ class CallSite:
 
     def to_caller(self, s: int, written: bool = False, must: bool = False) -> int:
         fz = self.callee.zones
-        out = s & fz.globals_mask
+        shared = fz.caller_globals_mask
+        out = s & shared
         if fz.result_zone is not None and (s >> fz.result_zone) & 1 and self.instr.result is not None:
             out |= bit(self.instr.result)
         sides = self.sides
-        for f in zones_of(s & ~fz.globals_mask):
+        for f in zones_of(s & ~shared):
             side = sides.get(f)
             if side is None:
                 continue
@@ -245,7 +249,7 @@ class CallSite:
 
     def _written(self, v2: int, fz):
         """(caller zone, overwritten entirely?) for a callee zone written by the callee."""
-        if (fz.globals_mask >> v2) & 1:
+        if (fz.caller_globals_mask >> v2) & 1:
             yield v2, True
             return
         if v2 == fz.result_zone:

@@ -36,6 +36,7 @@ from .il import Node, mk
 SYMBOL_KINDS = ("variable", "parameter", "procedure", "type", "module", "common", "intrinsic", "external",
                 "generic")
 SCOPE_KINDS = ("file", "module", "procedure")
+ACCESS_ATTRS = ("public", "private")
 
 
 @dataclass(eq=False)
@@ -87,6 +88,8 @@ class Scope:
         self.children: list[Scope] = []
         self.implicit: dict[str, Node] | None = None     # None: inherit from the parent
         self.equivalences: list[tuple] = []               # groups (tuples of IL expressions)
+        self.default_access = "public"                    # a module's bare PUBLIC / PRIVATE
+        self.access: dict[str, str] = {}                  # name -> "public" | "private"
         self.modules: dict[str, Scope] = parent.modules if parent is not None else {}
         self.filename = parent.filename if parent is not None else "<input>"
         if parent is not None:
@@ -288,6 +291,7 @@ class _Builder:
             self.decls(scope, unit.kids[1])
             for sub in unit.kids[2]:
                 self.unit(sub, scope, lang)
+            self.apply_access(scope)
         elif op in ("varDecl", "typeDef", "typeAlias") or op in ENUM_OPS:
             self.decl(parent, unit)     # C file-level declarations
 
@@ -449,7 +453,8 @@ class _Builder:
     def attr_decl(self, scope: Scope, d: Node):
         attr, declarators = d.kids
         if attr in ACCESS_ATTRS:
-            return  # PUBLIC/PRIVATE :: names (procedures, generics, variables): no storage meaning
+            self.access_decl(scope, attr, declarators)
+            return
         for decl in declarators:
             name, dims, init, _ = decl.kids
             if name.startswith("/"):
@@ -463,6 +468,19 @@ class _Builder:
                 sym.dims = dims
             if init is not None:
                 sym.init = init
+
+    def access_decl(self, scope: Scope, attr: str, declarators):
+        """PUBLIC / PRIVATE [:: names] declare nothing: the names may be procedures, types or
+        variables declared later, or names a USEd module exports. Recorded, then set on the
+        module's symbols by apply_access."""
+        if not declarators:
+            scope.default_access = attr
+        for decl in declarators:
+            scope.access[decl.kids[0]] = attr
+
+    def apply_access(self, scope: Scope):
+        for name, sym in scope.symbols.items():
+            sym.attrs = sym.attrs | {scope.access.get(name, scope.default_access)}
 
     def common(self, scope: Scope, d: Node):
         block, members = d.kids

@@ -22,7 +22,9 @@ expanded), its function result, its locals, and the temporaries added by the flo
 Implementation choices (beyond the interface):
 - Host association: a variable of a host procedure that one of its internal procedures uses is
   numbered as a global zone, so host and internal procedure share its number (and call-site
-  translation needs nothing special). Its kind is "global".
+  translation needs nothing special). Its kind is "global". For the host itself it is still its
+  own formal, result or local (`ZoneMap.host_shared`): a caller of the host does not share it
+  (`caller_globals_mask`), a formal is translated to the caller's actual like any formal.
 - A global C pointer (or Fortran module pointer) gets a global pointee zone `*g`: what it points
   to when set outside the procedure; assignments `g = &v` inside a procedure add v.
 - A pointer whose value comes from an unknown function call may point to every pointee and heap
@@ -303,7 +305,10 @@ class ZoneMap:
     Attributes: zones (list[Zone], index = zone number), n_globals, formal_zones (list of bitsets,
     one per formal argument position: all zones of that formal incl. fields and pointee),
     result_zone (int or None: Fortran function result / C return value), globals_mask,
-    locals_mask (bitset of local + temp zones: invisible to callers), differentiable_mask.
+    locals_mask (bitset of local + temp zones: invisible to callers), differentiable_mask,
+    host_shared (this procedure's own variables numbered as globals because its internal
+    procedures use them), caller_globals_mask (globals_mask without host_shared: the global
+    zones a caller shares with this procedure).
 
     Methods:
       var_zones(name) -> int         all zones of a named variable visible here (fields included)
@@ -334,6 +339,7 @@ class ZoneMap:
         self.formal_zones: list[int] = []
         self.result_zone: int | None = None
         self.locals_mask = 0
+        self.host_shared = 0
         self.differentiable_mask = 0
         for z in global_zones:
             if z.differentiable:
@@ -372,6 +378,10 @@ class ZoneMap:
         return z
 
     # --- queries ----------------------------------------------------------------------------
+    @property
+    def caller_globals_mask(self) -> int:
+        return self.globals_mask & ~self.host_shared
+
     def var_zones(self, name: str) -> int:
         loc = self.vars.get(name)
         return 0 if loc is None else loc.all
@@ -706,6 +716,7 @@ class _GlobalBuilder:
         self.common_members: dict[tuple, tuple] = {}  # (id(scope), name) -> (bitset, total, is_array)
         self.pts: dict[int, frozenset] = {}          # global pointer zone -> its pointee Loc(s)
         self.names: dict[int, list[str]] = {}        # id(proc node) -> referenced names
+        self.host_shared: dict[int, int] = {}        # id(host scope) -> zones of its variables
 
     def build(self):
         if self.root is None:
@@ -812,11 +823,25 @@ class _GlobalBuilder:
                 if name in scope.symbols:
                     continue
                 sym, owner = _storage_owner(scope, name)
+                if sym is None:
+                    sym, owner = self._implicit_host_variable(scope.parent, name)
                 if sym is None or owner.kind != "procedure" or not sym.is_storage:
                     continue
                 if id(sym) in self.locs or sym.common is not None:
                     continue
-                self._add(sym, owner, name)
+                first = len(self.zones)
+                self._add(sym, owner, name)      # its zones and those of its pointees
+                new_zones = ((1 << len(self.zones)) - 1) & ~((1 << first) - 1)
+                self.host_shared[id(owner)] = self.host_shared.get(id(owner), 0) | new_zones
+
+    def _implicit_host_variable(self, host, name):
+        """(symbol, host) when the host uses `name` undeclared, implicitly typed: then the
+        internal procedure's `name` is the host's variable, declared here so both see it."""
+        if name not in self.names.get(id(host.node), ()) or host.type_of(name) is None:
+            return None, None
+        from .symbols import Symbol
+        sym = host.symbols[name] = Symbol(name, "variable", type=host.type_of(name))
+        return sym, host
 
     def share_global_targets(self, procs):
         """A global pointer set to a global target in one procedure may point there in all."""
@@ -851,6 +876,7 @@ class _ProcedureBuilder:
         lang = "c" if proc.lang in ("c", "cuda") else "fortran"
         self.zm = ZoneMap(proc.name, lang, self.scope.filename, g.zones, len(g.zones))
         self.zm.pts.update(g.pts)
+        self.zm.host_shared = g.host_shared.get(id(self.scope), 0)
 
     def build(self) -> ZoneMap:
         zm, scope, node = self.zm, self.scope, self.node

@@ -406,3 +406,37 @@ end subroutine
     rel = site.relation_to_caller(Relation({star_p: bit(v), v: bit(v) | bit(star_p)}))
     x, y, arr = zone(caller, "x"), zone(caller, "y"), zone(caller, "arr")
     assert rel.rows == {x: bit(x) | bit(arr), y: bit(y) | bit(arr), arr: bit(arr) | bit(x) | bit(y)}
+
+
+HOSTED = """
+subroutine top(x, y)
+  real(8) :: x, y
+  call host(x, y)
+end subroutine top
+subroutine host(a, b)
+  real(8) :: a, b, h
+  h = a
+  call inner()
+contains
+  subroutine inner()
+    real(8) :: t
+    t = h
+    b = t
+  end subroutine inner
+end subroutine host
+"""
+
+
+def test_host_variables_shared_with_internal_procedures_translate_as_the_hosts_own():
+    """host's b and h are global zones (inner uses them), but top's call host(x, y) still maps
+    b to y, and h, host's local, to nothing."""
+    program = graph_of((HOSTED, "hosted.f90"))
+    top, host = program.procedures["top"], program.procedures["host"]
+    site = program.callgraph.edges["top", "host"]["sites"][0]
+    b, h = host.zones.var_zones("b"), host.zones.var_zones("h")
+    assert b & host.zones.globals_mask and h & host.zones.globals_mask
+    assert site.to_caller(b) == site.to_caller(b, written=True) == top.zones.var_zones("y")
+    assert site.to_caller(b, must=True) == top.zones.var_zones("y")
+    assert site.to_caller(h) == 0 and site.to_callee(top.zones.var_zones("y")) == b
+    into_inner = program.callgraph.edges["host", "host.inner"]["sites"][0]
+    assert into_inner.to_callee(h | b) == h | b and into_inner.to_caller(h | b) == h | b

@@ -2,10 +2,19 @@
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-ADSPEC = shutil.which("adspec")
+
+def _adspec_command():
+    """The adspec installed with the Python running the tests (not another one first on PATH)."""
+    beside = Path(sys.executable).parent / "adspec"
+    return str(beside) if beside.exists() else shutil.which("adspec")
+
+
+ADSPEC = _adspec_command()
 pytestmark = pytest.mark.skipif(ADSPEC is None, reason="the adspec command is not installed")
 
 
@@ -116,3 +125,191 @@ def test_analyze_head_variable_that_is_neither_input_nor_output():
     path = str(__import__("pathlib").Path(__file__).parent / "analysis_programs" / "unused.f90")
     line = assert_one_line_error(run("analyze", path, "-head", "unused(y)/(w)"), "<command line>")
     assert "independent 'w' is neither read nor written by unused" in line
+
+
+# --- Tapenade's -head syntax and options ----------------------------------------------------
+def analyze_ok(*args):
+    result = run("analyze", *args)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def head_lines(out):
+    return [line for line in out.splitlines() if line.startswith("independents")]
+
+
+def test_head_lists_separated_by_spaces_or_commas_give_the_same_sets():
+    spaces = analyze_ok(FIG9, "-head", "fig9(d e)/(a b c)")
+    assert head_lines(spaces) == ["independents {a, b, c}   dependents {d, e}"]
+    assert spaces == analyze_ok(FIG9, "-head", "fig9(d,e)/(a,b,c)") == analyze_ok(FIG9, "-head", "fig9(d, e)/(a ,b c)")
+
+
+TWO_HEADS = """\
+subroutine f(x, y)
+  real(8) :: x, y
+  y = x * x
+end subroutine f
+subroutine g(w, z)
+  real(8) :: w, z
+  z = sin(w)
+end subroutine g
+"""
+
+
+def test_several_heads_in_one_string_or_repeated(tmp_path):
+    src = tmp_path / "two.f90"
+    src.write_text(TWO_HEADS)
+    one_string = analyze_ok(str(src), "-head", "f(y)/(x) g(z)/(w)")
+    assert head_lines(one_string) == ["independents {x}   dependents {y}", "independents {w}   dependents {z}"]
+    assert one_string == analyze_ok(str(src), "-head", "f(y)/(x)", "-head", "g(z)/(w)")
+
+
+BARE = """\
+subroutine f(n, x, z, y, k, p)
+  integer :: n, k
+  real(8), intent(in) :: x(n), p
+  real(8) :: z, y
+  y = sum(x) * z
+  z = 2.0d0 * z
+  k = n
+end subroutine f
+"""
+
+
+def test_bare_head_takes_every_real_input_and_output(tmp_path):
+    """`-head f`: independents are the real variables f reads (not the integer n, nor p which
+    is never read), dependents the real ones it writes (not the integer k)."""
+    src = tmp_path / "bare.f90"
+    src.write_text(BARE)
+    assert head_lines(analyze_ok(str(src), "-head", "f")) == ["independents {x, z}   dependents {z, y}"]
+
+
+def test_vars_and_outvars_fill_the_lists_a_head_leaves_out():
+    assert head_lines(analyze_ok(FIG9, "-head", "fig9", "-vars", "a b", "-outvars", "d")) == \
+        ["independents {a, b}   dependents {d}"]
+    assert head_lines(analyze_ok(FIG9, "-head", "fig9(e)", "-vars", "a,c", "-outvars", "d")) == \
+        ["independents {a, c}   dependents {e}"]
+    assert head_lines(analyze_ok(FIG9, "--head", "fig9", "--vars", "b")) == \
+        ["independents {b}   dependents {a, d, e}"]
+
+
+@pytest.mark.parametrize("option,message", [
+    ("-haed", "adspec: unknown option -haed (did you mean -head?)"),
+    ("-outvar", "adspec: unknown option -outvar (did you mean -outvars?)"),
+    ("--haed", "adspec: unknown option --haed (did you mean --head?)"),
+    ("-zzzzzz", "adspec: unknown option -zzzzzz"),
+])
+def test_unknown_option_is_one_line_with_the_closest_known_ones(option, message):
+    result = run("analyze", FIG9, "-head", "fig9(d)/(a)", option, "x")
+    assert result.returncode == 1
+    assert result.stderr.strip() == message
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_missing_head_is_one_line_exit_1():
+    result = run("analyze", FIG9)
+    assert result.returncode == 1 and len(result.stderr.strip().splitlines()) == 1
+    assert "-head" in result.stderr
+
+
+def test_help_lists_the_tapenade_options():
+    out = run("--help").stdout
+    for option in ("-head", "-vars", "-outvars", "analyze FILE..."):
+        assert option in out
+
+
+GLOBAL_THROUGH_CALL = """\
+module state
+  real(8) :: energy
+end module state
+subroutine top(x)
+  real(8) :: x
+  call accumulate(x)
+end subroutine top
+subroutine accumulate(v)
+  use state
+  real(8) :: v
+  energy = energy + v * v
+end subroutine accumulate
+"""
+COMMON_THROUGH_CALL = """\
+      subroutine top(x)
+      double precision x
+      call acc(x)
+      end
+      subroutine acc(v)
+      double precision v, e
+      common /blk/ e
+      e = e + v*v
+      end
+"""
+
+
+@pytest.mark.parametrize("name,text,head,expected", [
+    ("module.f90", GLOBAL_THROUGH_CALL, "top(energy)/(x)", "independents {x}   dependents {energy}"),
+    ("common.f", COMMON_THROUGH_CALL, "top(e)/(x e)", "independents {/blk/ e, x}   dependents {/blk/ e}"),
+])
+def test_head_global_reached_only_through_a_call(tmp_path, name, text, head, expected):
+    """top never names the global: accumulate/acc, which it calls, writes it."""
+    src = tmp_path / name
+    src.write_text(text)
+    assert head_lines(analyze_ok(str(src), "-head", head)) == [expected]
+
+
+def test_head_global_of_a_callee_that_is_not_called_is_rejected(tmp_path):
+    src = tmp_path / "module.f90"
+    src.write_text(GLOBAL_THROUGH_CALL.replace("  call accumulate(x)\n", "  x = 2 * x\n"))
+    line = assert_one_line_error(run("analyze", str(src), "-head", "top(energy)/(x)"), "<command line>")
+    assert "'energy' is not an argument, result or global variable of top" in line
+
+
+HOST = """\
+subroutine top(x, y)
+  real(8) :: x, y
+  call host(x, y)
+end subroutine top
+subroutine host(in, out)
+  implicit none
+  real(8) :: in, out
+  real(8) :: h
+  h = 2.0d0 * in
+  call inner()
+contains
+  subroutine inner()
+    real(8) :: t, u
+    t = h * in
+    u = t + 1.0d0
+    out = u * u
+  end subroutine inner
+end subroutine host
+"""
+
+
+def test_internal_procedure_variables_stay_inside_the_host(tmp_path):
+    """inner writes the host's formal `out` and reads its local `h`: the host's summary shows
+    `out` and not h (nor inner's own t, u), and top, calling host(x, y), sees y written."""
+    src = tmp_path / "host.f90"
+    src.write_text(HOST)
+    out = analyze_ok(str(src), "-head", "host(out)/(in)")
+    assert "independents {in}   dependents {out}" in out
+    assert "in-out: reads {in}  may write {out}  must write {out}" in out
+    assert head_lines(analyze_ok(str(src), "-head", "host")) == ["independents {in}   dependents {out}"]
+    top = analyze_ok(str(src), "-head", "top(y)/(x)")
+    assert "independents {x}   dependents {y}" in top
+    assert "in-out: reads {x}  may write {y}  must write {y}" in top
+
+
+def test_implicitly_typed_host_variable_is_shared_with_the_internal_procedure(tmp_path):
+    """x and y are never declared: the host's implicit x and y are the ones inner uses."""
+    src = tmp_path / "implicit_host.f90"
+    src.write_text("subroutine host(in, out)\n  real(8) :: in, out\n  x = in\n  call inner()\n  out = y\n"
+                   "contains\n  subroutine inner()\n    t = x * x\n    y = t\n  end subroutine inner\n"
+                   "end subroutine host\n")
+    out = analyze_ok(str(src), "-head", "host(out)/(in)")
+    assert "in-out: reads {in}  may write {out}  must write {out}" in out
+    assert "Diff-dep(P): out <- {in}" in out
+
+
+def test_a_head_given_twice_is_refused():
+    line = assert_one_line_error(run("analyze", FIG9, "-head", "fig9(d)/(a)", "-head", "FIG9"), "<command line>")
+    assert "procedure FIG9 is given twice" in line

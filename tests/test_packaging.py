@@ -1,4 +1,6 @@
 """`pip install .` in a fresh venv gives a working `adspec` and installs nothing generic at top level."""
+import shutil
+import site
 import subprocess
 import venv
 from pathlib import Path
@@ -6,6 +8,35 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+BUILD_LITTER = shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", "dist", ".pytest_cache",
+                                      ".hypothesis", "out")
+
+
+def _skip_litter(directory, names):
+    """What not to copy into the build: VCS data, caches, and any virtual environment (say a
+    .venv inside the checkout, where the README's commands may have been run)."""
+    return set(BUILD_LITTER(directory, names)) | {n for n in names if (Path(directory, n) / "pyvenv.cfg").exists()}
+
+
+def _running_site_packages() -> list[str]:
+    """Where the Python running this test finds its packages: a venv's own site-packages, or
+    the system's (the dependencies were installed there, by `pip install '.[test]'`)."""
+    dirs = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        dirs.append(site.getusersitepackages())
+    return [d for d in dirs if Path(d).is_dir()]
+
+
+def _fresh_venv(env_dir: Path) -> Path:
+    """A new venv that sees the running interpreter's packages (after its own): the
+    dependencies are found without a download, and adspec itself is not (path entries added
+    by a .pth file do not run that directory's own .pth files, where an editable install lives)."""
+    venv.create(env_dir, with_pip=True)
+    py = env_dir / "bin" / "python"
+    purelib = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    (Path(purelib) / "running_test_environment.pth").write_text("\n".join(_running_site_packages()) + "\n")
+    return py
 
 
 @pytest.mark.compile
@@ -13,19 +44,18 @@ def test_fresh_venv_install(tmp_path):
     if not (ROOT / "pyproject.toml").exists():
         pytest.skip("not running from a source checkout")
     env_dir = tmp_path / "venv"
-    # system site packages: the dependencies are already installed, so no download is needed;
-    # --no-deps keeps the test fast.
-    venv.create(env_dir, with_pip=True, system_site_packages=True)
-    py = env_dir / "bin" / "python"
+    py = _fresh_venv(env_dir)
     build = tmp_path / "src"
-    subprocess.run(["cp", "-r", str(ROOT), str(build)], check=True)
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(build)],
-                   check=True, capture_output=True, cwd=tmp_path)
+    shutil.copytree(ROOT, build, ignore=_skip_litter)
+    # --no-deps keeps the test fast: the dependencies come from the running environment
+    install = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(build)],
+                             capture_output=True, text=True, cwd=tmp_path)
+    assert install.returncode == 0, install.stderr[-2000:]
     result = subprocess.run([str(env_dir / "bin" / "adspec"), "--help"], capture_output=True, text=True)
-    assert result.returncode == 0 and "unparse" in result.stdout
-    site = subprocess.run([str(py), "-c", "import adspec, os; print(os.path.dirname(adspec.__file__))"],
-                          capture_output=True, text=True, cwd=tmp_path).stdout.strip()
-    assert site.startswith(str(env_dir)), site
+    assert result.returncode == 0 and "unparse" in result.stdout, result.stderr[-2000:]
+    site_dir = subprocess.run([str(py), "-c", "import adspec, os; print(os.path.dirname(adspec.__file__))"],
+                              capture_output=True, text=True, cwd=tmp_path).stdout.strip()
+    assert site_dir.startswith(str(env_dir)), site_dir
     for generic in ("engine", "rules", "backends", "frontends", "analyses"):
         r = subprocess.run([str(py), "-c", f"import {generic}"], capture_output=True, text=True, cwd=tmp_path)
         assert r.returncode != 0, f"`import {generic}` should fail"

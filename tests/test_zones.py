@@ -142,6 +142,43 @@ def test_attr_statements_parameter_dimension_external():
     assert trapz.symbols["dsqrt"].kind == "intrinsic"
 
 
+ACCESS = """
+module m
+  implicit none
+  private
+  public :: f, g, s, t
+  real(8) :: s, hidden
+  private :: hidden
+  type t
+    real(8) :: v
+  end type t
+contains
+  subroutine f(x, y)
+    real(8) :: x, y
+    y = x * x + s + hidden
+  end subroutine f
+  subroutine g(x)
+    real(8) :: x
+    x = 2.0d0 * x
+  end subroutine g
+end module m
+"""
+
+
+def test_public_and_private_statements_only_set_an_attribute():
+    """`public :: f, g` names procedures defined later: no second declaration of f, g or t;
+    a bare `private` sets the default."""
+    tree = adspec.parse(ACCESS, lang="fortran")
+    root, scopes = build_scopes(tree)
+    m = next(s for s in scopes.values() if s.name == "m")
+    assert m.symbols["f"].kind == "procedure" and m.symbols["t"].kind == "type"
+    assert {name: "public" in sym.attrs for name, sym in m.symbols.items()} == \
+        {"f": True, "g": True, "s": True, "t": True, "hidden": False}
+    assert "private" in m.symbols["hidden"].attrs
+    zm = program_of(ACCESS).procedures["f"].zones
+    assert zm.var_zones("s") & zm.globals_mask and zm.var_zones("hidden") & zm.globals_mask
+
+
 def test_c_scopes_flat_locals_and_conflicting_redeclaration():
     src = """
     typedef struct { double x, y; } pt;
