@@ -36,7 +36,6 @@ from .il import Node, mk
 SYMBOL_KINDS = ("variable", "parameter", "procedure", "type", "module", "common", "intrinsic", "external",
                 "generic")
 SCOPE_KINDS = ("file", "module", "procedure")
-ACCESS_ATTRS = ("public", "private")
 
 
 @dataclass(eq=False)
