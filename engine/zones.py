@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import SourceError, UnsupportedError, at_line
+from .constants import int_constant
 from .il import Node, mk, walk
 from .intrinsics import INQUIRY_INTRINSICS, differentiable_args
 
@@ -223,34 +224,20 @@ def _strip_pointer(typ, scope):
 # ---------------------------------------------------------------------------------------------
 # Constant integer expressions (array bounds, COMMON member sizes)
 # ---------------------------------------------------------------------------------------------
-_ARITH = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-          "div": lambda a, b: int(a / b) if b else None, "power": lambda a, b: a ** b if b >= 0 else None}
-
-
-def const_int(e: Node | None, scope, depth: int = 0) -> int | None:
+def const_int(e: Node | None, scope) -> int | None:
     """The value of an integer constant expression (literals, named constants), else None."""
-    if e is None or depth > 30:
-        return None
-    op = e.op
-    if op == "intCst":
-        return e.kids[0]
-    if op == "ident":
-        sym = scope.lookup(e.kids[0]) if scope is not None else None
-        if sym is not None and sym.is_constant and sym.init is not None:
-            return const_int(sym.init, scope, depth + 1)
-        return None
-    if op in _ARITH:
-        a, b = const_int(e.kids[0], scope, depth + 1), const_int(e.kids[1], scope, depth + 1)
-        return None if a is None or b is None else _ARITH[op](a, b)
-    if op == "neg":
-        a = const_int(e.kids[0], scope, depth + 1)
-        return None if a is None else -a
-    if op == "pos":
-        return const_int(e.kids[0], scope, depth + 1)
-    if op == "intrinsic" and e.kids[0] in ("min", "max") and e.kids[1]:
-        vals = [const_int(a, scope, depth + 1) for a in e.kids[1]]
-        return None if None in vals else (min if e.kids[0] == "min" else max)(vals)
-    return None
+    visiting = set()
+
+    def named(name):
+        sym = scope.lookup(name) if scope is not None else None
+        if sym is None or not sym.is_constant or sym.init is None or name in visiting:
+            return None
+        visiting.add(name)
+        value = int_constant(sym.init, named)
+        visiting.discard(name)
+        return value
+
+    return int_constant(e, named)
 
 
 def byte_size(typ: Node | None, dims, scope, depth: int = 0) -> int | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from ..engine.constants import int_constant
 from ..engine.errors import SourceError, UnsupportedError
 from ..engine.il import Node, mk
 from ..engine.intrinsics import FORTRAN_INTRINSICS
@@ -578,25 +579,11 @@ class _Converter:
 
     def const_int(self, node: Node):
         """Value of a constant integer IL expression (kind parameters), or None."""
-        op = node.op
-        if op == "intCst":
-            return node.kids[0]
-        if op == "ident":
-            return self.scope.lookup(node.kids[0], "params")
-        if op in ("add", "sub", "mul", "div"):
-            left, right = self.const_int(node.kids[0]), self.const_int(node.kids[1])
-            if left is None or right is None or (op == "div" and right == 0):
-                return None
-            return {"add": left + right, "sub": left - right, "mul": left * right,
-                    "div": int(left / right) if op == "div" else 0}[op]
-        if op == "neg":
-            value = self.const_int(node.kids[0])
-            return None if value is None else -value
-        if op in ("intrinsic", "call"):
-            return self.const_intrinsic(node.kids[0], [a.kids[1] if a.op == "namedArg" else a for a in node.kids[1]])
-        return None
+        return int_constant(node, lambda name: self.scope.lookup(name, "params"), self.const_intrinsic)
 
     def const_intrinsic(self, name, args):
+        """KIND and SELECTED_*_KIND of constants: the kinds of this file's declarations."""
+        args = [a.kids[1] if a.op == "namedArg" else a for a in args]
         if name == "kind" and args:
             a = args[0].kids[0] if args[0].op == "neg" else args[0]
             if a.op == "realCst":
