@@ -277,8 +277,8 @@ def test_missing_fxtran_is_one_line_with_the_fix(tmp_path):
     src = tmp_path / "s.f90"
     src.write_text("subroutine s\nend\n")
     env = dict(os.environ, ADSPEC_FXTRAN=str(tmp_path / "no-such-fxtran"))
-    result = subprocess.run([sys.executable, "-m", "adspec.cli", "parse", str(src)], capture_output=True,
-                            text=True, env=env)
+    result = subprocess.run([sys.executable, "-c", "import sys; from adspec.cli import main; sys.exit(main())",
+                             "parse", str(src)], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert result.returncode == 1
     (line,) = result.stderr.strip().splitlines()
     assert "fxtran" in line and "pip install pyfxtran" in line
