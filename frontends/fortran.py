@@ -165,6 +165,14 @@ def _kids(e) -> list:
     return [k for k in e if k.tag not in _LAYOUT]
 
 
+def _child(e, tag):
+    """The first child with this tag (lxml's find goes through its Python path engine)."""
+    for k in e:
+        if k.tag == tag:
+            return k
+    return None
+
+
 def _first(e, tag=None):
     for k in e:
         if k.tag not in _LAYOUT and k.tag != "C" and (tag is None or k.tag == tag):
@@ -174,9 +182,9 @@ def _first(e, tag=None):
 
 def _name(e) -> str:
     """The name of an `N`-like element (or of the first `n` below it), lower-cased."""
-    if e.tag == "N":
-        text = e.findtext("n")  # the common shape, read fast (one lxml call)
-        if text:
+    if e.tag == "N" and len(e) == 1:
+        text = e[0].text  # the common shape <N><n>name</n></N>, read fast
+        if text and not len(e[0]):
             return text.lower()
     n = e if e.tag == "n" else e.find(".//n")
     return ("" if n is None else "".join(n.itertext())).strip().lower()
@@ -323,7 +331,7 @@ class _Converter:
 
     def module(self, e, header, out):
         ann = self.ann(header)
-        name = _name(header.find("module-N"))
+        name = _name(_child(header, "module-N"))
         outer, self.scope = self.scope, _Scope(self.scope)
         self.modules[name] = self.scope
         decls, contains = [], []
@@ -336,7 +344,7 @@ class _Converter:
         if header is not None:
             ann = self.ann(header)
             kind = header.tag[:-5]
-            name = _name(header.find(kind + "-N"))
+            name = _name(_child(header, kind + "-N"))
         else:
             first = next((k for k in _kids(e) if k.tag != "C"), e)
             self.line = self.lines(first)
@@ -345,10 +353,10 @@ class _Converter:
         self.scope = _Scope(None if interface_body else self.scope)
         if header is not None and kind != "program":
             rtype, attrs = self.prefix(header)
-            dummies = header.find("dummy-arg-LT")
+            dummies = _child(header, "dummy-arg-LT")
             params = tuple(self.dummy_arg(a) for a in (_kids(dummies) if dummies is not None else ()))
             if kind == "function":
-                spec = header.find("result-spec")
+                spec = _child(header, "result-spec")
                 if spec is not None:
                     result = _name(spec)
                 self.scope.declare(result or name, VAR)
@@ -440,12 +448,12 @@ class _Converter:
         ann = self.ann(e)
         if "::" in _own_text(e):  # USE, INTRINSIC :: m or USE, NON_INTRINSIC :: m
             self.unsupported("USE with a module nature", e)
-        module = _name(e.find("module-N"))
+        module = _name(_child(e, "module-N"))
         has_only = "only" in _own_text(e).lower()
         only, renames = ([] if has_only else None), []
-        listing = e.find("rename-LT")
+        listing = _child(e, "rename-LT")
         for r in (_kids(listing) if listing is not None else ()):
-            local = _name(r.find("use-N"))
+            local = _name(_child(r, "use-N"))
             names = [k for k in _kids(r) if k.tag == "N"]
             if "=>" in _own_text(r) and names:
                 renames.append(mk("rename", local, _name(names[-1])))
@@ -475,13 +483,13 @@ class _Converter:
         attrs, attr_dims = self.attributes(e)
         is_param = "parameter" in attrs
         groups = []  # (type, declarators)
-        for d in _kids(e.find("EN-decl-LT")):
-            name = _name(d.find("EN-N"))
-            own_len = d.find("char-selector")
+        for d in _kids(_child(e, "EN-decl-LT")):
+            name = _name(_child(d, "EN-N"))
+            own_len = _child(d, "char-selector")
             dtype = typ if own_len is None else mk("type", "character", None, self.char_len(own_len))
-            shape = d.find("array-spec")
+            shape = _child(d, "array-spec")
             dims = self.dims(shape) if shape is not None else attr_dims
-            init_e = d.find("init-E")
+            init_e = _child(d, "init-E")
             init = self.expr(init_e) if init_e is not None else None
             if is_param and init is not None and dtype.kids[0] == "integer":
                 value = self.const_int(init)
@@ -503,11 +511,11 @@ class _Converter:
         """(attribute strings, dims of a DIMENSION attribute or None)."""
         attrs, dims = [], None
         for a in e.findall("attribute"):
-            word = _text(a.find("attribute-N")).lower()
+            word = _text(_child(a, "attribute-N")).lower()
             if word == "dimension":
-                dims = self.dims(a.find("array-spec"))
+                dims = self.dims(_child(a, "array-spec"))
             elif word == "intent":
-                attrs.append("intent(" + _text(a.find("intent-spec")).lower().replace(" ", "") + ")")
+                attrs.append("intent(" + _text(_child(a, "intent-spec")).lower().replace(" ", "") + ")")
             elif word in _SIMPLE_ATTRS:
                 attrs.append(word)
             else:
@@ -521,19 +529,19 @@ class _Converter:
             keyword = _own_text(spec).strip().lower()
             if not keyword.startswith("type"):
                 self.unsupported(keyword.split("(")[0].upper() + " declarations", spec)
-            return mk("typeRef", _name(spec.find("T-N"))), False
+            return mk("typeRef", _name(_child(spec, "T-N"))), False
         spec = e if e.tag == "intrinsic-T-spec" else e.find(".//intrinsic-T-spec")
         if spec is None:
             self.unsupported(f"type {_text(e)}", e)
-        word = re.sub(r"\s+", "", _text(spec.find("T-N")).lower())
+        word = re.sub(r"\s+", "", _text(_child(spec, "T-N")).lower())
         base_kind = _TYPE_BASES.get(word)
         if base_kind is None:
             self.unsupported(f"type {word.upper()}", spec)
         base, kind = base_kind
         length = None
-        selector = spec.find("K-selector")
+        selector = _child(spec, "K-selector")
         if selector is not None:
-            holder = selector.find("K-spec") if selector.find("K-spec") is not None else selector
+            holder = _child(selector, "K-spec") if _child(selector, "K-spec") is not None else selector
             value = self.expr(next(k for k in _kids(holder) if k.tag not in ("arg-N", "C")))
             if _own_text(selector).strip().startswith("*"):  # real*8; complex*16 counts both parts
                 if value.op != "intCst":
@@ -541,14 +549,14 @@ class _Converter:
                 kind = value.kids[0] // 2 if base == "complex" else value.kids[0]
             else:
                 kind = self.kind_value(value, selector)
-        selector = spec.find("char-selector")
+        selector = _child(spec, "char-selector")
         if selector is not None:
             length = self.char_len(selector)
         return mk("type", base, kind, length), base == "character"
 
     def char_len(self, selector):
         """Length of a character selector: *N, *(*), (len=N), (N), (len=*, kind=...)."""
-        spec = selector.find("char-spec")
+        spec = _child(selector, "char-spec")
         if spec is None:
             return self.expr(_first(selector))
         value = next((k for k in _kids(spec) if k.tag not in ("arg-N", "C")), None)
@@ -603,8 +611,8 @@ class _Converter:
     def dims(self, array_spec):
         """Tuple of `dim` nodes of an array specification."""
         out = []
-        for s in _kids(array_spec.find("shape-spec-LT")):
-            lo, hi = s.find("lower-bound"), s.find("upper-bound")
+        for s in _kids(_child(array_spec, "shape-spec-LT")):
+            lo, hi = _child(s, "lower-bound"), _child(s, "upper-bound")
             own = _own_text(s)
             if hi is None and lo is None:
                 out.append(mk("dim", None, mk("star") if "*" in own else None))
@@ -617,11 +625,11 @@ class _Converter:
         return tuple(out)
 
     def derived_type(self, e, out):
-        header = e.find("T-stmt")
+        header = _child(e, "T-stmt")
         ann = self.ann(header)
         if "extends" in _text(header).lower():
             self.unsupported("type extension (EXTENDS)", header)
-        name = _name(header.find("T-N"))
+        name = _name(_child(header, "T-N"))
         fields = []
         for k in _kids(e):
             if k.tag == "C":
@@ -645,8 +653,8 @@ class _Converter:
             elif k.tag == "common-block-obj-LT":
                 members = []
                 for o in _kids(k):
-                    name = _name(o.find("common-block-obj-N"))
-                    shape = o.find("array-spec")
+                    name = _name(_child(o, "common-block-obj-N"))
+                    shape = _child(o, "array-spec")
                     if shape is not None:
                         bounds = tuple(d.kids[1] if d.kids[0] is None else mk("arrayTriplet", d.kids[0], d.kids[1], None)
                                        for d in self.dims(shape))
@@ -660,8 +668,8 @@ class _Converter:
 
     def equivalence(self, e, out):
         ann = self.ann(e)
-        groups = tuple(tuple(self.target(o) for o in _kids(s.find("equivalence-obj-LT")))
-                       for s in _kids(e.find("equivalence-set-LT")))
+        groups = tuple(tuple(self.target(o) for o in _kids(_child(s, "equivalence-obj-LT")))
+                       for s in _kids(_child(e, "equivalence-set-LT")))
         out.append(mk("equivalence", groups, **ann))
 
     def attribute_statement(self, e, out):
@@ -669,7 +677,7 @@ class _Converter:
         ann = self.ann(e)
         attr = _ATTRIBUTE_STATEMENTS.get(e.tag)
         if e.tag == "intent-stmt":
-            attr = "intent(" + _text(e.find("intent-spec")).lower().replace(" ", "") + ")"
+            attr = "intent(" + _text(_child(e, "intent-spec")).lower().replace(" ", "") + ")"
         declarators = []
         for item in e.iter("EN-decl", "EN", "saved-EN", "pointer-decl", "allocatable-decl", "target-decl"):
             dims = None
@@ -677,7 +685,7 @@ class _Converter:
                 name = "/" + _name(item) + "/"  # a saved common block
             else:
                 name = _name(item)
-                shape = item.find("array-spec")
+                shape = _child(item, "array-spec")
                 dims = self.dims(shape) if shape is not None else None
             if attr in (INTRINSIC, EXTERNAL):
                 self.scope.declare(name, attr)
@@ -690,9 +698,9 @@ class _Converter:
         """PARAMETER (n = 10, ...) -> attrDecl('parameter', declarators with init)."""
         ann = self.ann(e)
         declarators = []
-        for d in _kids(e.find("EN-decl-LT")):
-            name = _name(d.find("EN-N"))
-            value = self.expr(d.find("init-E"))
+        for d in _kids(_child(e, "EN-decl-LT")):
+            name = _name(_child(d, "EN-N"))
+            value = self.expr(_child(d, "init-E"))
             const = self.const_int(value)
             if const is not None:
                 self.scope.params[name] = const
@@ -704,28 +712,28 @@ class _Converter:
         """DIMENSION a(n), b(0:m) -> attrDecl('dimension', declarators with dims)."""
         ann = self.ann(e)
         declarators = []
-        for d in _kids(e.find("EN-decl-LT")):
-            name = _name(d.find("EN-N"))
+        for d in _kids(_child(e, "EN-decl-LT")):
+            name = _name(_child(d, "EN-N"))
             self.scope.declare(name, ARRAY)
-            declarators.append(mk("declarator", name, self.dims(d.find("array-spec")), None, 0))
+            declarators.append(mk("declarator", name, self.dims(_child(d, "array-spec")), None, 0))
         out.append(mk("attrDecl", "dimension", tuple(declarators), **ann))
 
     def data(self, e, out):
         """DATA objects /values/, ... -> one `data` node per set."""
         ann = self.ann(e)
         for s in e.iter("data-stmt-set"):
-            objects = tuple(self.expr(o) for o in _kids(s.find("data-stmt-obj-LT")))
+            objects = tuple(self.expr(o) for o in _kids(_child(s, "data-stmt-obj-LT")))
             values = []
-            for v in _kids(s.find("data-stmt-value-LT")):
-                value = self.expr(v.find("data-stmt-constant"))
-                repeat = v.find("data-stmt-repeat")
+            for v in _kids(_child(s, "data-stmt-value-LT")):
+                value = self.expr(_child(v, "data-stmt-constant"))
+                repeat = _child(v, "data-stmt-repeat")
                 values.append(value if repeat is None else mk("dataRepeat", self.expr(repeat), value))
             out.append(mk("data", objects, tuple(values), **ann))
 
     def interface(self, e, out):
-        header = e.find("interface-stmt")
+        header = _child(e, "interface-stmt")
         ann = self.ann(header)
-        generic = header.find("generic-spec")
+        generic = _child(header, "generic-spec")
         name = None
         if generic is not None:
             if "(" in _text(generic):
@@ -750,11 +758,11 @@ class _Converter:
 
     def statement_function(self, e) -> bool:
         """f(x, y) = expr among the declarations, f no array: remembered, expanded at uses."""
-        lhs = _first(e.find("E-1"))
-        refs = lhs.find("R-LT") if lhs is not None and lhs.tag == "named-E" else None
+        lhs = _first(_child(e, "E-1"))
+        refs = _child(lhs, "R-LT") if lhs is not None and lhs.tag == "named-E" else None
         if refs is None or len(_kids(refs)) != 1 or _kids(refs)[0].tag != "parens-R":
             return False
-        name = _name(lhs.find("N"))
+        name = _name(_child(lhs, "N"))
         local = self.scope.names.get(name)
         if local is not None and local != VAR:
             return False
@@ -762,7 +770,7 @@ class _Converter:
             return False
         self.ann(e)
         dummies = tuple(_name(a) for a in _kids(_kids(refs)[0]) for a in _kids(a))
-        body = self.expr(e.find("E-2"))
+        body = self.expr(_child(e, "E-2"))
         declared = _with_default_kind(self.scope.types.get(name) or self.implicit_type(name))
         found = self.type_of(body)
         if found is not None and found[:2] != declared[:2] and declared[:2] in _CONVERTERS:
@@ -797,19 +805,19 @@ class _Converter:
 
     def assignment(self, e, out):
         ann = self.ann(e)
-        out.append(mk("assign", self.target(e.find("E-1")), self.expr(e.find("E-2")), **ann))
+        out.append(mk("assign", self.target(_child(e, "E-1")), self.expr(_child(e, "E-2")), **ann))
 
     def pointer_assignment(self, e, out):
         ann = self.ann(e)
-        out.append(mk("pointerAssign", self.target(e.find("E-1")), self.expr(e.find("E-2")), **ann))
+        out.append(mk("pointerAssign", self.target(_child(e, "E-1")), self.expr(_child(e, "E-2")), **ann))
 
     def call_statement(self, e, out):
         ann = self.ann(e)
-        designator = _first(e.find("procedure-designator"))
-        if designator is None or designator.tag != "named-E" or designator.find("R-LT") is not None:
+        designator = _first(_child(e, "procedure-designator"))
+        if designator is None or designator.tag != "named-E" or _child(designator, "R-LT") is not None:
             self.unsupported("type-bound procedure call", e)
-        name = _name(designator.find("N"))
-        spec = e.find("arg-spec")
+        name = _name(_child(designator, "N"))
+        spec = _child(e, "arg-spec")
         args = self.args(spec) if spec is not None else ()
         specific = self.specific(name, args)
         out.append(mk("call", specific, args, generic=name if specific != name else None, **ann))
@@ -817,9 +825,9 @@ class _Converter:
     def if_statement(self, e, out):
         """Logical IF: if (c) stmt."""
         ann = self.ann(e)
-        cond = self.expr(e.find("condition-E"))
+        cond = self.expr(_child(e, "condition-E"))
         stmts = []
-        self.statement(_first(e.find("action-stmt")), stmts)
+        self.statement(_first(_child(e, "action-stmt")), stmts)
         out.append(mk("if", cond, mk("block", *stmts), None, **ann))
 
     def if_construct(self, e, out):
@@ -832,7 +840,7 @@ class _Converter:
             for k in _kids(b):
                 if k.tag in ("if-then-stmt", "else-if-stmt"):
                     self.enter_construct(k)
-                    arms.append([self.expr(k.find("condition-E")), self.ann(k), []])
+                    arms.append([self.expr(_child(k, "condition-E")), self.ann(k), []])
                 elif k.tag == "else-stmt":
                     arms.append([None, self.ann(k), []])
                 elif k.tag == "end-if-stmt":
@@ -859,14 +867,14 @@ class _Converter:
         """A construct name (`outer: if`) is only known to EXIT/CYCLE of loops."""
 
     def loop(self, header, body, ann) -> Node:
-        test = header.find("test-E")
+        test = _child(header, "test-E")
         if test is not None:
             return mk("while", self.expr(test), body, **ann)
-        var = header.find("do-V")
+        var = _child(header, "do-V")
         if var is None:
             return mk("while", mk("boolCst", True), body, **ann)
-        step = header.find("step")
-        return mk("do", self.expr(var), self.expr(header.find("lower-bound")), self.expr(header.find("upper-bound")),
+        step = _child(header, "step")
+        return mk("do", self.expr(var), self.expr(_child(header, "lower-bound")), self.expr(_child(header, "upper-bound")),
                   None if step is None else self.expr(step), body, **ann)
 
     def do_construct(self, e, out):
@@ -904,7 +912,7 @@ class _Converter:
 
     def goto(self, e, out):
         ann = self.ann(e)
-        out.append(mk("goto", _text(e.find("label")).strip(), **ann))
+        out.append(mk("goto", _text(_child(e, "label")).strip(), **ann))
 
     def return_statement(self, e, out):
         ann = self.ann(e)
@@ -914,7 +922,7 @@ class _Converter:
 
     def stop(self, e, out):
         ann = self.ann(e)
-        code = e.find("stop-code")
+        code = _child(e, "stop-code")
         node = None
         if code is not None:
             inner = _first(code)
@@ -928,13 +936,13 @@ class _Converter:
 
     def allocate(self, e, out):
         ann = self.ann(e)
-        if e.find("T-spec") is not None or "=" in _own_text(e.find("arg-spec")):
+        if _child(e, "T-spec") is not None or "=" in _own_text(_child(e, "arg-spec")):
             self.unsupported("ALLOCATE with a type or STAT=/SOURCE= options", e)
-        for a in _kids(e.find("arg-spec")):
+        for a in _kids(_child(e, "arg-spec")):
             ref = _first(a)
-            if ref.find("arg-N") is not None or a.find("arg-N") is not None:
+            if _child(ref, "arg-N") is not None or _child(a, "arg-N") is not None:
                 self.unsupported("ALLOCATE with a type or STAT=/SOURCE= options", e)
-            refs = _kids(ref.find("R-LT")) if ref.find("R-LT") is not None else []
+            refs = _kids(_child(ref, "R-LT")) if _child(ref, "R-LT") is not None else []
             shape = refs[-1] if refs and refs[-1].tag in ("parens-R", "array-R") else None
             target = self.designator(ref, refs[:-1] if shape is not None else refs)
             dims = ()
@@ -946,7 +954,7 @@ class _Converter:
         """(lo or None, hi) of each subscript of an ALLOCATE shape."""
         out = []
         for s in _kids(_first(r)):
-            lo, hi = s.find("lower-bound"), s.find("upper-bound")
+            lo, hi = _child(s, "lower-bound"), _child(s, "upper-bound")
             if ":" in _own_text(s):
                 out.append((None if lo is None else self.expr(lo), self.expr(hi)))
             else:
@@ -955,21 +963,21 @@ class _Converter:
 
     def deallocate(self, e, out):
         ann = self.ann(e)
-        for a in _kids(e.find("arg-spec")):
-            if a.find("arg-N") is not None:
+        for a in _kids(_child(e, "arg-spec")):
+            if _child(a, "arg-N") is not None:
                 self.unsupported("DEALLOCATE with STAT= options", e)
             out.append(mk("deallocate", self.target(a), **ann))
 
     def nullify(self, e, out):
         ann = self.ann(e)
-        for a in _kids(e.find("arg-spec")):
+        for a in _kids(_child(e, "arg-spec")):
             out.append(mk("pointerAssign", self.target(a), mk("intrinsic", "null", ()), **ann))
 
     def io(self, e, out):
         kind = _IO_KINDS[e.tag]
         ann = self.ann(e)
         if kind == "format":
-            control = _text(e.find("format-spec")).strip()
+            control = _text(_child(e, "format-spec")).strip()
             control = control[1:-1] if control.startswith("(") and control.endswith(")") else control
         else:
             spec = next((k for k in _kids(e) if k.tag.endswith("-spec-spec") or k.tag in ("io-control-spec", "format")),
@@ -986,12 +994,12 @@ class _Converter:
 
     def select_case(self, e, out):
         blocks = [b for b in _kids(e) if b.tag == "selectcase-block"]
-        header = blocks[0].find("select-case-stmt")
+        header = _child(blocks[0], "select-case-stmt")
         ann = self.ann(header)
-        selector = self.expr(header.find("case-E"))
+        selector = self.expr(_child(header, "case-E"))
         cases = []
         for b in blocks[1:]:
-            case = b.find("case-stmt")
+            case = _child(b, "case-stmt")
             case_ann = self.ann(case)
             values = ()
             ranges = case.find(".//case-value-range-LT")
@@ -1014,7 +1022,7 @@ class _Converter:
             if b.tag != "where-block":
                 continue
             header = _first(b)
-            mask = header.find("mask-E")
+            mask = _child(header, "mask-E")
             arms.append([None if mask is None else self.expr(mask), self.ann(header),
                          self.block(b, skip=(header.tag, "end-where-stmt"))])
         else_block = None
@@ -1029,23 +1037,23 @@ class _Converter:
     def where_statement(self, e, out):
         ann = self.ann(e)
         stmts = []
-        self.statement(_first(e.find("action-stmt")), stmts)
-        out.append(mk("where", self.expr(e.find("mask-E")), mk("block", *stmts), None, **ann))
+        self.statement(_first(_child(e, "action-stmt")), stmts)
+        out.append(mk("where", self.expr(_child(e, "mask-E")), mk("block", *stmts), None, **ann))
 
     def forall(self, e, out):
-        header = e.find("forall-construct-stmt") if e.tag == "forall-construct" else e
+        header = _child(e, "forall-construct-stmt") if e.tag == "forall-construct" else e
         ann = self.ann(header)
-        ranges = tuple(mk("impliedDo", (), self.expr(t.find("V")), self.expr(t.find("lower-bound")),
-                          self.expr(t.find("upper-bound")),
-                          None if t.find("step") is None and t.find("stride") is None
-                          else self.expr(t.find("step") if t.find("step") is not None else t.find("stride")))
+        ranges = tuple(mk("impliedDo", (), self.expr(_child(t, "V")), self.expr(_child(t, "lower-bound")),
+                          self.expr(_child(t, "upper-bound")),
+                          None if _child(t, "step") is None and _child(t, "stride") is None
+                          else self.expr(_child(t, "step") if _child(t, "step") is not None else _child(t, "stride")))
                        for t in header.iter("forall-triplet-spec"))
-        mask = header.find("mask-E")
+        mask = _child(header, "mask-E")
         if e.tag == "forall-construct":
             body = self.block(e, skip=("forall-construct-stmt", "end-forall-stmt"))
         else:
             stmts = []
-            self.statement(_first(e.find("action-stmt")), stmts)
+            self.statement(_first(_child(e, "action-stmt")), stmts)
             body = mk("block", *stmts)
         out.append(mk("forall", ranges, None if mask is None else self.expr(mask), body, **ann))
 
@@ -1068,7 +1076,7 @@ class _Converter:
         while e.tag in _WRAPPERS:
             e = _first(e)
         if e.tag == "named-E":
-            refs = e.find("R-LT")
+            refs = _child(e, "R-LT")
             return self.designator(e, _kids(refs) if refs is not None else [])
         return self.expr(e)
 
@@ -1115,7 +1123,7 @@ class _Converter:
 
     def literal_node(self, e) -> Node:
         text = _first(e, "l")
-        kind_e = e.find("K-spec")
+        kind_e = _child(e, "K-spec")
         suffix = None if kind_e is None else _text(kind_e)
         if text is None:
             word = _own_text(e).strip().lower()
@@ -1136,15 +1144,15 @@ class _Converter:
         return mk("realCst", canonical, kind)
 
     def string(self, e) -> Node:
-        text = _text(e.find("S")).strip()
+        text = _text(_child(e, "S")).strip()
         quote = text[0]
         return mk("stringCst", text[1:-1].replace(quote + quote, quote))
 
     def parenthesis(self, e) -> Node:
-        iterator = e.find("iterator")
+        iterator = _child(e, "iterator")
         if iterator is not None:
             return self.implied_do(iterator)
-        elements = e.find("element-LT")
+        elements = _child(e, "element-LT")
         if elements is not None:
             parts = _kids(elements)
             if len(parts) == 2:
@@ -1153,25 +1161,25 @@ class _Converter:
         return self.expr(_first(e))  # grouping is kept by the tree shape
 
     def implied_do(self, iterator) -> Node:
-        parts = _kids(iterator.find("iterator-definition-LT"))
-        at = next((i for i, p in enumerate(parts) if p.find("V-N") is not None), None)
+        parts = _kids(_child(iterator, "iterator-definition-LT"))
+        at = next((i for i, p in enumerate(parts) if _child(p, "V-N") is not None), None)
         if at is None or len(parts) < at + 2:
             self.syntax_error(f"cannot read the implied DO '{_text(iterator)}'", iterator)
         control = parts[at]
-        var = mk("ident", _name(control.find("V-N")))
+        var = mk("ident", _name(_child(control, "V-N")))
         lo = self.expr(next(k for k in _kids(control) if k.tag != "V-N"))
         step = self.expr(parts[at + 2]) if len(parts) > at + 2 else None
         return mk("impliedDo", tuple(self.expr(p) for p in parts[:at]), var, lo, self.expr(parts[at + 1]), step)
 
     def array_constructor(self, e) -> Node:
-        values = e.find("ac-value-LT")
+        values = _child(e, "ac-value-LT")
         return mk("arrayConstructor", tuple(self.expr(v) for v in _kids(values)) if values is not None else ())
 
     def args(self, spec) -> tuple:
         """Actual arguments of a call or a function reference (element-LT or arg-spec)."""
         out = []
         for a in _kids(spec):
-            keyword = a.find("arg-N")
+            keyword = _child(a, "arg-N")
             if keyword is not None:
                 value = next(k for k in _kids(a) if k.tag != "arg-N")
                 out.append(mk("namedArg", _text(keyword).strip().lower(), self.expr(value)))
@@ -1186,37 +1194,39 @@ class _Converter:
             if s.tag != "section-subscript" or ":" not in _own_text(s):
                 out.append(self.expr(s))
                 continue
-            lo, hi = s.find("lower-bound"), s.find("upper-bound")
-            stride = s.find("stride") if s.find("stride") is not None else s.find("step")
+            lo, hi = _child(s, "lower-bound"), _child(s, "upper-bound")
+            stride = _child(s, "stride") if _child(s, "stride") is not None else _child(s, "step")
             out.append(mk("arrayTriplet", *(None if x is None else self.expr(x) for x in (lo, hi, stride))))
         return tuple(out)
 
     def named(self, e) -> Node:
         if len(e) == 1:
-            name = e.findtext("N/n")
-            node = self.idents.get(name)
-            if node is None:  # IL leaves are immutable: one node per name
-                node = self.idents[name] = Node("ident", ((name or _name(e[0])).lower(),))
-            return node
-        refs = e.find("R-LT")
+            return self.ident(_name(e[0]))
+        refs = _child(e, "R-LT")
         refs = _kids(refs) if refs is not None else []
-        name = _name(e.find("N"))
+        name = _name(_child(e, "N"))
         if not refs:
-            return Node("ident", (name,))
+            return self.ident(name)
         first = refs[0]
         if first.tag == "parens-R" and len(refs) == 1:
             spec = _first(first)
             return self.reference(name, spec, first)
         return self.designator(e, refs)
 
+    def ident(self, name) -> Node:
+        node = self.idents.get(name)
+        if node is None:  # IL leaves are immutable: one node per name
+            node = self.idents[name] = Node("ident", (name,))
+        return node
+
     def designator(self, e, refs) -> Node:
         """name(subscripts)%field(subscripts)...: array accesses and field accesses."""
-        node = mk("ident", _name(e.find("N")))
+        node = self.ident(_name(_child(e, "N")))
         for r in refs:
             if r.tag == "component-R":
-                node = mk("fieldAccess", node, _text(r.find("ct")).strip().lower())
+                node = mk("fieldAccess", node, _text(_child(r, "ct")).strip().lower())
             elif r.tag in ("parens-R", "array-R"):
-                node = mk("arrayAccess", node, self.subscripts(r) if _first(r) is not None else ())
+                node = Node("arrayAccess", (node, self.subscripts(r) if _first(r) is not None else ()))
             else:
                 self.unsupported(_construct_name(r.tag), r)
         return node
@@ -1226,7 +1236,7 @@ class _Converter:
         the scopes declare."""
         what = self.scope.lookup(name, "names")
         if what in (ARRAY, CHAR):
-            return mk("arrayAccess", mk("ident", name), self.subscripts(r) if spec is not None else ())
+            return Node("arrayAccess", (self.ident(name), self.subscripts(r) if spec is not None else ()))
         args = self.args(spec) if spec is not None else ()
         expansion = self.scope.lookup(name, "stmt_functions")
         if expansion is not None:
