@@ -158,9 +158,22 @@ def _accesses(n) -> _Accesses:
     return acc
 
 
+def _has_nested_side_effect(n, statement: bool) -> bool:
+    """Whether n holds a side effect (other than its own, for a statement)."""
+    stack = [child for _, child in n.children()] if statement else [n]
+    while stack:
+        x = stack.pop()
+        if is_side_effect(x):
+            return True
+        stack.extend(child for _, child in x.children())
+    return False
+
+
 def check_full_expression(n, statement: bool = False) -> None:
     """Raise SequencingError when splitting the side effects of the full expression `n` out
     could change its meaning (C leaves their order unspecified) or is not supported."""
+    if not _has_nested_side_effect(n, statement):
+        return  # the common case: nothing to order
     if statement:
         target = n.lvalue if isinstance(n, c_ast.Assignment) else n.expr
         acc = _address(target)
