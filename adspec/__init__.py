@@ -3,6 +3,8 @@
 Public Python API:
     adspec.parse(path_or_text, ...)  -> IL `file` node
     adspec.unparse(tree, tgtlang)     -> source text
+    adspec.differentiate(sources, head=..., mode="tangent")
+                                      -> text, messages and derivation record (adspec.pipeline)
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import os
 from .engine.errors import SourceError, UnsupportedError
 from .engine.il import Node, mk
 
-__all__ = ["parse", "unparse", "Node", "mk", "SourceError", "UnsupportedError"]
+__all__ = ["parse", "unparse", "differentiate", "Node", "mk", "SourceError", "UnsupportedError"]
 __version__ = "0.1.0"
 
 
@@ -33,3 +35,10 @@ def unparse(tree: Node, tgtlang: str | None = None, form: str | None = None) -> 
     if lang and tgt != lang and not (lang == "c" and tgt == "cuda"):
         raise SourceError(f"translating {lang} source to {tgt} is not supported", tree.ann.get("filename", "<il>"))
     return _unparse(tree, tgt, form)
+
+
+def differentiate(sources, head, mode: str = "tangent", **options):
+    """Differentiate source files (paths; or source text with lang=...) for the heads
+    ("f(y)/(x)"). Returns adspec.pipeline.Differentiated: .text, .messages, .derivations."""
+    from .pipeline import differentiate as _differentiate
+    return _differentiate(sources, head, mode, **options)

@@ -1,0 +1,119 @@
+"""The differentiation pipeline: sources -> IL -> program -> analyses -> facts -> the rules,
+applied to every procedure to differentiate -> the differentiated IL file -> source text.
+
+    result = differentiate(["f.f90"], head="f(y)/(x)", mode="tangent")
+    result.text          # the tangent source (the <stem>_d file)
+    result.messages      # warnings, as in Tapenade's .msg file
+    result.derivations   # differentiated procedure name -> the proof tree of its rule applications
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from .engine.il import Node, mk
+
+MODES = {"tangent": "_d"}
+
+
+@dataclass
+class HeadNames:
+    procedure: str
+    dependents: tuple
+    independents: tuple
+
+
+@dataclass
+class Differentiated:
+    text: str
+    tree: Node
+    messages: list = field(default_factory=list)
+    derivations: dict = field(default_factory=dict)
+    heads: list = field(default_factory=list)          # of HeadNames
+    procedure_names: dict = field(default_factory=dict)  # original -> differentiated
+    diff_formals: tuple = ()                             # of the first head
+
+
+def _read(sources, lang, filename, form):
+    from .frontends import parse_files, parse_source
+    if lang is not None:  # source text
+        return [parse_source(sources, filename or "<string>", lang, form)]
+    paths = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
+    return parse_files([str(p) for p in paths])
+
+
+def differentiate(sources, head, mode: str = "tangent", vars: str | None = None, outvars: str | None = None,
+                  lang: str | None = None, filename: str | None = None, form: str | None = None) -> Differentiated:
+    """Differentiate `sources` (paths, or source text when `lang` is given) for the heads."""
+    from .analyses import run_analyses
+    from .analyses.facts import Facts
+    from .backends import unparse
+    from .engine.program import build_program
+    from .heads import parse_heads, resolve_heads
+    from .rules.naming import Namer, program_names
+    from .rules.tangent import TANGENT
+    from .rules.tangent.context import TangentContext
+
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}")
+    files = _read(sources, lang, filename, form)
+    program = build_program(files)
+    heads = resolve_heads(program, parse_heads(head, vars, outvars))
+    results = run_analyses(program, heads)
+    facts = Facts(program, results)
+    first = files[0]
+    file_lang = first.ann.get("lang", "fortran")
+    names = Namer(program_names(program.files), mode, file_lang)
+    ctx = TangentContext(TANGENT, facts, names=names, lang=file_lang, program=program,
+                         filename=first.ann.get("filename", "<input>"))
+    units, derivations, procedure_names = [], {}, {}
+    for proc_name in facts.diff_procedures():
+        proc = program.procedure(proc_name)
+        ctx.procedure, ctx.extra_declarations = proc, []
+        differentiated, derivation = TANGENT.apply("proc", proc.node, ctx)
+        if differentiated is None:
+            continue
+        units.extend(header_comment(proc, facts, results, heads))
+        units.append(differentiated)
+        derivations[differentiated.kids[0]] = derivation
+        procedure_names[proc.source_name] = differentiated.kids[0]
+    stem = os.path.splitext(os.path.basename(first.ann.get("filename", "out")))[0]
+    ext = os.path.splitext(first.ann.get("filename", ""))[1] or (".f90" if file_lang == "fortran" else ".c")
+    tree = mk("file", *units, lang=file_lang, form=first.ann.get("form"), filename=f"{stem}{MODES[mode]}{ext}")
+    head_names = [_head_names(program, name, zones) for name, zones in heads.items()]
+    first_head = program.procedure(head_names[0].procedure) if head_names else None
+    diff_formals = tuple(f for f in first_head.formals if facts.is_diff_formal_arg(first_head.name, f)) \
+        if first_head is not None else ()
+    return Differentiated(unparse(tree), tree, list(ctx.messages) if hasattr(ctx, "messages") else [],
+                          derivations, head_names, procedure_names, diff_formals)
+
+
+def _head_names(program, proc_name, zones) -> HeadNames:
+    from .engine.bitsets import zones_of
+    proc = program.procedure(proc_name)
+    independents, dependents = zones
+    named = lambda s: tuple(dict.fromkeys(proc.zones.zones[z].name for z in zones_of(s)))  # noqa: E731
+    return HeadNames(proc.source_name, named(dependents), named(independents))
+
+
+def header_comment(proc, facts, results, heads) -> list:
+    """Tapenade's header: the dependents, the independents, and the read/write status of
+    every derivative argument, so a caller knows what it must provide and what it gets."""
+    from .engine.bitsets import zones_of
+    lines = [f"Differentiation of {proc.source_name} in forward (tangent) mode:"]
+    zones = heads.get(proc.name)
+    if zones is not None:
+        name = lambda s: " ".join(dict.fromkeys(proc.zones.zones[z].name for z in zones_of(s)))  # noqa: E731
+        lines.append(f"  variations   of useful results: {name(zones[1])}")
+        lines.append(f"  with respect to varying inputs: {name(zones[0])}")
+    summary = results.inout.summary(proc)
+    status = []
+    for formal in proc.formals:
+        if not facts.is_diff_formal_arg(proc.name, formal):
+            continue
+        z = proc.zones.var_zones(formal)
+        read = summary is not None and bool(summary[0] & z)
+        written = summary is not None and bool(summary[1] & z)
+        status.append(f"{formal}:{'in-out' if read and written else 'out' if written else 'in'}")
+    lines.append("  RW status of diff variables: " + " ".join(status))
+    return [mk("comment", line) for line in lines]

@@ -1,0 +1,39 @@
+"""Tangent rules for procedure calls (paper 5.3, 4.5 and fig. 8).
+
+An active call to a differentiated procedure P becomes a call to P_D, each argument followed
+by its derivative when P_D expects one for that formal (generalization: one P_D for the
+envelope of all active calls). When this call's actual has no derivative, a dummy derivative
+initialized to zero is passed (fig. 8). A passive call stays a call to P.
+"""
+from __future__ import annotations
+
+from kanren import eq, lall, var
+
+from ...engine.il import Node
+from ...engine.kanren_il import pattern
+from .ruleset import TANGENT
+
+
+@TANGENT.rule("T-call-passive", judgment="tangent", ops=("call",), section="5.3",
+              source="reconstructed: docs/rules.md#t-call",
+              premises=("¬isActiveCall(CALL)",), conclusion="call P(ARGS)  →  call P(ARGS)")
+def t_call_passive(stmt, out, ctx):
+    return ctx.fact_not("is_active_call", stmt), eq(out, pattern("block", stmt))
+
+
+@TANGENT.rule("T-call-active", judgment="tangent", ops=("call",), section="5.3",
+              source="reconstructed: docs/rules.md#t-call",
+              premises=("isActiveCall(CALL)", "P →procName Pd", "ARGS →args ARGSd (dummy zero derivatives)"),
+              conclusion="call P(ARGS)  →  DUMMIES = 0 ; call Pd(ARGSd)")
+def t_call_active(stmt, out, ctx):
+    name, args, args_d = var(), var(), var()
+    guard = lall(eq(stmt, pattern("call", name, args)), ctx.fact("is_active_call", stmt))
+    body = lall(ctx.compute(lambda s: ctx.call_arguments(s), stmt, args_d),
+                ctx.compute(lambda s, parts: _call_block(s, parts, ctx), stmt, args_d, out))
+    return guard, body
+
+
+def _call_block(stmt: Node, parts, ctx) -> Node:
+    before, actuals = parts
+    call = Node("call", (ctx.names.proc(stmt.kids[0]), tuple(actuals)), stmt.ann)
+    return Node("block", tuple(before) + (call,))

@@ -1,0 +1,136 @@
+"""What the tangent rules need besides the analysis facts: the names of differentiated
+symbols, the innermost statement (the expression rules ask the facts about it), typed zeros,
+and the assembly of differentiated procedures and call arguments (paper 5.3: the rewrite
+predicates the paper does "not detail", DECLS → DECLSd)."""
+from __future__ import annotations
+
+from ...engine.errors import UnsupportedError
+from ...engine.il import Node
+from ...engine.rules import Context
+from .procedures import derivative_declarations, differentiated_arguments
+
+
+class TangentContext(Context):
+    """Context(ruleset, facts) with: names (rules.naming.Namer), lang, program, filename."""
+
+    def __init__(self, ruleset, facts, *, names, lang, program, filename="<input>", **extra):
+        super().__init__(ruleset, facts, names=names, lang=lang, program=program, filename=filename, **extra)
+        self.names, self.lang, self.program, self.filename = names, lang, program, filename
+        self.statements = []  # the statements being differentiated, innermost last
+        self.procedure = None  # the program's Procedure being differentiated
+        self.extra_declarations = []  # (name, real kind) of the temporaries it needs
+
+    # --- the innermost statement --------------------------------------------------------------
+    @property
+    def statement(self):
+        return self.statements[-1] if self.statements else None
+
+    # --- refusals -----------------------------------------------------------------------------
+    def unsupported(self, node: Node, what: str):
+        raise UnsupportedError(f"{what} is not supported yet", self.filename, node.line or self._line())
+
+    def _line(self):
+        for stmt in reversed(self.statements):
+            if stmt.line is not None:
+                return stmt.line
+        return None
+
+    def no_derivative(self, expr: Node):
+        name = expr.kids[0] if expr.op == "intrinsic" else expr.op
+        self.unsupported(expr, f"the derivative of {name} (it is not in the derivative table)")
+
+    # --- types and zeros ------------------------------------------------------------------------
+    def symbol_of(self, ref: Node):
+        while ref.op in ("arrayAccess", "fieldAccess"):
+            ref = ref.kids[0]
+        if ref.op != "ident" or self.procedure is None:
+            return None
+        return self.procedure.scope.lookup(ref.kids[0])
+
+    def kind_of(self, expr: Node) -> int | None:
+        """The real kind an expression computes in (8 when it reads a real(8) variable)."""
+        kinds = [8 if n.op == "realCst" and n.kids[1] == 8 else None for n in _leaves(expr)]
+        for leaf in _leaves(expr):
+            sym = self.symbol_of(leaf) if leaf.op == "ident" else None
+            if sym is not None and sym.type is not None and sym.type.op == "type" and sym.type.kids[0] == "real":
+                kinds.append(sym.type.kids[1] or 4)
+        found = [k for k in kinds if k]
+        return max(found) if found else None
+
+    def zero_like(self, ref: Node) -> Node:
+        """0.0 of the kind of the reference's variable."""
+        sym = self.symbol_of(ref)
+        kind = 4
+        if sym is not None and sym.type is not None and sym.type.op == "type":
+            kind = sym.type.kids[1] or 4
+        return Node("realCst", ("0.0", kind))
+
+    def derivative_ann(self, stmt: Node):
+        """Annotations of a derivative statement: the source line of the statement it comes from."""
+        return stmt.ann.discard("label").discard("directives").set("derivative", True)
+
+    # --- procedures and calls --------------------------------------------------------------------
+    def differentiated_procedure(self, proc: Node, body_d: Node) -> Node:
+        name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
+        if kind == "function":
+            self.unsupported(proc, "differentiating a function (its result becomes an argument)")
+        if contains:
+            self.unsupported(proc, "differentiating a procedure with internal procedures")
+        diff_names = self.facts.diff_variables(name)
+        formals = set(params)
+        for global_name in diff_names - formals:
+            sym = self.program.procedure(name).scope.lookup(global_name)
+            if sym is not None and sym.common is not None:
+                self.unsupported(proc, f"an active COMMON variable ({global_name})")
+        args = differentiated_arguments(params, lambda f: self.facts.is_diff_formal_arg(name, f), self.names.var)
+        decls_d = derivative_declarations(decls, diff_names, self.names.var) + tuple(
+            Node("varDecl", (Node("type", ("real", kind, None)), (), (Node("declarator", (temp, None, None, 0)),)))
+            for temp, kind in self.extra_declarations)
+        return Node("procedure", (self.names.proc(name), kind, args, result, rtype, attrs, decls_d, body_d, ()),
+                    proc.ann)
+
+    def call_arguments(self, call: Node):
+        """(statements before the call, actual arguments of the differentiated call)."""
+        name, actuals = call.kids
+        callee = self.program.procedure(name)
+        before, out = [], []
+        for index, (formal, actual) in enumerate(zip(callee.formals, actuals)):
+            out.append(actual)
+            if not self.facts.is_diff_formal_arg(callee.name, formal):
+                continue
+            if self.facts.actual_is_active(call, index):
+                if actual.op not in ("ident", "arrayAccess", "fieldAccess"):
+                    self.unsupported(call, "an active expression as an actual argument")
+                derived, _ = self.ruleset.apply("ref", actual, self)
+                out.append(derived)
+            else:  # fig. 8: a dummy derivative, zero, for this call's passive actual
+                out.append(self.dummy_zero(actual, before, call))
+        if len(actuals) != len(callee.formals):
+            self.unsupported(call, "a call with optional arguments left out")
+        return before, out
+
+    def dummy_zero(self, actual: Node, before: list, call: Node) -> Node:
+        sym = self.symbol_of(actual) if actual.op in ("ident", "arrayAccess") else None
+        if sym is not None and sym.dims and actual.op == "ident":
+            self.unsupported(call, "a passive array passed where the callee expects a derivative")
+        temp = self.names.temp("dummyzerod")
+        zero = self.zero_like(actual) if sym is not None else Node("realCst", ("0.0", 8))
+        self.extra_declarations.append((temp, zero.kids[1]))
+        before.append(Node("assign", (Node("ident", (temp,)), zero), call.ann.discard("label")))
+        return Node("ident", (temp,))
+
+
+def _leaves(expr: Node):
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if not isinstance(n, Node):
+            if isinstance(n, tuple):
+                stack.extend(n)
+            continue
+        if n.op in ("ident", "realCst"):
+            yield n
+        elif n.op != "arrayAccess":
+            stack.extend(n.kids)
+        else:
+            stack.append(n.kids[0])

@@ -1,0 +1,99 @@
+"""Tangent rules for sequences and control (paper 5.3; 4.4).
+
+The sequence keeps the order of the original instructions (verbatim rule). Tangent
+differentiation goes down the control structures; a control structure that is not live for
+diff (no derivative instruction inside, nothing inside needed by one) is copied as it is
+(the paper's optimized non-diff-live variants). Statements with no derivative of their own
+(jumps, I/O, comments, ...) are copied.
+"""
+from __future__ import annotations
+
+from kanren import eq, lall, var
+
+from ...engine.il import Node
+from ...engine.kanren_il import pattern
+from .ruleset import TANGENT
+
+CONTROL_OPS = ("if", "do", "while", "for", "doWhile", "switch", "where", "forall")
+PASSIVE_OPS = ("nop", "comment", "goto", "exit", "cycle", "stop", "io")
+MEMORY_OPS = ("pointerAssign", "allocate", "deallocate", "varDecl", "return")
+
+
+@TANGENT.rule("T-seq", judgment="tangent", ops=("block",), section="5.3", source="verbatim",
+              premises=("INSTR →  INSTRd", "INSTRS →  INSTRSd"),
+              conclusion="{INSTR ; INSTRS}  →  {INSTRd ; INSTRSd}")
+def t_seq(block, out, ctx):
+    stmts, stmts_d = var(), var()
+    guard = ctx.compute(lambda b: b.kids, block, stmts)
+    body = lall(ctx.derive_each("tangent", stmts, stmts_d),
+                ctx.compute(lambda parts: Node("block", tuple(s for part in parts for s in _spliced(part))),
+                            stmts_d, out))
+    return guard, body
+
+
+def _spliced(part: Node) -> tuple:
+    """The statements of a rule's output block, to splice into the enclosing sequence."""
+    return part.kids if part.op == "block" else (part,)
+
+
+@TANGENT.rule("T-control-notlive", judgment="tangent", ops=CONTROL_OPS, section="5.3",
+              source="reconstructed: docs/rules.md#t-control",
+              premises=("¬isLiveForDiff(CONTROL)",), conclusion="CONTROL  →  CONTROL")
+def t_control_notlive(stmt, out, ctx):
+    return ctx.fact_not("is_live_for_diff", stmt), eq(out, pattern("block", stmt))
+
+
+@TANGENT.rule("T-if", judgment="tangent", ops=("if",), section="5.3",
+              source="reconstructed: docs/rules.md#t-control",
+              premises=("isLiveForDiff(if)", "THEN →  THENd", "ELSE →  ELSEd"),
+              conclusion="if (C) THEN else ELSE  →  if (C) THENd else ELSEd")
+def t_if(stmt, out, ctx):
+    cond, then, other, then_d, other_d = var(), var(), var(), var(), var()
+    guard = lall(eq(stmt, pattern("if", cond, then, other)), ctx.fact("is_live_for_diff", stmt))
+    body = lall(ctx.derive("tangent", then, then_d), ctx.derive_optional("tangent", other, other_d),
+                ctx.compute(lambda s, t, o: Node("block", (s.with_kids(s.kids[0], t, o),)), stmt, then_d, other_d, out))
+    return guard, body
+
+
+@TANGENT.rule("T-loop", judgment="tangent", ops=("do", "while", "doWhile", "for"), section="5.3",
+              source="reconstructed: docs/rules.md#t-control",
+              premises=("isLiveForDiff(loop)", "BODY →  BODYd"),
+              conclusion="loop(CONTROL) BODY  →  loop(CONTROL) BODYd")
+def t_loop(stmt, out, ctx):
+    body_in, body_d = var(), var()
+    guard = lall(ctx.fact("is_live_for_diff", stmt), ctx.compute(lambda s: s.kids[_BODY_INDEX[s.op]], stmt, body_in))
+    body = lall(ctx.derive("tangent", body_in, body_d),
+                ctx.compute(lambda s, b: Node("block", (_with_body(s, b),)), stmt, body_d, out))
+    return guard, body
+
+
+_BODY_INDEX = {"do": 4, "while": 1, "doWhile": 0, "for": 3}
+
+
+def _with_body(loop: Node, body: Node) -> Node:
+    kids = list(loop.kids)
+    kids[_BODY_INDEX[loop.op]] = body
+    return Node(loop.op, tuple(kids), loop.ann)
+
+
+@TANGENT.rule("T-passive-statement", judgment="tangent", ops=PASSIVE_OPS, section="5.3",
+              source="reconstructed: docs/rules.md#t-passive",
+              premises=(), conclusion="INSTR  →  INSTR   (no derivative)")
+def t_passive_statement(stmt, out, ctx):
+    return ctx.succeed(), eq(out, pattern("block", stmt))
+
+
+@TANGENT.rule("T-memory-passive", judgment="tangent", ops=MEMORY_OPS, section="5.3",
+              source="reconstructed: docs/rules.md#t-passive",
+              premises=("¬hasDerivativeInstruction(INSTR)",), conclusion="INSTR  →  INSTR")
+def t_memory_passive(stmt, out, ctx):
+    return ctx.fact_not("has_derivative_instruction", stmt), eq(out, pattern("block", stmt))
+
+
+@TANGENT.rule("T-memory-active", judgment="tangent", ops=MEMORY_OPS, section="5.3",
+              source="reconstructed: docs/rules.md#t-passive",
+              premises=("hasDerivativeInstruction(INSTR)",), conclusion="refused: not differentiated yet")
+def t_memory_active(stmt, out, ctx):
+    guard = ctx.fact("has_derivative_instruction", stmt)
+    return guard, ctx.refuse(stmt, "differentiating this statement (active pointer, allocation, "
+                                   "declaration with an initial value or function result)")

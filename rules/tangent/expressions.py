@@ -1,0 +1,119 @@
+"""Tangent rules for expressions and references (paper 5.3, last rules; 4.3, 4.6).
+
+Judgment `expr`:  EXPR →expr EXPRd  — the tangent derivative of an expression, or `None` for
+a derivative known to be zero (activity analysis, 4.6: an expression that uses no active
+variable has the zero derivative, and zero terms vanish from sums and products).
+Judgment `ref`:   REF →ref REFd     — the derivative reference of a memory reference: `x` →
+`xd`, `a(i)` → `ad(i)`, `u(3)%z` → `ud(3)%z` (association by name, 4.2).
+
+The partial derivatives of operators and intrinsics come from the derivative table
+(rules/derivatives.py); these rules only apply the chain rule to them.
+"""
+from __future__ import annotations
+
+from kanren import eq, lall, var
+
+from ...engine.il import Node
+from ...engine.kanren_il import pattern
+from ..derivatives import derivative
+from .ruleset import TANGENT
+
+REFERENCE_OPS = ("ident", "arrayAccess", "fieldAccess")
+CONSTANT_OPS = ("intCst", "realCst", "boolCst", "stringCst", "complexCst")
+OPERATOR_OPS = ("add", "sub", "mul", "div", "power", "neg", "pos")
+
+
+# --- references -------------------------------------------------------------------------------
+@TANGENT.rule("T-ref-name", judgment="ref", ops=("ident",), section="5.3", source="verbatim",
+              premises=("NAME →varName NAMEd",), conclusion="NAME  →ref  NAMEd")
+def t_ref_name(ref, out, ctx):
+    name = var()
+    guard = eq(ref, pattern("ident", name))
+    body = ctx.compute(lambda n: Node("ident", (ctx.names.var(n),)), name, out)
+    return guard, body
+
+
+@TANGENT.rule("T-ref-array", judgment="ref", ops=("arrayAccess",), section="4.2",
+              source="reconstructed: docs/rules.md#t-ref",
+              premises=("BASE →ref BASEd",), conclusion="BASE(INDICES)  →ref  BASEd(INDICES)")
+def t_ref_array(ref, out, ctx):
+    base, indices, base_d = var(), var(), var()
+    guard = eq(ref, pattern("arrayAccess", base, indices))
+    body = lall(ctx.derive("ref", base, base_d), eq(out, pattern("arrayAccess", base_d, indices)))
+    return guard, body
+
+
+@TANGENT.rule("T-ref-field", judgment="ref", ops=("fieldAccess",), section="4.2",
+              source="reconstructed: docs/rules.md#t-ref",
+              premises=("BASE →ref BASEd",), conclusion="BASE%FIELD  →ref  BASEd%FIELD")
+def t_ref_field(ref, out, ctx):
+    base, field, base_d = var(), var(), var()
+    guard = eq(ref, pattern("fieldAccess", base, field))
+    body = lall(ctx.derive("ref", base, base_d), eq(out, pattern("fieldAccess", base_d, field)))
+    return guard, body
+
+
+# --- expressions ------------------------------------------------------------------------------
+@TANGENT.rule("T-expr-passive", judgment="expr", ops=REFERENCE_OPS + CONSTANT_OPS + OPERATOR_OPS + ("intrinsic",),
+              section="4.6", source="reconstructed: docs/rules.md#t-expr",
+              premises=("¬isActiveExpr(EXPR)",), conclusion="EXPR  →expr  0")
+def t_expr_passive(expr, out, ctx):
+    guard = ctx.fact_not("is_active_expr", expr, ctx.statement)
+    return guard, eq(out, None)
+
+
+@TANGENT.rule("T-expr-ref", judgment="expr", ops=REFERENCE_OPS, section="5.3", source="verbatim",
+              premises=("isActiveExpr(REF)", "REF →ref REFd"), conclusion="REF  →expr  REFd")
+def t_expr_ref(expr, out, ctx):
+    guard = ctx.fact("is_active_expr", expr, ctx.statement)
+    return guard, ctx.derive("ref", expr, out)
+
+
+@TANGENT.rule("T-expr-chain", judgment="expr", ops=OPERATOR_OPS + ("intrinsic",), section="5.3",
+              source="reconstructed: docs/rules.md#t-expr (the paper shows the product rule only)",
+              premises=("isActiveExpr(f(A1..An))", "Ai →expr Aid", "∂f/∂Ai = Pi (derivative table)"),
+              conclusion="f(A1..An)  →expr  Σ Pi*Aid")
+def t_expr_chain(expr, out, ctx):
+    args, args_d = var(), var()
+    guard = lall(ctx.fact("is_active_expr", expr, ctx.statement), ctx.compute(operands, expr, args))
+    body = lall(ctx.derive_each("expr", args, args_d),
+                ctx.compute(lambda e, a, d: chain_rule(e, a, d, ctx), expr, args, args_d, out))
+    return guard, body
+
+
+def operands(expr: Node) -> tuple:
+    """The differentiable operands of an operator or intrinsic node."""
+    if expr.op == "intrinsic":
+        return tuple(a.kids[1] if a.op == "namedArg" else a for a in expr.kids[1])
+    return tuple(expr.kids)
+
+
+def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx):
+    """Σ ∂f/∂ai * aid over the operands with a non-zero derivative; None when all are zero."""
+    name = expr.kids[0] if expr.op == "intrinsic" else expr.op
+    entry = derivative(name, ctx.lang)
+    if entry is None:
+        ctx.no_derivative(expr)
+    partials = entry.partials(args, ctx.lang, ctx.kind_of(expr))
+    terms = []
+    for partial, arg_d in zip(partials, args_d):
+        if arg_d is None or partial is None:
+            continue
+        terms.append(arg_d if _is_one(partial) else _times(partial, arg_d))
+    if not terms:
+        return None
+    total = terms[0]
+    for term in terms[1:]:
+        total = Node("sub", (total, term.kids[0])) if term.op == "neg" else Node("add", (total, term))
+    return total
+
+
+def _is_one(node: Node) -> bool:
+    return (node.op == "intCst" and node.kids[0] == 1) or (node.op == "realCst" and node.kids[0] in ("1.0", "1"))
+
+
+def _times(partial: Node, arg_d: Node) -> Node:
+    if partial.op == "neg":
+        inner = partial.kids[0]
+        return Node("neg", (arg_d if _is_one(inner) else Node("mul", (inner, arg_d)),))
+    return Node("mul", (partial, arg_d))
