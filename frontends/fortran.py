@@ -399,6 +399,8 @@ class _Converter:
                 if tag == "a-stmt":  # a statement function, in the declarations
                     if section is decls and self.statement_function(k):
                         continue
+                    if stmts is None:
+                        self.syntax_error("an assignment outside the executable part of a program unit", k)
                     section = stmts
                     self.statement(k, stmts)
                 else:

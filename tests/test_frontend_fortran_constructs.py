@@ -282,3 +282,10 @@ def test_missing_fxtran_is_one_line_with_the_fix(tmp_path):
     assert result.returncode == 1
     (line,) = result.stderr.strip().splitlines()
     assert "fxtran" in line and "pip install pyfxtran" in line
+
+
+def test_assignment_in_a_module_specification_is_a_located_error():
+    """Found by the mangled-source fuzz test: it used to crash the reader."""
+    with pytest.raises(SourceError) as e:
+        parse("module m\n  real x\n  x = 1\nend module\n")
+    assert e.value.line == 3 and "syntax error" in e.value.message
