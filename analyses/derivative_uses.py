@@ -7,13 +7,24 @@ derivatives of rhs with respect to its active operands: for `a*b` with `a` activ
 for `a/b` with `b` active, both; for `sin(a)`, `a`; a sum or a difference reads nothing.
 An instruction has a derivative instruction when it writes a zone that is useful after it
 and varied around it (an active result, or a derivative reset to zero as `ed = 0.0` in
-fig. 9). Calls are not handled here: their use(I') is the callee's summary (diffliveness.py).
+fig. 9).
+
+Calls: `call_uses` is the one definition of use(I') of a call, read by Diff-live, TBR and
+Adj-out alike (docs/analyses.md, "use(I') of a call"). A call that is not active
+(`is_active_call`) has no derivative instruction: use(I') = ∅. An active call of a procedure
+in the source reads what the callee's derivative reads: its DiffUse summary (diffliveness.py)
+seen from the call site. An active call of an external procedure (no source) becomes, as in
+Tapenade, a call of the user-provided `g_d` / `g_b` with the actual arguments and their
+derivatives: nothing is known of it, so it reads every actual argument (its value and the
+indices and pointers that reach it): the reads of `external_call_effects`.
 """
 from __future__ import annotations
 
 from ..engine.effects import instruction_effects
+from ..engine.errors import SourceError
 from ..engine.il import Node
 from ..engine.intrinsics import LINEAR_INTRINSICS, differentiable_args
+from .common import call_arguments, external_call_effects, visible_zones
 
 _REFERENCES = frozenset(("ident", "arrayAccess", "fieldAccess", "deref"))
 _PASS_THROUGH = frozenset(("add", "sub", "neg", "pos", "arrayConstructor", "impliedDo", "cast"))
@@ -33,6 +44,60 @@ class DerivativeUses:
         varied = self.activity.varied[proc.name]
         useful = self.activity.useful[proc.name].after(instr)
         return bool(effects.writes & useful & (varied.before(instr) | varied.after(instr)))
+
+    # --- calls: the one definition, shared by Diff-live, TBR and Adj-out ----------------------
+    def call_zones(self, proc, instr) -> int:
+        """The caller zones a call passes to its callee, as arguments or globals: the values
+        of the actual arguments (the memory of reference actuals) and, for a callee in the
+        source, the global zones it shares with the caller. Only differentiable zones."""
+        zones = proc.zones
+        site = self.program.call_sites.get(id(instr))
+        passed = 0
+        if site is not None:
+            passed = site.to_caller(visible_zones(site.callee))
+        for arg in call_arguments(instr):
+            passed |= self._actual_zones(proc, arg)
+        return passed & zones.differentiable_mask
+
+    def _actual_zones(self, proc, arg) -> int:
+        value = arg.kids[1] if arg.op == "namedArg" else arg
+        zones = proc.zones
+        found = zones.diff_reads(value, proc.call_results)
+        target = value.kids[0] if value.op == "address" else value
+        if target.op in _REFERENCES:
+            try:
+                found |= zones.ref(target).zones
+            except SourceError:  # a procedure name passed as an argument
+                pass
+        return found & zones.differentiable_mask
+
+    def actual_is_active(self, proc, instr, index: int) -> bool:
+        """Actual argument `index` of a call is (or uses in a differentiable way) a reference
+        to a variable in Active⁻ or Active⁺ of the call."""
+        args = call_arguments(instr)
+        if not 0 <= index < len(args):
+            return False
+        active = self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
+        return bool(self._actual_zones(proc, args[index]) & active)
+
+    def is_active_call(self, proc, instr) -> bool:
+        """isActiveCall (paper 5.3): one argument of the call is (or uses in a differentiable
+        way) a reference to a variable in Active⁻ or Active⁺ of the call; the globals the
+        callee shares with the caller count as arguments."""
+        active = self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
+        return bool(self.call_zones(proc, instr) & active)
+
+    def call_uses(self, proc, instr, summaries) -> int:
+        """use(I') of a call instruction (module docstring): ∅ for a passive call; the
+        callee's DiffUse summary (from `summaries`, callee name -> zones) seen from the call
+        site; every actual argument read for a procedure outside the source."""
+        if not self.is_active_call(proc, instr):
+            return 0
+        site = self.program.call_sites.get(id(instr))
+        if site is None:
+            return external_call_effects(instr, proc)[0]
+        summary = summaries.get(site.callee.name)
+        return 0 if summary is None else site.to_caller(summary)
 
     def uses(self, proc, instr) -> int:
         """use(I') for a non-call instruction (0 when I has no derivative instruction)."""

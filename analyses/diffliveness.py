@@ -41,15 +41,10 @@ class DiffLivenessAnalysis(ZoneSetAnalysis):
         self.diffuse = diffuse  # summaries of the bottom-up run, for the top-down run
 
     def call_uses(self, instr, proc) -> int:
-        """use(I') of an active call: the callee's DiffUse summary seen from the call site."""
-        if not self.uses.activity.is_active_instr(proc, instr):
-            return 0
-        site = self.program.call_sites.get(id(instr))
-        if site is None:
-            return external_call_effects(instr, proc)[0]
+        """use(I') of a call: DerivativeUses.call_uses, the one definition (with the callee
+        summaries of this run bottom-up, of the bottom-up run top-down)."""
         summaries = self.diffuse if self.diffuse is not None else self.summaries
-        summary = summaries.get(site.callee.name)
-        return 0 if summary is None else site.to_caller(summary)
+        return self.uses.call_uses(proc, instr, summaries)
 
     def transfer(self, instr, value, proc):
         relation = self.relations.instruction_relation(instr, proc)
@@ -64,7 +59,7 @@ class DiffLivenessAnalysis(ZoneSetAnalysis):
             return before
         if instr.kind == "call":
             derivative_uses = self.call_uses(instr, proc)
-            has_derivative = bool(derivative_uses) or self.uses.activity.is_active_instr(proc, instr)
+            has_derivative = self.uses.is_active_call(proc, instr)
         else:
             derivative_uses = self.uses.uses(proc, instr)
             has_derivative = self.uses.has_derivative(proc, instr)

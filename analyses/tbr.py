@@ -6,7 +6,9 @@ adjoint requires to store the value first. Forward, from ∅ at the start of the
               TBR⁻(I) ∪ use(I')               otherwise
     TBR⁻(I) = ∪_{J pred of I} TBR⁺(J)
 
-A call is one instruction: use(I') is the callee's DiffUse summary (diffliveness.py) and
+A call is one instruction: use(I') is DerivativeUses.call_uses, the definition Diff-live uses
+too (∅ for a passive call, the callee's DiffUse summary, every actual argument for a
+procedure outside the source), and
 kill(I) what the callee certainly and completely overwrites (in-out), both seen from the call
 site. Top-down: a callee starts from the union of TBR⁻ at its call sites.
 """
@@ -27,12 +29,9 @@ class TBRAnalysis(ZoneSetAnalysis):
         self.uses = diff_live.uses
 
     def derivative_uses(self, proc, instr) -> int:
+        """use(I'), for TBR and for Adj-out (which reads it from here)."""
         if instr.kind == "call":
-            site = self.program.call_sites.get(id(instr))
-            if site is None:
-                return 0
-            summary = self.diff_live.summaries.get(site.callee.name)
-            return 0 if summary is None else site.to_caller(summary)
+            return self.uses.call_uses(proc, instr, self.diff_live.summaries)
         if instr.kind in ("test", "loop"):
             return 0
         return self.uses.uses(proc, instr)

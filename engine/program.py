@@ -24,6 +24,15 @@ Program: files, lang, procedures (dict name -> Procedure, in source order), call
 CallSite (engine.callgraph): instr, caller, callee (Procedure), and the zone translations
   to_callee(s) -> int, to_caller(s) -> int, relation_to_caller(R) -> Relation.
 
+Statement ids: before anything else, `build_program` stamps the annotation `sid` (an int,
+unique in the program) on every statement node — every node of an operator of
+`engine.il.STATEMENT_OPS` (blocks, `case`s, C `varDecl` statements and comments included) found
+in a statement position, i.e. not the `call`/`intrinsic` expressions inside expressions —
+numbered in pre-order over the files in order. `Program.files`, the procedures' nodes and the
+flow-graph instructions all carry the stamped trees; annotations take no part in IL equality.
+`Program.statement(sid) -> (Procedure or None, node)` finds a statement back (None: a
+statement outside any procedure body).
+
 Additions beyond the interface: Program.filenames (procedure name -> source file),
 Program.external_calls ((Procedure, Instr) for calls of procedures not in the files),
 Program.root_scope; CallSite.to_caller(s, written=True) (only the caller memory the callee's
@@ -35,7 +44,7 @@ from __future__ import annotations
 from .callgraph import Resolver, build_call_graph, components_bottom_up
 from .errors import SourceError
 from .flowgraph_builder import build_flow_graph
-from .il import Node
+from .il import EXPRESSION_OPS, OPS, STATEMENT_OPS, Node
 from .symbols import build_scopes
 from .zones import build_zone_maps
 
@@ -71,6 +80,7 @@ class Program:
         self.n_globals = 0
         self.global_zones: list = []
         self.root_scope = None  # engine.symbols root Scope (all files)
+        self._statements: dict | None = None  # sid -> (Procedure | None, node), built on demand
 
     def procedure(self, name: str) -> Procedure:
         """The procedure of unique name `name`, or of source name `name` when only one
@@ -82,6 +92,17 @@ class Program:
             why = "no procedure" if not found else f"{len(found)} procedures ({', '.join(p.name for p in found)})"
             raise KeyError(f"{why} named {name!r}")
         return found[0]
+
+    def statement(self, sid: int):
+        """(procedure, node) of the statement stamped `sid` (procedure None for a statement
+        outside every procedure). Raises KeyError for an unknown sid."""
+        if self._statements is None:
+            self._statements = {}
+            for proc in self.procedures.values():
+                _index_statements(proc.node, proc, self._statements)
+            for file in self.files:
+                _index_statements(file, None, self._statements)
+        return self._statements[sid]
 
     def bottom_up(self) -> list[list[str]]:
         order = {name: i for i, name in enumerate(self.procedures)}
@@ -125,7 +146,8 @@ def collect_procedures(program: Program, scope_of: dict | None = None) -> None:
 def build_program(files) -> Program:
     """The analysable program of one IL `file` node or a list of them (order in the module
     docstring)."""
-    program = Program([files] if isinstance(files, Node) else files)
+    files = [files] if isinstance(files, Node) else list(files)
+    program = Program(stamp_statement_ids(files))
     program.root_scope, scope_of = build_scopes(program.files)
     collect_procedures(program, scope_of)
     build_zone_maps(program)
@@ -140,3 +162,92 @@ def link_program(program: Program) -> None:
         proc.flow = build_flow_graph(proc, lambda name, p=proc: resolver.result_type(p, name),
                                      program.filenames[proc.name])
     build_call_graph(program, resolver)
+
+
+# ---------------------------------------------------------------------------
+# Statement ids
+# ---------------------------------------------------------------------------
+_STATEMENT_KINDS = frozenset(("stmt", "block"))
+_CONTAINER_KINDS = frozenset(("stmt", "block", "unit"))  # the child kinds that may hold statements
+
+
+def _kid_kinds(op: str, n: int) -> list:
+    """The base kind (stmt, block, unit, expr, ...) of each of the n children of an op."""
+    spec = OPS.get(op)
+    if spec is None:
+        return ["any"] * n
+    kinds = [k.rstrip("?*.") for _, k in spec.kids]
+    if spec.variadic:
+        return kinds[:-1] + [kinds[-1]] * (n - len(kinds) + 1)
+    return kinds + ["any"] * (n - len(kinds))
+
+
+def stamp_statement_ids(files: list) -> list:
+    """The files with the annotation `sid` on every statement (module docstring), numbered
+    0, 1, ... in pre-order over the files in order. Expression subtrees are kept as they are.
+    Iterative: an ELSE IF chain nests one `if` per branch."""
+    counter = 0
+
+    def open_frame(node: Node, statement_position: bool) -> list:
+        nonlocal counter
+        ann = node.ann
+        if statement_position and node.op in STATEMENT_OPS:
+            ann = ann.set("sid", counter)
+            counter += 1
+        slots = []  # (kid index, element index or None, child node, statement position)
+        for i, (kid, kind) in enumerate(zip(node.kids, _kid_kinds(node.op, len(node.kids)))):
+            if kind not in _CONTAINER_KINDS:
+                continue
+            position = kind in _STATEMENT_KINDS
+            if isinstance(kid, Node):
+                slots.append((i, None, kid, position))
+            elif isinstance(kid, tuple):
+                slots.extend((i, j, k, position) for j, k in enumerate(kid) if isinstance(k, Node))
+        return [node, ann, slots, [], 0]
+
+    def close_frame(frame) -> Node:
+        node, ann, slots, results, _ = frame
+        if ann is node.ann and all(new is old for new, (_, _, old, _) in zip(results, slots)):
+            return node
+        kids = [list(k) if isinstance(k, tuple) else k for k in node.kids]
+        for new, (i, j, _, _) in zip(results, slots):
+            if j is None:
+                kids[i] = new
+            else:
+                kids[i][j] = new
+        return Node(node.op, tuple(tuple(k) if isinstance(k, list) else k for k in kids), ann)
+
+    out = []
+    for file in files:
+        stack = [open_frame(file, False)]
+        while True:
+            frame = stack[-1]
+            if frame[4] < len(frame[2]):
+                _, _, child, position = frame[2][frame[4]]
+                frame[4] += 1
+                stack.append(open_frame(child, position))
+                continue
+            done = close_frame(stack.pop())
+            if not stack:
+                out.append(done)
+                break
+            stack[-1][3].append(done)
+    return out
+
+
+def _index_statements(node, proc, table: dict) -> None:
+    """table[sid] = (proc, node) for the stamped statements under node not yet in table."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Node):
+            if x.op == "procedure" and proc is not None and x is not node:
+                continue  # an internal procedure: its statements are its own
+            sid = x.ann.get("sid")
+            if sid is not None and sid not in table:
+                table[sid] = (proc, x)
+            if x.op in EXPRESSION_OPS:
+                continue  # no statement inside an expression
+            stack.extend(x.kids)
+        elif isinstance(x, tuple):
+            stack.extend(x)

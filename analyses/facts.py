@@ -1,0 +1,360 @@
+"""Facts: the one narrow interface through which the rules read the analyses (DESIGN.md item 4).
+
+`Facts(program, results)` answers the predicates of paper 5.3 keyed by statement: the
+arguments are IL nodes of the stamped trees of `build_program` (each statement carries its
+`sid` annotation), the answers are Python bools and names. Rules never see bitsets, flow-graph
+objects or `id()`.
+
+Which flow-graph instruction answers for a statement (engine.flowgraph):
+- a simple statement (assign, call, io, return, a C `varDecl` with initialisers, ...) is one
+  instruction, its *main* instruction, whose node is the statement;
+- a function call inside one of its expressions is split out as a "call" instruction placed
+  just before it (its *pre* instructions): the statement starts at the first of them;
+- an if / while / doWhile / C for / switch is a "test" instruction (its *control*); a WHERE
+  is two tests (one before each arm); a Fortran DO is a "loopEntry" (index = lo, trip count
+  fixed; it reads the bounds) followed by the "loop" header (its *control*);
+- a statement with no instruction (block, case, comment, a statement the flow graph skips)
+  answers through the statements inside it.
+Sets *before* a statement are read before its first instruction (the first split call, the
+loopEntry of a DO), sets *after* it after its last one outside the bodies (the main
+instruction, the test, the DO header). An expression of the statement is evaluated by the
+instruction that reads it: the loopEntry for a DO's bounds, the test for a condition, the
+main instruction otherwise (whose Active⁻ includes the temporaries of the split calls).
+"""
+from __future__ import annotations
+
+from ..engine.bitsets import zones_of
+from ..engine.errors import SourceError
+from ..engine.il import Node
+from ..engine.program import _CONTAINER_KINDS, _kid_kinds
+
+_CONTROL_KINDS = ("test", "loop")
+
+
+class Facts:
+    """The paper's predicates (5.3) for the rules, keyed by statement."""
+
+    def __init__(self, program, results):
+        self.program, self.results = program, results
+        self.activity, self.uses, self.live = results.activity, results.uses, results.diff_live
+        self._instrs: dict[str, dict] = {}       # proc name -> sid -> [Instr] in execution order
+        self._call_expr: dict[str, dict] = {}    # proc name -> id(call expression) -> Instr
+        self._diff_vars: dict[str, frozenset] = {}
+        self._formal_cache: dict[str, tuple] = {}
+
+    # --- statements and their instructions --------------------------------------------------
+    def _sid(self, stmt: Node) -> int:
+        sid = stmt.ann.get("sid") if isinstance(stmt, Node) else None
+        if sid is None:
+            raise ValueError(f"not a statement of the analysed program (no sid): {stmt!r}")
+        return sid
+
+    def _proc(self, stmt: Node):
+        proc, _ = self.program.statement(self._sid(stmt))
+        if proc is None:
+            raise ValueError(f"statement outside every procedure: {stmt!r}")
+        return proc
+
+    def _index(self, proc) -> dict:
+        table = self._instrs.get(proc.name)
+        if table is None:
+            table, calls = {}, {}
+            owner = {}  # id(call expression) -> sid of the statement it was split out of
+            instrs = sorted(proc.flow.instructions(), key=lambda i: (i.block, i.index))
+            for instr in instrs:
+                sid = instr.node.ann.get("sid")
+                if sid is not None:
+                    for call in _split_calls_of(instr.node, proc.call_results):
+                        owner[id(call)] = sid
+            for instr in instrs:
+                sid = instr.node.ann.get("sid")
+                if sid is None and instr.kind == "call":
+                    calls[id(instr.node)] = instr
+                    sid = owner.get(id(instr.node))
+                if sid is not None:
+                    table.setdefault(sid, []).append(instr)
+            for group in table.values():  # pre (split calls), loopEntry, then main / control
+                group.sort(key=lambda i: (i.node.ann.get("sid") is not None,
+                                          i.kind in _CONTROL_KINDS, i.block, i.index))
+            self._instrs[proc.name], self._call_expr[proc.name] = table, calls
+        return table
+
+    def _own(self, stmt: Node):
+        """(procedure, the statement's own instructions in execution order)."""
+        proc = self._proc(stmt)
+        return proc, self._index(proc).get(self._sid(stmt), [])
+
+    def _all(self, stmt: Node):
+        """(procedure, its own instructions, or those of the statements inside it if none)."""
+        proc, own = self._own(stmt)
+        if own:
+            return proc, own
+        table = self._index(proc)
+        inner = []
+        for node in _statements_under(stmt):
+            inner.extend(table.get(node.ann.get("sid"), []))
+        return proc, inner
+
+    def _main(self, stmt: Node):
+        """(procedure, the instruction whose node is the statement: the last of its own)."""
+        proc, own = self._own(stmt)
+        mains = [i for i in own if i.node is stmt]
+        return proc, (mains[-1] if mains else None)
+
+    def _reader(self, expr: Node, stmt: Node):
+        """(procedure, the instruction that evaluates expr, a sub-tree of stmt)."""
+        proc, own = self._own(stmt)
+        mains = [i for i in own if i.node is stmt]
+        if not mains:
+            raise ValueError(f"{stmt.op} at line {stmt.line} is no instruction")
+        if stmt.op == "do":
+            return proc, mains[0]  # the loopEntry reads the bounds
+        if stmt.op == "where" and len(mains) > 1:
+            return proc, mains[0]
+        return proc, mains[-1]
+
+    def _call_instr(self, call: Node):
+        """(procedure, instruction) of a call statement or of a call split out of an
+        expression."""
+        if call.ann.get("sid") is not None:
+            proc, main = self._main(call)
+            if main is None or main.kind != "call":
+                raise ValueError(f"not a call of a procedure: {call!r}")
+            return proc, main
+        for proc in self.program.procedures.values():
+            self._index(proc)
+            instr = self._call_expr[proc.name].get(id(call))
+            if instr is not None:
+                return proc, instr
+        raise ValueError(f"not a call of the analysed program: {call!r}")
+
+    # --- the predicates --------------------------------------------------------------------
+    def is_live_for_diff(self, stmt: Node) -> bool:
+        """isLiveForDiff(I) — paper 5.3: "true if the instruction I produces a value that is
+        diff-live, i.e. useful for the derivatives, i.e. out(I) ∩ Diff-live⁺(I) ≠ ∅", and 5.2:
+        "a statement that has a derivative or that computes a diff-live variable makes its
+        surrounding control diff-live".
+
+        Reads `DiffLiveness.is_live_for_diff` (Diff-live⁺ of analyses/diffliveness.py) of the
+        statement's own instructions: true when one of them is live. For a simple statement
+        that is its instruction, or one of the calls split out of it (a live call must stay).
+        For if / while / doWhile / for / switch / WHERE it is the test, and for a DO the
+        loopEntry or the loop header: a test or header is live when its control pseudo-zone
+        ctl(T) is in Diff-live⁺(T) (some statement it controls has a derivative or is live),
+        or when it writes a diff-live zone (the DO index). A statement without instruction
+        (block, case) is live when a statement inside it is."""
+        proc, instrs = self._all(stmt)
+        return any(self.live.is_live_for_diff(proc, i) for i in instrs)
+
+    def is_active_expr(self, expr: Node, stmt: Node) -> bool:
+        """isActiveExpr(EXPR) — paper 5.3: "true if EXPR is (or uses in a differentiable way)
+        a reference to a variable that belongs to Active⁻".
+
+        Reads Active⁻ = Varied⁻ ∩ Useful⁻ (analyses/activity.py) at the instruction that
+        evaluates expr (module docstring), intersected with the zones that flow
+        differentiably into expr's value (ZoneMap.diff_reads: not indices, not arguments of
+        non-differentiable intrinsics; a split function call is its temporary). expr must be
+        a sub-tree of stmt. For the lhs of an assignment use `is_active_ref_after`."""
+        proc, instr = self._reader(expr, stmt)
+        zones = proc.zones.diff_reads(expr, proc.call_results)
+        return bool(zones & self.activity.active_before(proc, instr))
+
+    def is_active_ref_after(self, ref: Node, stmt: Node) -> bool:
+        """The reference ref written by stmt (the lhs of an assignment, a declarator's
+        variable) is active after it: its zones meet Active⁺ = Varied⁺ ∩ Useful⁺
+        (analyses/activity.py) of the statement's main instruction. Paper 5.3's tangent
+        assignment rule differentiates `REF := EXPR` when REF is active after it."""
+        proc, instr = self._main(stmt)
+        if instr is None:
+            raise ValueError(f"{stmt.op} at line {stmt.line} is no instruction")
+        return bool(_ref_zones(proc, ref) & self.activity.active_after(proc, instr))
+
+    def has_derivative(self, ref: Node, stmt: Node) -> bool:
+        """isDiff(REF) — paper 5.3: "true if memory reference REF refers to a variable that is
+        Active at some location in the program".
+
+        The variable is ref's root name (through array, field and pointer accesses); reads
+        `diff_variables` of the procedure containing stmt: the variables with a zone in
+        Active⁻ or Active⁺ of some instruction of that procedure, the differentiated formals
+        and the head's independents and dependents."""
+        proc = self._proc(stmt)
+        return _root_name(ref) in self.diff_variables(proc.name)
+
+    def is_active_call(self, call_stmt: Node) -> bool:
+        """isActiveCall(CALL) — paper 5.3: "true if one argument of this CALL is (or uses in a
+        differentiable way) a reference to a variable that belongs to Active⁻ or to Active⁺".
+
+        Reads `DerivativeUses.is_active_call` (analyses/derivative_uses.py), the definition
+        Diff-live, TBR and Adj-out use too: Active⁻ ∪ Active⁺ of the call instruction
+        (analyses/activity.py) meets the differentiable zones the call passes: each actual
+        argument's value and memory, and the globals a callee in the source shares with the
+        caller (COMMON, module variables: implicit arguments). call_stmt is a `call`
+        statement, or a function call expression (split out of its statement)."""
+        proc, instr = self._call_instr(call_stmt)
+        return self.uses.is_active_call(proc, instr)
+
+    def actual_is_active(self, call_stmt: Node, index: int) -> bool:
+        """Actual argument number `index` (0-based, in the source order, keyword arguments
+        included) of the call is (or uses in a differentiable way) a reference to a variable
+        in Active⁻ or Active⁺ of the call instruction (analyses/activity.py): the paper's
+        isActiveCall, per argument."""
+        proc, instr = self._call_instr(call_stmt)
+        return self.uses.actual_is_active(proc, instr, index)
+
+    def is_diff_proc(self, proc_name: str) -> bool:
+        """isDiffProc(P) — paper 5.3: "true if isActiveCall is true for at least one call to
+        P". Also true for a head (-head). Reads `is_active_call` of every call site of P in
+        the program (Program.call_sites)."""
+        proc = self.program.procedure(proc_name)
+        if proc.name in self.results.heads:
+            return True
+        return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
+                   for site in self.program.call_sites.values())
+
+    def is_diff_formal_arg(self, proc_name: str, formal_name: str) -> bool:
+        """isDiffFormalArg(ARG) — paper 5.3: "true if at least one call to the current
+        procedure feeds into this formal argument an actual argument that belongs to
+        Active⁺". Generalised as in paper 4.5 (fig. 8: one differentiated procedure for all
+        its calling contexts): the union over every active call site of `actual_is_active`
+        (Active⁻ or Active⁺ at the call, analyses/activity.py) of the actual matched to this
+        formal (positional or keyword), plus, for a head, the formals holding one of its
+        independents or dependents (the -head zones)."""
+        return formal_name in self.diff_formals(proc_name)
+
+    def diff_formals(self, proc_name: str) -> tuple:
+        """The formal arguments of proc_name for which is_diff_formal_arg holds, in order."""
+        proc = self.program.procedure(proc_name)
+        cached = self._formal_cache.get(proc.name)
+        if cached is None:
+            chosen = set()
+            head = self.results.heads.get(proc.name)
+            if head is not None:
+                indeps, deps = head
+                chosen |= {pos for pos, zones in enumerate(proc.zones.formal_zones) if zones & (indeps | deps)}
+            for site in self.program.call_sites.values():
+                if site.callee is not proc or not self.uses.is_active_call(site.caller, site.instr):
+                    continue
+                active = (self.activity.active_before(site.caller, site.instr)
+                          | self.activity.active_after(site.caller, site.instr))
+                for pos, actual in site.pairs:
+                    if self.uses._actual_zones(site.caller, actual) & active:
+                        chosen.add(pos)
+            cached = self._formal_cache[proc.name] = tuple(f for k, f in enumerate(proc.formals) if k in chosen)
+        return cached
+
+    def diff_procedures(self) -> list:
+        """The procedures for which is_diff_proc holds, callees first (the strongly connected
+        components of the call graph bottom-up, source order inside a component)."""
+        order = [name for component in self.program.bottom_up() for name in component]
+        return [name for name in order if self.is_diff_proc(name)]
+
+    def diff_variables(self, proc_name: str) -> frozenset:
+        """Names of the variables of proc_name (locals, formals, globals, the function result,
+        the temporaries of split function calls) that need a derivative variable in the
+        differentiated procedure: a zone of theirs is in Active⁻ or Active⁺ of some
+        instruction (analyses/activity.py), or they are differentiated formals
+        (diff_formals), or a head's independents or dependents."""
+        proc = self.program.procedure(proc_name)
+        cached = self._diff_vars.get(proc.name)
+        if cached is None:
+            anywhere = 0
+            for instr in proc.flow.instructions():
+                anywhere |= self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
+            head = self.results.heads.get(proc.name)
+            if head is not None:
+                anywhere |= head[0] | head[1]
+            anywhere &= proc.zones.differentiable_mask
+            names = {name for name, loc in proc.zones.vars.items() if loc.all & anywhere}
+            names |= set(self.diff_formals(proc.name))
+            cached = self._diff_vars[proc.name] = frozenset(names)
+        return cached
+
+    def is_joint(self, call_stmt: Node) -> bool:
+        """Whether the adjoint of this call is joint (checkpointed: paper 4.10). Joint mode is
+        the default and split mode is for later: always True."""
+        return True
+
+    def tbr_before(self, stmt: Node) -> frozenset:
+        """Names of the variables in TBR⁻ (analyses/tbr.py) before the statement's first
+        instruction (its first split call, a DO's loopEntry): values that a derivative
+        instruction may still need, so that overwriting them needs a PUSH first."""
+        proc, instrs = self._all(stmt)
+        if not instrs:
+            return frozenset()
+        return _names(proc, self.results.tbr[proc.name].before(instrs[0]))
+
+    def tbr_after(self, stmt: Node) -> frozenset:
+        """Names of the variables in TBR⁺ (analyses/tbr.py) after the statement's last own
+        instruction (the main instruction, the test, a DO's header)."""
+        proc, instrs = self._all(stmt)
+        if not instrs:
+            return frozenset()
+        return _names(proc, self.results.tbr[proc.name].after(instrs[-1]))
+
+    def procedure_of(self, stmt: Node) -> str:
+        """The unique name of the procedure containing stmt ("p", "m.p", "host.inner")."""
+        return self._proc(stmt).name
+
+    def line_of(self, stmt: Node):
+        """The source line of stmt (None when unknown)."""
+        return stmt.line
+
+
+# --- helpers ---------------------------------------------------------------------------------
+def _split_calls_of(node: Node, call_results: dict) -> list:
+    """The call expressions split out of a statement's own expressions (not its bodies)."""
+    found = []
+    stack = [k for k, kind in zip(node.kids, _kid_kinds(node.op, len(node.kids))) if kind not in _CONTAINER_KINDS]
+    if node.op in ("call", "intrinsic"):
+        stack = [node.kids[1]]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Node):
+            if x.op == "call" and id(x) in call_results:
+                found.append(x)
+            stack.extend(x.kids)
+        elif isinstance(x, tuple):
+            stack.extend(x)
+    return found
+
+
+def _statements_under(stmt: Node):
+    """The stamped statements strictly inside stmt."""
+    stack = list(stmt.kids)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Node):
+            if x.ann.get("sid") is not None:
+                yield x
+            stack.extend(x.kids)
+        elif isinstance(x, tuple):
+            stack.extend(x)
+
+
+def _root_name(ref: Node) -> str:
+    while isinstance(ref, Node) and ref.op in ("arrayAccess", "fieldAccess", "deref", "address", "cast",
+                                               "namedArg"):
+        ref = ref.kids[1] if ref.op in ("cast", "namedArg") else ref.kids[0]
+    if not isinstance(ref, Node) or ref.op != "ident":
+        raise ValueError(f"not a memory reference: {ref!r}")
+    return ref.kids[0]
+
+
+def _ref_zones(proc, ref: Node) -> int:
+    if ref.op == "declarator":
+        return proc.zones.var_zones(ref.kids[0]) & proc.zones.differentiable_mask
+    try:
+        return proc.zones.ref(ref).zones & proc.zones.differentiable_mask
+    except SourceError:
+        return 0
+
+
+def _names(proc, zones: int) -> frozenset:
+    out = set()
+    for z in zones_of(zones):
+        zone = proc.zones.zones[z]
+        out.add(zone.var or zone.name)
+    return frozenset(out)
+
+
+__all__ = ["Facts"]
