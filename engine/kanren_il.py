@@ -19,11 +19,13 @@ Children of variable length:
 
 Speed: a real IL tree holds no logic variable, so `_reify` returns it as it is after one
 flat scan, without rebuilding it; the generic path (a generator per child) is only taken
-for patterns, which are small.
+for patterns, which are small. Within `remembering_ground_trees()` (the rule runner opens it
+for each top-level application) a tree is scanned once, not at every level that contains it.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import contextmanager
 
 from cons import cons
 from cons.core import ConsPair
@@ -32,7 +34,7 @@ from unification.core import _reify, _unify, construction_sentinel
 
 from .il import EMPTY_ANN, ILError, Node, OPS
 
-__all__ = ["pattern", "is_ground", "var", "cons"]
+__all__ = ["pattern", "is_ground", "remembering_ground_trees", "var", "cons"]
 
 _PLAIN = (str, int, float, bool, type(None))
 
@@ -61,14 +63,39 @@ def _node_with_kids(op: str, kids, ann) -> Node:
     return node
 
 
+_known_ground: dict | None = None
+"""While `remembering_ground_trees()` is active: id -> node of trees already proved ground.
+The dict holds the nodes, so their ids cannot be reused while it lives."""
+
+
+@contextmanager
+def remembering_ground_trees():
+    """Within the block, a tree once proved ground is not scanned again. A rule application
+    reifies results that contain the results of its premises: without this, each level
+    would rescan everything below it (quadratic on a sum of many terms)."""
+    global _known_ground
+    if _known_ground is not None:
+        yield
+        return
+    _known_ground = {}
+    try:
+        yield
+    finally:
+        _known_ground = None
+
+
 def is_ground(term) -> bool:
     """True when `term` (a Node, tuple or plain value) contains no logic variable."""
-    stack = [term]
+    known = _known_ground
+    stack, scanned = [term], []
     while stack:
         t = stack.pop()
         if isinstance(t, Node):
+            if known is not None and id(t) in known:
+                continue
             if type(t.kids) is not tuple:      # a pattern with a `rest` variable
                 return False
+            scanned.append(t)
             stack.extend(t.kids)
         elif type(t) is tuple:
             stack.extend(t)
@@ -76,6 +103,8 @@ def is_ground(term) -> bool:
             continue
         elif isvar(t) or isinstance(t, ConsPair):
             return False
+    if known is not None:
+        known.update((id(n), n) for n in scanned)
     return True
 
 

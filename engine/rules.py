@@ -40,8 +40,8 @@ from typing import Callable, Iterator
 from kanren import var
 from unification import reify, unify
 
-from .il import Node, OPS, sexpr
-from .kanren_il import is_ground
+from .il import Node, OPS, walk
+from .kanren_il import is_ground, remembering_ground_trees
 
 __all__ = ["Rule", "RuleSet", "Context", "Derivation", "Fact", "RuleError", "RULE_SETS"]
 
@@ -154,13 +154,14 @@ class RuleSet:
             return ctx._applied(goal)
         pending = [goal]
         try:
-            while pending:
-                try:
-                    ctx._applied(pending[-1])
-                    pending.pop()
-                except _TooDeep as deep:
-                    pending.append(deep.goal)
-            return ctx._applied(goal)
+            with remembering_ground_trees():
+                while pending:
+                    try:
+                        ctx._applied(pending[-1])
+                        pending.pop()
+                    except _TooDeep as deep:
+                        pending.append(deep.goal)
+                return ctx._applied(goal)
         finally:
             ctx._done.clear()
 
@@ -287,10 +288,46 @@ def _at(node) -> str:
 
 
 def _short(term, width: int = 70) -> str:
-    if isinstance(term, Node):
-        term = term.without_ann()
-    text = sexpr(term) if isinstance(term, (Node, tuple)) else repr(term)
-    return text if len(text) <= width else text[:width - 1] + "…"
+    """A one-line s-expression of `term`, cut at `width` characters (built left to right
+    and stopped there, so a deep tree costs no more than a short one)."""
+    parts, size = [], 0
+    stack = [term]
+    while stack and size <= width:
+        t = stack.pop()
+        if isinstance(t, _Close):
+            text = t.text
+        elif isinstance(t, Node):
+            text = "(" + t.op
+            stack.append(_CLOSE_NODE)
+            stack.extend(_spaced(t.kids, lead=True))
+        elif isinstance(t, tuple):
+            text = "["
+            stack.append(_CLOSE_TUPLE)
+            stack.extend(_spaced(t, lead=False))
+        else:
+            text = repr(t)
+        parts.append(text)
+        size += len(text)
+    text = "".join(parts)
+    return text if len(text) <= width and not stack else text[:width - 1] + "…"
+
+
+class _Close:
+    def __init__(self, text):
+        self.text = text
+
+
+_CLOSE_NODE, _CLOSE_TUPLE, _SPACE = _Close(")"), _Close("]"), _Close(" ")
+
+
+def _spaced(items, lead: bool) -> list:
+    """`items` for the stack (reversed), a space before each (lead) or between them."""
+    out = []
+    for i, item in enumerate(reversed(items)):
+        out.append(item)
+        if lead or i < len(items) - 1:
+            out.append(_SPACE)
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -384,6 +421,7 @@ class Context:
 
     def _applied(self, goal):
         ruleset, judgment, node, inputs = goal
+        _hash_bottom_up(node)
         key = (ruleset, judgment, node, node.ann if isinstance(node, Node) else None, inputs)
         done = self._done.get(key)
         if done is not None:
@@ -397,6 +435,14 @@ class Context:
             self._depth -= 1
         self._done[key] = done
         return done
+
+
+def _hash_bottom_up(node):
+    """Hash a deep tree from its leaves up: `Node.__hash__` recurses and caches, so hashing
+    the root of a 1000-deep sum first would overflow the stack; its leaves first, never."""
+    if isinstance(node, Node) and node._hash is None:
+        for sub in reversed(list(walk(node))):
+            hash(sub)
 
 
 def _ground(term, state, what: str):
