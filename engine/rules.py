@@ -344,6 +344,9 @@ class Context:
     def __init__(self, ruleset: RuleSet, facts, **extra):
         self.ruleset = ruleset
         self.facts = facts
+        clashes = [name for name in extra if hasattr(self, name)]
+        if clashes:
+            raise TypeError(f"Context: extra values {clashes} would hide the context's own attributes")
         self.__dict__.update(extra)
         self._depth = 0
         self._done: dict = {}     # (ruleset, judgment, node, ann, inputs) -> (result, Derivation)

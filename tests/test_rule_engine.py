@@ -356,3 +356,18 @@ def test_adspec_rules_says_so_when_no_rule_set_is_registered(monkeypatch):
     with redirect_stdout(out):
         assert main(["rules"]) == 0
     assert "no rule set is registered" in out.getvalue()
+
+
+def test_the_rules_reference_lists_each_rule_under_its_anchor_with_its_docstring():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).parent.parent / "docs" / "make_rules_reference.py"
+    spec = importlib.util.spec_from_file_location("make_rules_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.RULE_SETS = [TOY]
+    text = module.reference()
+    assert text.count('<a id="t-assign"></a>') == 1 and '<a id="e-mul"></a>' in text
+    assert "#### T-assign-active\n\n```\n" + next(r for r in TOY.rules if r.name == "T-assign-active").render() in text
+    module.RULE_SETS = []
+    assert "No rule set is registered yet." in module.reference()
