@@ -371,3 +371,49 @@ def test_the_rules_reference_lists_each_rule_under_its_anchor_with_its_docstring
     assert "#### T-assign-active\n\n```\n" + next(r for r in TOY.rules if r.name == "T-assign-active").render() in text
     module.RULE_SETS = []
     assert "No rule set is registered yet." in module.reference()
+
+
+def test_a_block_derives_each_statement_by_its_own_query_and_inputs_reach_the_sub_rules():
+    class AtFacts:
+        def active_at(self, expr, stmt):
+            return stmt.line == 1
+
+    rules = RuleSet("with inputs")
+
+    @rules.rule("S-block", judgment="stmt", ops=("block",), section="5.3", source="verbatim",
+                premises=("I1 →stmt I1'  …  In →stmt In'",), conclusion="I1 … In  →stmt  I1' … In'")
+    def s_block(block, out, ctx):
+        stmts, stmts_d = var(), var()
+        return (eq(block, pattern("block", rest=stmts)),
+                lall(ctx.derive_all("stmt", stmts, stmts_d), eq(out, pattern("block", rest=stmts_d))))
+
+    @rules.rule("S-assign", judgment="stmt", ops=("assign",), section="5.3", source="verbatim",
+                premises=("RHS →expr RHS' at I",), conclusion="LHS = RHS  →stmt  LHS = RHS'")
+    def s_assign(stmt, out, ctx):
+        lhs, rhs, rhs_d = var(), var(), var()
+        return (eq(stmt, pattern("assign", lhs, rhs)),
+                lall(ctx.derive("expr", rhs, rhs_d, stmt), eq(out, pattern("assign", lhs, rhs_d))))
+
+    def is_named(expr):
+        return expr.op == "ident"
+
+    @rules.rule("E-at-active", judgment="expr", ops=("ident",), section="5.3", source="verbatim",
+                premises=("activeAt(v, I)",), conclusion="v  →expr  vd")
+    def e_at_active(expr, out, ctx, stmt):
+        name, name_d = var(), var()
+        return (lall(eq(expr, pattern("ident", name)), ctx.check(is_named, expr), ctx.fact("active_at", expr, stmt)),
+                lall(ctx.compute(lambda n: n + ctx.suffix, name, name_d), eq(out, pattern("ident", name_d))))
+
+    @rules.rule("E-at-passive", judgment="expr", ops=("ident",), section="5.3", source="verbatim",
+                premises=("¬activeAt(v, I)",), conclusion="v  →expr  v")
+    def e_at_passive(expr, out, ctx, stmt):
+        return ctx.no_fact("active_at", expr, stmt), eq(out, expr)
+
+    block = mk("block", mk("assign", ident("a"), ident("x"), line=1), mk("assign", ident("b"), ident("x"), line=2))
+    result, derivation = rules.apply("stmt", block, Context(rules, AtFacts(), suffix="_d"))
+    assert result == mk("block", mk("assign", ident("a"), ident("x_d")), mk("assign", ident("b"), ident("x")))
+    first_expr = derivation.children[0].children[0]
+    assert first_expr.inputs == (block.kids[0],)
+    assert [f.name for f in first_expr.facts] == ["is_named", "active_at"]
+    with pytest.raises(TypeError, match="hide"):
+        Context(rules, AtFacts(), derive=None)
