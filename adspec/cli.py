@@ -27,6 +27,7 @@ sub-commands:
   analyze FILE... -head HEADS     the source annotated with the data-flow sets
                                   (Varied, Useful, Active, Diff-live, TBR, Adj-out)
                                   over one call graph of all the files
+  rules                           print every inference rule (premises, bar, conclusion)
 
 heads, as in Tapenade:
   -head "f(y z)/(a b)"            head f, dependents y z, independents a b
@@ -71,7 +72,19 @@ def _build_parser() -> argparse.ArgumentParser:
                            help="dependents of the heads given without a list of dependents")
     p_analyze.add_argument("--dot", metavar="DIR", default=None,
                            help="also write the flow graphs and the call graph as Graphviz files in DIR")
+
+    sub.add_parser("rules", help="print every inference rule as natural semantics")
     return parser
+
+
+def _cmd_rules(args) -> int:
+    from . import rules  # noqa: F401  (importing the rule modules registers their rule sets)
+    from .engine.rules import RULE_SETS
+    if not RULE_SETS:
+        print("no rule set is registered yet (adspec.rules registers none)")
+    for ruleset in RULE_SETS:
+        sys.stdout.write(ruleset.render() + "\n\n")
+    return 0
 
 
 def _cmd_analyze(args) -> int:
@@ -105,7 +118,7 @@ def _cmd_unparse(args) -> int:
     return 0
 
 
-COMMANDS = {"parse": _cmd_parse, "unparse": _cmd_unparse, "analyze": _cmd_analyze}
+COMMANDS = {"parse": _cmd_parse, "unparse": _cmd_unparse, "analyze": _cmd_analyze, "rules": _cmd_rules}
 
 
 def main(argv=None) -> int:

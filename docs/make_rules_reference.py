@@ -1,0 +1,61 @@
+"""Regenerate docs/rules.md from the registered rule sets: python docs/make_rules_reference.py"""
+import inspect
+import re
+from pathlib import Path
+
+from adspec import rules  # noqa: F401  (importing the rule modules registers their rule sets)
+from adspec.engine.rules import RULE_SETS
+
+INTRO = """\
+# The inference rules
+
+adspec differentiates by the natural-semantics rules of the paper (sections 5.3 and 5.4).
+This page lists every rule that `adspec rules` prints; it is generated from the registered
+rule sets by `docs/make_rules_reference.py`. How the rules run is in `docs/rule-engine.md`.
+
+Notation. A rule reads: if every premise above the bar holds, the conclusion below it holds.
+
+    premise    premise    premise
+    ───────────────────────────────
+              conclusion
+    [rule name]  paper section, source
+
+- `E →expr Ed` is a judgment: the tree `E` derives `Ed` by the rules of judgment `expr`
+  (`tangent` for statements, `expr` for expressions, `ref`, `decl`, `proc`, ...).
+  Such a premise is applied recursively, by exactly one rule.
+- `isLiveForDiff(I)`, `isActive(E)`, ... are facts the data-flow analyses answer; `¬` negates one.
+- The rules for one IL operator exclude each other: for every tree exactly one rule applies,
+  and the rule runner checks it at every application.
+- Source: `verbatim` is a rule printed in the paper; `reconstructed` is a rule the paper
+  describes in words or by example, and the text under it says how it was reconstructed.
+"""
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def reference() -> str:
+    out = [INTRO]
+    if not RULE_SETS:
+        out.append("No rule set is registered yet.\n")
+    anchors = set()
+    for ruleset in RULE_SETS:
+        out += [f"## {ruleset.title}", ""]
+        for judgment in ruleset.judgments():
+            out += [f"### Judgment `{judgment}`", ""]
+            for r in (r for r in ruleset.rules if r.judgment == judgment):
+                for anchor in (slug(r.name), r.source.partition("#")[2]):
+                    if anchor and anchor not in anchors:
+                        anchors.add(anchor)
+                        out.append(f'<a id="{anchor}"></a>')
+                out += [f"#### {r.name}", "", "```", r.render(), "```", "",
+                        f"Operators: {', '.join(f'`{op}`' for op in r.ops)}.", ""]
+                doc = inspect.getdoc(r.relation)
+                if doc:
+                    out += [doc, ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+if __name__ == "__main__":
+    (Path(__file__).parent / "rules.md").write_text(reference())

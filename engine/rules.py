@@ -1,0 +1,455 @@
+"""The rule runner: natural-semantics inference rules as miniKanren relations over IL trees.
+
+A rule is a Python function `relation(node, out, ctx, *inputs) -> (guard, body)`:
+- the **guard** is the IL pattern plus the cheap boolean premises (analysis facts); it alone
+  decides whether the rule applies;
+- the **body** holds the recursive premises (`ctx.derive`) and the conclusion (`eq(out, ...)`).
+
+`RuleSet.apply(judgment, node, ctx)` picks the candidate rules by the node's operator before
+any unification, evaluates every candidate's guard, and checks the paper's claim that exactly
+one rule applies to every tree: none or several is a `RuleError` naming the judgment, the
+node's operator and line, and the rules. The chosen rule's body then runs from the state
+its guard left, as one small query; each `ctx.derive` premise is a query of its own.
+
+Order of evaluation: goals run left to right; `ctx.derive`, `ctx.fact` and `ctx.compute`
+read their inputs when they run (they are delayed goals, like `Zzz`), so they must come after
+the goals that bind those inputs (the pattern first). An input still unbound when the goal
+runs is a `RuleError` naming the rule.
+
+What a derivation records: the facts read on the proof path of the chosen rule (its guard
+and body, in order of evaluation), with the value the premise needed (`no_fact` premises
+are recorded with value False), and one child derivation per `derive`. The facts the other
+candidates' guards read are not recorded; they only appear in the message of a `RuleError`
+when no rule applies. The trace travels in the miniKanren state, so a premise on a branch
+that later fails leaves no trace.
+
+Depth: a `derive` runs inside its parent's query, so the Python stack grows with the depth of
+the tree. Past `Context.max_depth` nested applications, the runner abandons the attempt,
+derives the deep sub-tree first from the top of the stack, and retries; the results of
+finished applications are kept for the rest of the top-level call. So the stack stays
+bounded for any depth (a sum of thousands of terms) and each application runs at most twice.
+This relies on what natural semantics guarantees anyway: the result of applying a judgment
+is a function of the node (with its annotations), the inputs and the facts.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from kanren import var
+from unification import reify, unify
+
+from .il import Node, OPS, walk
+from .kanren_il import is_ground, remembering_ground_trees
+
+__all__ = ["Rule", "RuleSet", "Context", "Derivation", "Fact", "RuleError", "RULE_SETS"]
+
+RULE_SETS: list["RuleSet"] = []
+"""Every rule set that `adspec rules` prints and `docs/rules.md` lists: rule modules append theirs."""
+
+
+class RuleError(Exception):
+    """A rule set that breaks the paper's claim (no rule or two rules for a tree), or a
+    rule whose body fails or leaves its result unbound."""
+
+
+class _UnboundInput(Exception):
+    """A delayed goal ran before the goals that bind its inputs (reported as a RuleError)."""
+
+
+class _TooDeep(Exception):
+    """Too many nested applications: the top-level loop derives `goal` first, then retries."""
+
+    def __init__(self, goal):
+        super().__init__()
+        self.goal = goal
+
+
+Fact = namedtuple("Fact", "name args value")
+
+
+# ---------------------------------------------------------------------------
+# Rules and their display
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    judgment: str
+    ops: tuple
+    section: str
+    source: str
+    premises: tuple
+    conclusion: str
+    relation: Callable = field(compare=False, repr=False)
+
+    def render(self, width: int = 100) -> str:
+        """The rule as a fraction: premises, a bar, the conclusion, then name and origin."""
+        above = _wrap(self.premises, width)
+        bar_width = max(len(line) for line in above + [self.conclusion])
+        lines = [line.center(bar_width).rstrip() for line in above]
+        lines.append("─" * bar_width)
+        lines.append(self.conclusion.center(bar_width).rstrip())
+        lines.append(f"[{self.name}]  {self.section}, {self.source}")
+        return "\n".join(lines)
+
+
+def _wrap(premises: tuple, width: int) -> list[str]:
+    lines: list[str] = []
+    for premise in premises:
+        if lines and len(lines[-1]) + 4 + len(premise) <= width:
+            lines[-1] += "    " + premise
+        else:
+            lines.append(premise)
+    return lines
+
+
+class RuleSet:
+    """Rules indexed by judgment, then by the IL operator they match."""
+
+    def __init__(self, title: str):
+        self.title = title
+        self.rules: list[Rule] = []
+        self._index: dict[str, dict[str, list[Rule]]] = {}
+
+    def rule(self, name: str, *, judgment: str, ops, section: str, source: str,
+             premises=(), conclusion: str):
+        """Decorator: register `relation(node, out, ctx, *inputs) -> (guard, body)` as a rule."""
+        ops = (ops,) if isinstance(ops, str) else tuple(ops)
+        unknown = [op for op in ops if op not in OPS]
+        if unknown or not ops:
+            raise ValueError(f"rule {name}: unknown IL operators {unknown}" if unknown
+                             else f"rule {name}: no operators")
+        if source != "verbatim" and not source.startswith("reconstructed: "):
+            raise ValueError(f"rule {name}: source is 'verbatim' or 'reconstructed: docs/...#anchor'")
+        if any(r.name == name for r in self.rules):
+            raise ValueError(f"rule {name} is defined twice in {self.title}")
+
+        def register(relation):
+            r = Rule(name, judgment, ops, section, source, tuple(premises), conclusion, relation)
+            self.rules.append(r)
+            by_op = self._index.setdefault(judgment, {})
+            for op in ops:
+                by_op.setdefault(op, []).append(r)
+            return relation
+        return register
+
+    def judgments(self) -> list[str]:
+        return list(self._index)
+
+    def render(self) -> str:
+        parts = [f"{self.title}\n{'=' * len(self.title)}"]
+        for judgment in self.judgments():
+            parts.append(f"judgment {judgment}:")
+            parts.extend(r.render() for r in self.rules if r.judgment == judgment)
+        return "\n\n".join(parts)
+
+    # --- application ------------------------------------------------------------------
+
+    def apply(self, judgment: str, node: Node, ctx: "Context", *inputs) -> tuple[object, "Derivation"]:
+        """The result of the one rule that applies to `node`, and its derivation."""
+        goal = (self, judgment, node, inputs)
+        if ctx._depth:
+            return ctx._applied(goal)
+        pending = [goal]
+        try:
+            with remembering_ground_trees():
+                while pending:
+                    try:
+                        ctx._applied(pending[-1])
+                        pending.pop()
+                    except _TooDeep as deep:
+                        pending.append(deep.goal)
+                return ctx._applied(goal)
+        finally:
+            ctx._done.clear()
+
+    def _candidates(self, judgment: str, node: Node) -> list[Rule]:
+        if not isinstance(node, Node):
+            raise RuleError(f"{judgment}: {_short(node)} is not an IL node")
+        by_op = self._index.get(judgment)
+        if by_op is None:
+            raise RuleError(f"{self.title}: no rules for judgment {judgment!r}")
+        candidates = by_op.get(node.op)
+        if not candidates:
+            raise RuleError(f"{judgment}: no rule for operator {node.op}{_at(node)}: {_short(node)}")
+        return candidates
+
+    def _apply_once(self, judgment: str, node: Node, ctx: "Context", inputs: tuple):
+        held, failures = [], []
+        for rule in self._candidates(judgment, node):
+            out = var()
+            guard, body = rule.relation(node, out, ctx, *inputs)
+            ctx._failed = None
+            state = _first(guard, {}, rule, node)
+            if state is None:
+                failures.append(rule.name + (f" (failed: {ctx._failed})" if ctx._failed else ""))
+            else:
+                held.append((rule, out, body, state))
+        if len(held) != 1:
+            where = f"{judgment}: {{}} {node.op}{_at(node)}: {_short(node)}; "
+            if not held:
+                raise RuleError(where.format("no rule applies to") + "candidates: " + ", ".join(failures))
+            raise RuleError(where.format("several rules apply to") + "rules: "
+                            + ", ".join(r.name for r, *_ in held))
+        rule, out, body, state = held[0]
+        state = _first(body, state, rule, node)
+        if state is None:
+            raise RuleError(f"{judgment}: the body of {rule.name} failed after its guard held, "
+                            f"on {node.op}{_at(node)}: {_short(node)}")
+        result = reify(out, state)
+        if not is_ground(result):
+            raise RuleError(f"{judgment}: {rule.name} left its result unbound on {node.op}{_at(node)}: "
+                            f"{_short(result)}")
+        facts, children = _unwind(state.get(_TRACE))
+        return result, Derivation(rule, judgment, node, inputs, facts, children, result)
+
+
+def _first(goal, state, rule: Rule, node: Node):
+    """The first state of `goal` from `state`, or None."""
+    try:
+        return next(iter(goal(state)), None)
+    except _UnboundInput as e:
+        raise RuleError(f"{rule.judgment}: in {rule.name} on {node.op}{_at(node)}: {e} is still "
+                        f"unbound when it runs (put it after the goals that bind its inputs)") from None
+
+
+# ---------------------------------------------------------------------------
+# The trace of a proof, kept in the miniKanren state
+# ---------------------------------------------------------------------------
+
+class _TraceKey:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<trace>"
+
+
+_TRACE = _TraceKey()
+
+
+def _record(state: dict, entry) -> dict:
+    state = state.copy()
+    state[_TRACE] = (entry, state.get(_TRACE))    # a linked list, newest first
+    return state
+
+
+def _unwind(trace) -> tuple[list, list]:
+    entries = []
+    while trace is not None:
+        entry, trace = trace
+        entries.append(entry)
+    entries.reverse()
+    facts = [e for e in entries if isinstance(e, Fact)]
+    children = [e for e in entries if isinstance(e, Derivation)]
+    return facts, children
+
+
+@dataclass(eq=False)
+class Derivation:
+    """One rule application: the proof tree node `adspec explain` prints."""
+    rule: Rule
+    judgment: str
+    node: Node
+    inputs: tuple
+    facts: list
+    children: list
+    result: object
+
+    def walk(self) -> Iterator["Derivation"]:
+        """Every derivation node, pre-order."""
+        stack = [self]
+        while stack:
+            d = stack.pop()
+            yield d
+            stack.extend(reversed(d.children))
+
+    def format(self, show: Callable = None, indent: str = "  ") -> str:
+        """The proof tree: per level the rule, the node and its result, then the facts that
+        held (✓ true, ✗ false as the premise required), then the sub-derivations."""
+        show = show or _short
+        lines = []
+        stack = [(self, 0)]
+        while stack:
+            d, depth = stack.pop()
+            pad = indent * depth
+            lines.append(f"{pad}{d.rule.name}{_at(d.node)}: {show(d.node)}  ⇒  {show(d.result)}")
+            for f in d.facts:
+                mark = "✓" if f.value else "✗"
+                lines.append(f"{pad}{indent}{mark} {f.name}({', '.join(show(a) for a in f.args)})")
+            stack.extend((c, depth + 1) for c in reversed(d.children))
+        return "\n".join(lines)
+
+
+def _at(node) -> str:
+    line = node.line if isinstance(node, Node) else None
+    return f" at line {line}" if line is not None else ""
+
+
+def _short(term, width: int = 70) -> str:
+    """A one-line s-expression of `term`, cut at `width` characters (built left to right
+    and stopped there, so a deep tree costs no more than a short one)."""
+    parts, size = [], 0
+    stack = [term]
+    while stack and size <= width:
+        t = stack.pop()
+        if isinstance(t, _Close):
+            text = t.text
+        elif isinstance(t, Node):
+            text = "(" + t.op
+            stack.append(_CLOSE_NODE)
+            stack.extend(_spaced(t.kids, lead=True))
+        elif isinstance(t, tuple):
+            text = "["
+            stack.append(_CLOSE_TUPLE)
+            stack.extend(_spaced(t, lead=False))
+        else:
+            text = repr(t)
+        parts.append(text)
+        size += len(text)
+    text = "".join(parts)
+    return text if len(text) <= width and not stack else text[:width - 1] + "…"
+
+
+class _Close:
+    def __init__(self, text):
+        self.text = text
+
+
+_CLOSE_NODE, _CLOSE_TUPLE, _SPACE = _Close(")"), _Close("]"), _Close(" ")
+
+
+def _spaced(items, lead: bool) -> list:
+    """`items` for the stack (reversed), a space before each (lead) or between them."""
+    out = []
+    for i, item in enumerate(reversed(items)):
+        out.append(item)
+        if lead or i < len(items) - 1:
+            out.append(_SPACE)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The context: the premises a rule can use
+# ---------------------------------------------------------------------------
+
+class Context:
+    """What rules see: the rule set (for recursive premises), the analysis facts, and any
+    extra values the caller passes (`Context(rules, facts, mode="tangent")` gives `ctx.mode`)."""
+
+    max_depth = 40
+    """Nested applications before the runner restarts from the deep sub-tree (see module doc)."""
+
+    def __init__(self, ruleset: RuleSet, facts, **extra):
+        self.ruleset = ruleset
+        self.facts = facts
+        clashes = [name for name in extra if hasattr(self, name)]
+        if clashes:
+            raise TypeError(f"Context: extra values {clashes} would hide the context's own attributes")
+        self.__dict__.update(extra)
+        self._depth = 0
+        self._done: dict = {}     # (ruleset, judgment, node, ann, inputs) -> (result, Derivation)
+        self._failed = None       # the last premise that failed in a guard, for error messages
+
+    # --- premises --------------------------------------------------------------------
+
+    def fact(self, name: str, *args):
+        """Premise `name(args)`: the analysis fact holds."""
+        return self._fact(name, args, True)
+
+    def no_fact(self, name: str, *args):
+        """Premise `not name(args)`: the analysis fact does not hold."""
+        return self._fact(name, args, False)
+
+    def _fact(self, name: str, args: tuple, wanted: bool):
+        query = getattr(self.facts, name)      # a misspelt fact fails when the rule is built
+
+        def fact_goal(state):
+            values = _ground(args, state, f"an argument of {name}")
+            value = bool(query(*values))
+            if value is not wanted:
+                self._failed = f"{'' if wanted else 'not '}{name}({', '.join(map(_short, values))})"
+                return iter(())
+            return iter((_record(state, Fact(name, values, value)),))
+        return fact_goal
+
+    def check(self, predicate: Callable, *args):
+        """Premise `predicate(args)` on IL values (a side condition that is no analysis fact);
+        recorded like a fact under the predicate's name."""
+        name = getattr(predicate, "__name__", "check")
+
+        def check_goal(state):
+            values = _ground(args, state, f"an argument of {name}")
+            if not predicate(*values):
+                self._failed = f"{name}({', '.join(map(_short, values))})"
+                return iter(())
+            return iter((_record(state, Fact(name, values, True)),))
+        return check_goal
+
+    def compute(self, function: Callable, *args):
+        """`compute(f, a, b, out)`: out = f(a, b), a deterministic Python computation
+        (naming `vd` from `v`, building IL) on the reified inputs."""
+        *inputs, out = args
+
+        def compute_goal(state):
+            values = _ground(tuple(inputs), state, f"an input of {getattr(function, '__name__', 'compute')}")
+            state = unify(out, function(*values), state)
+            return iter(()) if state is False else iter((state,))
+        return compute_goal
+
+    def derive(self, judgment: str, sub, out, *inputs):
+        """Recursive premise `sub →judgment out`: a query of its own on the reified `sub`."""
+        def derive_goal(state):
+            node, values = _ground((sub, inputs), state, f"the subject of →{judgment}")
+            result, child = self.ruleset.apply(judgment, node, self, *values)
+            state = unify(out, result, state)
+            return iter(()) if state is False else iter((_record(state, child),))
+        return derive_goal
+
+    def derive_all(self, judgment: str, subs, outs, *inputs):
+        """`subs[i] →judgment outs[i]` for each element of the tuple `subs` (one query each)."""
+        def derive_all_goal(state):
+            nodes, values = _ground((subs, inputs), state, f"the subjects of →{judgment}")
+            applied = [self.ruleset.apply(judgment, node, self, *values) for node in nodes]
+            state = unify(outs, tuple(result for result, _ in applied), state)
+            if state is False:
+                return iter(())
+            for _, child in applied:
+                state = _record(state, child)
+            return iter((state,))
+        return derive_all_goal
+
+    # --- the runner's bookkeeping ------------------------------------------------------
+
+    def _applied(self, goal):
+        ruleset, judgment, node, inputs = goal
+        _hash_bottom_up(node)
+        key = (ruleset, judgment, node, node.ann if isinstance(node, Node) else None, inputs)
+        done = self._done.get(key)
+        if done is not None:
+            return done
+        if self._depth >= self.max_depth:
+            raise _TooDeep(goal)
+        self._depth += 1
+        try:
+            done = ruleset._apply_once(judgment, node, self, inputs)
+        finally:
+            self._depth -= 1
+        self._done[key] = done
+        return done
+
+
+def _hash_bottom_up(node):
+    """Hash a deep tree from its leaves up: `Node.__hash__` recurses and caches, so hashing
+    the root of a 1000-deep sum first would overflow the stack; its leaves first, never."""
+    if isinstance(node, Node) and node._hash is None:
+        for sub in reversed(list(walk(node))):
+            hash(sub)
+
+
+def _ground(term, state, what: str):
+    value = reify(term, state)
+    if not is_ground(value):
+        raise _UnboundInput(what)
+    return value
