@@ -27,7 +27,7 @@ from .ruleset import TANGENT
 def t_assign_diff(stmt, out, ctx):
     lhs, rhs, lhs_d, rhs_d = var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.fact("has_derivative_instruction", stmt))
-    body = lall(ctx.derive("ref", lhs, lhs_d), ctx.derive("expr", rhs, rhs_d),
+    body = lall(ctx.derive("ref", lhs, lhs_d), ctx.derive("expr", rhs, rhs_d, stmt),
                 ctx.compute(lambda d, v, s: Node("block", (Node("assign", (d, v if v is not None else ctx.zero_like(s.kids[0])),
                                                                          ctx.derivative_ann(s)), s)),
                             lhs_d, rhs_d, stmt, out))
@@ -39,5 +39,5 @@ def t_assign_diff(stmt, out, ctx):
               premises=("¬hasDerivativeInstruction(LHS = RHS)",),
               conclusion="LHS = RHS  →  LHS = RHS")
 def t_assign_copy(stmt, out, ctx):
-    guard = ctx.fact_not("has_derivative_instruction", stmt)
+    guard = ctx.no_fact("has_derivative_instruction", stmt)
     return guard, eq(out, pattern("block", stmt))

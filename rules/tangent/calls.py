@@ -18,7 +18,7 @@ from .ruleset import TANGENT
               source="reconstructed: docs/rules.md#t-call",
               premises=("¬isActiveCall(CALL)",), conclusion="call P(ARGS)  →  call P(ARGS)")
 def t_call_passive(stmt, out, ctx):
-    return ctx.fact_not("is_active_call", stmt), eq(out, pattern("block", stmt))
+    return ctx.no_fact("is_active_call", stmt), eq(out, pattern("block", stmt))
 
 
 @TANGENT.rule("T-call-active", judgment="tangent", ops=("call",), section="5.3",

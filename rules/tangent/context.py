@@ -13,27 +13,15 @@ from .procedures import derivative_declarations, differentiated_arguments
 class TangentContext(Context):
     """Context(ruleset, facts) with: names (rules.naming.Namer), lang, program, filename."""
 
-    def __init__(self, ruleset, facts, *, names, lang, program, filename="<input>", **extra):
-        super().__init__(ruleset, facts, names=names, lang=lang, program=program, filename=filename, **extra)
+    def __init__(self, ruleset, facts, *, names, lang, program, filename="<input>"):
+        super().__init__(ruleset, facts)
         self.names, self.lang, self.program, self.filename = names, lang, program, filename
-        self.statements = []  # the statements being differentiated, innermost last
         self.procedure = None  # the program's Procedure being differentiated
         self.extra_declarations = []  # (name, real kind) of the temporaries it needs
 
-    # --- the innermost statement --------------------------------------------------------------
-    @property
-    def statement(self):
-        return self.statements[-1] if self.statements else None
-
     # --- refusals -----------------------------------------------------------------------------
     def unsupported(self, node: Node, what: str):
-        raise UnsupportedError(f"{what} is not supported yet", self.filename, node.line or self._line())
-
-    def _line(self):
-        for stmt in reversed(self.statements):
-            if stmt.line is not None:
-                return stmt.line
-        return None
+        raise UnsupportedError(f"{what} is not supported yet", self.filename, node.line)
 
     def no_derivative(self, expr: Node):
         name = expr.kids[0] if expr.op == "intrinsic" else expr.op

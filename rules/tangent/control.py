@@ -25,7 +25,7 @@ MEMORY_OPS = ("pointerAssign", "allocate", "deallocate", "varDecl", "return")
 def t_seq(block, out, ctx):
     stmts, stmts_d = var(), var()
     guard = ctx.compute(lambda b: b.kids, block, stmts)
-    body = lall(ctx.derive_each("tangent", stmts, stmts_d),
+    body = lall(ctx.derive_all("tangent", stmts, stmts_d),
                 ctx.compute(lambda parts: Node("block", tuple(s for part in parts for s in _spliced(part))),
                             stmts_d, out))
     return guard, body
@@ -40,7 +40,7 @@ def _spliced(part: Node) -> tuple:
               source="reconstructed: docs/rules.md#t-control",
               premises=("¬isLiveForDiff(CONTROL)",), conclusion="CONTROL  →  CONTROL")
 def t_control_notlive(stmt, out, ctx):
-    return ctx.fact_not("is_live_for_diff", stmt), eq(out, pattern("block", stmt))
+    return ctx.no_fact("is_live_for_diff", stmt), eq(out, pattern("block", stmt))
 
 
 @TANGENT.rule("T-if", judgment="tangent", ops=("if",), section="5.3",
@@ -48,10 +48,12 @@ def t_control_notlive(stmt, out, ctx):
               premises=("isLiveForDiff(if)", "THEN →  THENd", "ELSE →  ELSEd"),
               conclusion="if (C) THEN else ELSE  →  if (C) THENd else ELSEd")
 def t_if(stmt, out, ctx):
-    cond, then, other, then_d, other_d = var(), var(), var(), var(), var()
-    guard = lall(eq(stmt, pattern("if", cond, then, other)), ctx.fact("is_live_for_diff", stmt))
-    body = lall(ctx.derive("tangent", then, then_d), ctx.derive_optional("tangent", other, other_d),
-                ctx.compute(lambda s, t, o: Node("block", (s.with_kids(s.kids[0], t, o),)), stmt, then_d, other_d, out))
+    branches, branches_d = var(), var()
+    guard = lall(ctx.fact("is_live_for_diff", stmt),
+                 ctx.compute(lambda s: tuple(b for b in s.kids[1:] if b is not None), stmt, branches))
+    body = lall(ctx.derive_all("tangent", branches, branches_d),
+                ctx.compute(lambda s, b: Node("block", (s.with_kids(s.kids[0], b[0], b[1] if len(b) > 1 else None),)),
+                            stmt, branches_d, out))
     return guard, body
 
 
@@ -80,14 +82,19 @@ def _with_body(loop: Node, body: Node) -> Node:
               source="reconstructed: docs/rules.md#t-passive",
               premises=(), conclusion="INSTR  →  INSTR   (no derivative)")
 def t_passive_statement(stmt, out, ctx):
-    return ctx.succeed(), eq(out, pattern("block", stmt))
+    return ctx.check(has_no_derivative, stmt), eq(out, pattern("block", stmt))
+
+
+def has_no_derivative(stmt) -> bool:
+    """Jumps, I/O and comments compute no differentiable value."""
+    return stmt.op in PASSIVE_OPS
 
 
 @TANGENT.rule("T-memory-passive", judgment="tangent", ops=MEMORY_OPS, section="5.3",
               source="reconstructed: docs/rules.md#t-passive",
               premises=("¬hasDerivativeInstruction(INSTR)",), conclusion="INSTR  →  INSTR")
 def t_memory_passive(stmt, out, ctx):
-    return ctx.fact_not("has_derivative_instruction", stmt), eq(out, pattern("block", stmt))
+    return ctx.no_fact("has_derivative_instruction", stmt), eq(out, pattern("block", stmt))
 
 
 @TANGENT.rule("T-memory-active", judgment="tangent", ops=MEMORY_OPS, section="5.3",
@@ -95,5 +102,6 @@ def t_memory_passive(stmt, out, ctx):
               premises=("hasDerivativeInstruction(INSTR)",), conclusion="refused: not differentiated yet")
 def t_memory_active(stmt, out, ctx):
     guard = ctx.fact("has_derivative_instruction", stmt)
-    return guard, ctx.refuse(stmt, "differentiating this statement (active pointer, allocation, "
-                                   "declaration with an initial value or function result)")
+    return guard, ctx.compute(lambda s: ctx.unsupported(s, "differentiating this statement (an active pointer, "
+                                                        "allocation, initialised declaration or function result)"),
+                              stmt, out)

@@ -54,18 +54,19 @@ def t_ref_field(ref, out, ctx):
 
 
 # --- expressions ------------------------------------------------------------------------------
-@TANGENT.rule("T-expr-passive", judgment="expr", ops=REFERENCE_OPS + CONSTANT_OPS + OPERATOR_OPS + ("intrinsic",),
+@TANGENT.rule("T-expr-passive", judgment="expr",
+              ops=REFERENCE_OPS + CONSTANT_OPS + OPERATOR_OPS + ("intrinsic", "call"),
               section="4.6", source="reconstructed: docs/rules.md#t-expr",
               premises=("¬isActiveExpr(EXPR)",), conclusion="EXPR  →expr  0")
-def t_expr_passive(expr, out, ctx):
-    guard = ctx.fact_not("is_active_expr", expr, ctx.statement)
+def t_expr_passive(expr, out, ctx, stmt):
+    guard = ctx.no_fact("is_active_expr", expr, stmt)
     return guard, eq(out, None)
 
 
 @TANGENT.rule("T-expr-ref", judgment="expr", ops=REFERENCE_OPS, section="5.3", source="verbatim",
               premises=("isActiveExpr(REF)", "REF →ref REFd"), conclusion="REF  →expr  REFd")
-def t_expr_ref(expr, out, ctx):
-    guard = ctx.fact("is_active_expr", expr, ctx.statement)
+def t_expr_ref(expr, out, ctx, stmt):
+    guard = ctx.fact("is_active_expr", expr, stmt)
     return guard, ctx.derive("ref", expr, out)
 
 
@@ -73,12 +74,20 @@ def t_expr_ref(expr, out, ctx):
               source="reconstructed: docs/rules.md#t-expr (the paper shows the product rule only)",
               premises=("isActiveExpr(f(A1..An))", "Ai →expr Aid", "∂f/∂Ai = Pi (derivative table)"),
               conclusion="f(A1..An)  →expr  Σ Pi*Aid")
-def t_expr_chain(expr, out, ctx):
+def t_expr_chain(expr, out, ctx, stmt):
     args, args_d = var(), var()
-    guard = lall(ctx.fact("is_active_expr", expr, ctx.statement), ctx.compute(operands, expr, args))
-    body = lall(ctx.derive_each("expr", args, args_d),
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.compute(operands, expr, args))
+    body = lall(ctx.derive_all("expr", args, args_d, stmt),
                 ctx.compute(lambda e, a, d: chain_rule(e, a, d, ctx), expr, args, args_d, out))
     return guard, body
+
+
+@TANGENT.rule("T-expr-call", judgment="expr", ops=("call",), section="5.3",
+              source="reconstructed: docs/rules.md#t-call",
+              premises=("isActiveExpr(F(ARGS))",), conclusion="refused: split the call into a statement first")
+def t_expr_call(expr, out, ctx, stmt):
+    guard = ctx.fact("is_active_expr", expr, stmt)
+    return guard, ctx.compute(lambda e: ctx.unsupported(e, "an active function call inside an expression"), expr, out)
 
 
 def operands(expr: Node) -> tuple:

@@ -32,7 +32,7 @@ def t_proc(proc, out, ctx):
               premises=("¬isDiffProc(P)",), conclusion="procedure P  →  (nothing)")
 def t_proc_nodiff(proc, out, ctx):
     name = var()
-    guard = lall(ctx.compute(lambda p: p.kids[0], proc, name), ctx.fact_not("is_diff_proc", name))
+    guard = lall(ctx.compute(lambda p: p.kids[0], proc, name), ctx.no_fact("is_diff_proc", name))
     return guard, eq(out, None)
 
 
