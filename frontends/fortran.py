@@ -1183,7 +1183,9 @@ class _Converter:
         for a in _kids(spec):
             keyword = _child(a, "arg-N")
             if keyword is not None:
-                value = next(k for k in _kids(a) if k.tag != "arg-N")
+                value = next((k for k in _kids(a) if k.tag != "arg-N"), None)
+                if value is None:
+                    self.syntax_error(f"keyword argument {_text(keyword).strip()}= has no value", a)
                 out.append(mk("namedArg", _text(keyword).strip().lower(), self.expr(value)))
             else:
                 out.append(self.expr(a))

@@ -289,3 +289,10 @@ def test_assignment_in_a_module_specification_is_a_located_error():
     with pytest.raises(SourceError) as e:
         parse("module m\n  real x\n  x = 1\nend module\n")
     assert e.value.line == 3 and "syntax error" in e.value.message
+
+
+def test_keyword_argument_without_value_is_a_located_error():
+    """Found by the mangled-source fuzz test: `coef=` with no value crashed the reader."""
+    with pytest.raises(SourceError) as e:
+        parse("subroutine s(c, r)\n  real c, r(2)\n  call newton(coef=, r(1))\nend\n")
+    assert e.value.line == 3 and "coef" in e.value.message
