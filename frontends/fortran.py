@@ -32,7 +32,12 @@ def parse_fortran(text: str, filename: str = "<string>", form: str = "free", mod
         raise SourceError("empty source file", filename, 1)
     root = fxtran_tree(text, filename, form)
     converter = _Converter(filename, form, SourceLines(root), modules if modules is not None else {})
-    return converter.file(root)
+    try:
+        return converter.file(root)
+    except (AttributeError, TypeError, IndexError, ValueError, StopIteration, KeyError) as e:
+        # fxtran accepted text whose tree lacks a part every valid statement has
+        raise SourceError(f"Fortran syntax error: cannot read this statement ({type(e).__name__})",
+                          filename, converter.line or 1) from None
 
 
 def unknown_modules(tree: Node) -> frozenset:
@@ -485,7 +490,10 @@ class _Converter:
         attrs, attr_dims = self.attributes(e)
         is_param = "parameter" in attrs
         groups = []  # (type, declarators)
-        for d in _kids(_child(e, "EN-decl-LT")):
+        names = _child(e, "EN-decl-LT")
+        if names is None:
+            self.syntax_error("a declaration without names", e)
+        for d in _kids(names):
             name = _name(_child(d, "EN-N"))
             own_len = _child(d, "char-selector")
             dtype = typ if own_len is None else mk("type", "character", None, self.char_len(own_len))
@@ -1183,7 +1191,9 @@ class _Converter:
         for a in _kids(spec):
             keyword = _child(a, "arg-N")
             if keyword is not None:
-                value = next(k for k in _kids(a) if k.tag != "arg-N")
+                value = next((k for k in _kids(a) if k.tag != "arg-N"), None)
+                if value is None:
+                    self.syntax_error(f"keyword argument {_text(keyword).strip()}= has no value", a)
                 out.append(mk("namedArg", _text(keyword).strip().lower(), self.expr(value)))
             else:
                 out.append(self.expr(a))

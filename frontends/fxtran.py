@@ -46,10 +46,15 @@ def fxtran_tree(text: str, filename: str, form: str):
     expressions flat). Raises SourceError with the line fxtran reports on bad input."""
     include_dir = os.path.dirname(os.path.abspath(filename)) if filename and not filename.startswith("<") else "."
     proc = _run_fxtran(text, form, ["-I", include_dir])
+    if proc.returncode < 0:  # fxtran crashed, saying nothing: find the first line it cannot take
+        raise SourceError("Fortran syntax error: the reader fxtran cannot read this statement", filename,
+                          _first_crashing_line(text, form))
     if proc.returncode != 0:
         message, line = _fxtran_error(proc.stderr.decode("utf-8", "replace"))
         include = _INCLUDE_LINE.search(text)
-        if include is not None and "included file" not in message:
+        if "included file" in message:
+            line = _include_line(text, message)
+        elif include is not None:
             # fxtran numbers the lines of the text with its INCLUDEs expanded: read the file alone
             alone = _run_fxtran(text, form, ["-no-include"])
             if alone.returncode != 0:
@@ -61,7 +66,11 @@ def fxtran_tree(text: str, filename: str, form: str):
     try:
         root = etree.fromstring(xml.encode("utf-8"), etree.XMLParser(huge_tree=True))
     except etree.XMLSyntaxError as e:
-        raise SourceError(f"cannot read fxtran's output ({e})", filename, 1) from None
+        # fxtran wrote a broken tree for a statement it could not read: the element it left
+        # open names the statement's line
+        opened = re.search(r"mismatch: \S+ line (\d+)", str(e))
+        raise SourceError("Fortran syntax error: the reader fxtran cannot read this statement", filename,
+                          int(opened.group(1)) if opened else (e.lineno or 1)) from None
     return root.find("file")
 
 
@@ -75,6 +84,29 @@ def untabify_fixed_form(text: str) -> str:
     label) ends it, the statement starting in column 7. Line numbers are unchanged."""
     text = _TAB_CONTINUATION.sub(r"     \1", text)
     return _TAB_LINE.sub(lambda m: m.group(1).ljust(6), text)
+
+
+def _first_crashing_line(text: str, form: str) -> int:
+    """The smallest number of leading lines on which fxtran crashes (bisection), as a line."""
+    lines = text.split("\n")
+    lo, hi = 1, len(lines)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _run_fxtran("\n".join(lines[:mid]) + "\n", form, ["-no-include"]).returncode < 0:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _include_line(text: str, message: str) -> int:
+    """The line of the INCLUDE that names the file of fxtran's message (else the first one)."""
+    missing = re.search(r"'([^']*)'", message)
+    for m in _INCLUDE_LINE.finditer(text):
+        end = text.find("\n", m.end())
+        if missing is None or missing.group(1) in text[m.end():end if end >= 0 else None]:
+            return text[:m.start()].count("\n") + 1
+    return 1
 
 
 def _run_fxtran(text: str, form: str, options: list) -> subprocess.CompletedProcess:

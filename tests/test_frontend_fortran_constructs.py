@@ -213,8 +213,8 @@ def test_include_is_read_in_place_and_lines_stay_right(tmp_path):
 def test_missing_include_is_a_located_error(tmp_path):
     src = tmp_path / "m.f90"
     with pytest.raises(SourceError) as e:
-        parse_fortran("subroutine s\n  include 'nowhere.h'\nend\n", str(src), "free")
-    assert "nowhere.h" in e.value.message
+        parse_fortran("subroutine s\n  real x\n  include 'nowhere.h'\nend\n", str(src), "free")
+    assert "nowhere.h" in e.value.message and e.value.line == 3
 
 
 def unit_of(tree):
@@ -289,3 +289,26 @@ def test_assignment_in_a_module_specification_is_a_located_error():
     with pytest.raises(SourceError) as e:
         parse("module m\n  real x\n  x = 1\nend module\n")
     assert e.value.line == 3 and "syntax error" in e.value.message
+
+
+def test_keyword_argument_without_value_is_a_located_error():
+    """Found by the mangled-source fuzz test: `coef=` with no value crashed the reader."""
+    with pytest.raises(SourceError) as e:
+        parse("subroutine s(c, r)\n  real c, r(2)\n  call newton(coef=, r(1))\nend\n")
+    assert e.value.line == 3 and "coef" in e.value.message
+
+
+def test_declaration_without_names_is_a_located_error():
+    """Found by the mangled-source fuzz test: `real(8)` alone on its line crashed the reader."""
+    with pytest.raises(SourceError) as e:
+        parse("module m\n  real(8)\n :: half = 0.5d0\nend module\n")
+    assert e.value.line == 2
+
+
+def test_statement_on_which_fxtran_crashes_is_a_located_error():
+    """Found by the mangled-source fuzz test: fxtran crashes, silently, on this pair of lines;
+    the reader finds the line by bisection."""
+    with pytest.raises(SourceError) as e:
+        parse("      SUBROUTINE S(A, N)\n      DOUBLE PRECISION A(N, N)\n      DO 30 K = 1, N - 1\n"
+              "      = A(K, K)\n   30 CONTINUE\n      END\n", "fixed")
+    assert e.value.line == 4
