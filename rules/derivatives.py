@@ -40,6 +40,7 @@ Decisions (the maths):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 from ..engine.errors import UnsupportedError
@@ -420,6 +421,7 @@ def non_differentiable(name: str, lang: str) -> bool:
     return name in NOT_DIFFERENTIABLE[_lang_key(lang)]
 
 
+@lru_cache(maxsize=None)
 def differentiable_args(name: str, nargs: int, lang: str) -> tuple:
     """Positions of the arguments of intrinsic `name` through which its value is differentiable.
     Names with no entry: () when listed NOT_DIFFERENTIABLE, else every argument (the safe choice)."""
