@@ -315,3 +315,14 @@ def test_reference_doc_is_up_to_date():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert DOCS.read_text() == module.reference(), "run: python docs/make_derivatives_reference.py"
+
+
+def test_the_engine_does_not_load_the_rules_at_import():
+    """DESIGN: dependencies point one way; the engine reads the table only when first asked."""
+    import subprocess
+    import sys
+    code = ("import sys, adspec.engine.zones, adspec.engine.intrinsics as i; "
+            "assert 'adspec.rules.derivatives' not in sys.modules; "
+            "assert i.differentiable_args('sign', 2, 'fortran') == (0,); "
+            "assert 'adspec.rules.derivatives' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
