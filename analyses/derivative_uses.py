@@ -5,6 +5,8 @@ instruction, I' reads the indices of the derivative references it builds (the lh
 active reference in rhs: `ad(i)` needs i) and the values that appear in the partial
 derivatives of rhs with respect to its active operands: for `a*b` with `a` active, `b`;
 for `a/b` with `b` active, both; for `sin(a)`, `a`; a sum or a difference reads nothing.
+These reads are not written here: they are the variables of the partial derivatives that the
+derivative table (rules/derivatives.py) builds for the active operands.
 An instruction has a derivative instruction when it writes a zone that is useful after it
 and varied around it (an active result, or a derivative reset to zero as `ed = 0.0` in
 fig. 9).
@@ -23,11 +25,12 @@ from __future__ import annotations
 from ..engine.effects import instruction_effects
 from ..engine.errors import SourceError
 from ..engine.il import Node
-from ..engine.intrinsics import LINEAR_INTRINSICS, differentiable_args
+from ..rules.derivatives import LinearOnly, derivative, differentiable_args
 from .common import call_arguments, external_call_effects, visible_zones
 
 _REFERENCES = frozenset(("ident", "arrayAccess", "fieldAccess", "deref"))
-_PASS_THROUGH = frozenset(("add", "sub", "neg", "pos", "arrayConstructor", "impliedDo", "cast"))
+_PASS_THROUGH = frozenset(("arrayConstructor", "impliedDo", "cast"))
+_TABLE_OPS = frozenset(("add", "sub", "mul", "div", "power", "neg", "pos"))
 _ITEM_LISTS = frozenset(("arrayConstructor", "impliedDo"))  # their first child is the list of items
 
 
@@ -150,31 +153,38 @@ class _PartialsWalker:
             kids = e.kids[0] if op in _ITEM_LISTS else e.kids
             parts = [self.walk(k) for k in kids if isinstance(k, Node)]
             return any(a for a, _ in parts), _union(u for _, u in parts)
-        if op in ("mul", "div", "power"):
-            (a1, u1), (a2, u2) = self.walk(e.left), self.walk(e.right)
-            used = u1 | u2
-            if op == "mul":
-                used |= (self.reads(e.right) if a1 else 0) | (self.reads(e.left) if a2 else 0)
-            elif op == "div":
-                used |= (self.reads(e.right) if a1 else 0) | (self.reads(e) if a2 else 0)
-            elif a1 or a2:
-                used |= self.reads(e)
-            return a1 or a2, used
+        if op in _TABLE_OPS:
+            return self._through_partials(derivative(op, self.lang), e.kids)
         if op == "intrinsic":
-            name = e.name.lower()
-            args = [a.kids[1] if a.op == "namedArg" else a for a in e.args]
-            differentiable = differentiable_args(name, len(args), self.lang)
-            parts = [self.walk(a) if i in differentiable else (False, 0) for i, a in enumerate(args)]
-            is_active = any(a for a, _ in parts)
-            used = _union(u for _, u in parts)
-            if is_active and name not in LINEAR_INTRINSICS:
-                used |= _union(self.reads(a) for a in args)
-            return is_active, used
+            name = e.name
+            args = tuple(a.kids[1] if a.op == "namedArg" else a for a in e.args)
+            entry = derivative(name, self.lang)
+            if entry is None:      # no entry: every argument may be active and read
+                active = differentiable_args(name, len(args), self.lang)
+                parts = [self.walk(args[i]) for i in active]
+                is_active = any(a for a, _ in parts)
+                used = _union(u for _, u in parts)
+                return is_active, used | (_union(self.reads(a) for a in args) if is_active else 0)
+            return self._through_partials(entry, args)
         if op == "ifExpr":
             (a1, u1), (a2, u2) = self.walk(e.kids[1]), self.walk(e.kids[2])
             is_active = a1 or a2
             return is_active, u1 | u2 | (self.reads(e.cond) if is_active else 0)
         return False, 0
+
+    def _through_partials(self, entry, args):
+        """An operation of the derivative table: its active operands, and what their
+        partial derivatives read (the variables of the partial IL)."""
+        active = entry.active_positions(len(args))
+        parts = {i: self.walk(args[i]) for i in active}
+        used = _union(u for _, u in parts.values())
+        active_now = [i for i, (a, _) in parts.items() if a]
+        if active_now and entry.build is not LinearOnly:
+            partials = entry.partials(args, self.lang)
+            for i in active_now:
+                if partials[i] is not None:
+                    used |= self.reads(partials[i])
+        return bool(active_now), used
 
 
 def _union(sets) -> int:

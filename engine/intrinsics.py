@@ -2,6 +2,8 @@
 
 A call to one of these names (not shadowed by a declaration of the same name) becomes an
 `intrinsic` IL node; the IL interpreter gives each its meaning (engine/interp.py).
+Which arguments of an intrinsic carry a derivative is not written here: `differentiable_args`
+is a view of the derivative table (rules/derivatives.py), loaded on first use.
 """
 
 FORTRAN_INTRINSICS = frozenset("""
@@ -27,58 +29,33 @@ atomicAdd __syncthreads
 """.split())
 
 
-# ---------------------------------------------------------------------------------------------
-# Differentiability of intrinsic arguments: THE one table (zones.diff_reads, effects, activity
-# and the derivative rules all read it). An argument is "differentiable" when the intrinsic's
-# value depends on it through a non-zero derivative (almost everywhere).
-# ---------------------------------------------------------------------------------------------
-
-# The value is piecewise constant, integer, logical, character or an inquiry: no argument
-# carries a derivative into it.
-NON_DIFFERENTIABLE_FORTRAN = frozenset("""
-int ifix idint nint idnint floor ceiling aint anint dint dnint isign iabs
-size shape lbound ubound maxloc minloc count any all
-len len_trim trim adjustl char ichar present associated allocated null huge tiny epsilon kind
-""".split())
-# C: integer abs, rounding functions, library calls without a real value.
-NON_DIFFERENTIABLE_C = frozenset("""
-abs labs floor ceil floorf ceilf printf malloc free __syncthreads
-""".split())
-
-# Intrinsics differentiable in some arguments only (0-based positions):
-#   sign(a, b) = |a| * sign of b: derivative in a only (b contributes its sign, piecewise constant).
-#   merge(tsource, fsource, mask): the mask is logical.
-#   mod/modulo/fmod(a, p) = a - int(a/p)*p: differentiable in BOTH a and p (d/dp = -int(a/p) is not
-#     zero), so they are absent from this table on purpose: dropping p would lose a derivative.
-PARTIALLY_DIFFERENTIABLE = {
-    "fortran": {"sign": (0,), "dsign": (0,), "merge": (0, 1)},
-    "c": {"copysign": (0,), "copysignf": (0,)},
-}
-
 # Inquiry intrinsics: they look at an argument's shape, allocation or association status, not
 # at its values (their arguments are not "read" by data-flow analyses).
 INQUIRY_INTRINSICS = frozenset("size shape lbound ubound allocated associated present kind len "
                                "huge tiny epsilon".split())
 
+# Differentiability of intrinsic arguments is NOT written here: it is a view of the derivative
+# table (rules/derivatives.py, the one source of truth: each entry marks its inactive arguments).
+# The engine must not depend on the rules at import time (DESIGN: dependencies point one way), so
+# the table is loaded on first use; it depends on engine.il only, so no cycle can form.
+_TABLE = None
+
+
+def _table():
+    global _TABLE
+    if _TABLE is None:
+        from ..rules import derivatives
+        _TABLE = derivatives
+    return _TABLE
+
 
 def non_differentiable(name: str, lang: str) -> bool:
     """True when no argument of intrinsic `name` carries a derivative into its value."""
-    table = NON_DIFFERENTIABLE_C if lang in ("c", "cuda") else NON_DIFFERENTIABLE_FORTRAN
-    return name in table
+    return _table().non_differentiable(name, lang)
 
 
 def differentiable_args(name: str, nargs: int, lang: str) -> tuple:
     """Positions of the arguments of intrinsic `name` (called with nargs arguments) through
-    which its value is differentiable. Unknown names: all arguments (the safe choice)."""
-    if non_differentiable(name, lang):
-        return ()
-    partial = PARTIALLY_DIFFERENTIABLE["c" if lang in ("c", "cuda") else "fortran"].get(name)
-    if partial is not None:
-        return tuple(i for i in partial if i < nargs)
-    return tuple(range(nargs))
-
-# Intrinsics whose value is linear in their differentiable arguments: their partial derivatives
-# are constants, so the derivative instruction reads none of the original values (use(I')).
-LINEAR_INTRINSICS = frozenset("""
-real float sngl dble dfloat cmplx dcmplx conjg dconjg aimag dimag sum transpose merge
-""".split())
+    which its value is differentiable (almost everywhere). Unknown names: all arguments (the
+    safe choice). Derived from the derivative table."""
+    return _table().differentiable_args(name, nargs, lang)

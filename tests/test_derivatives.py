@@ -1,0 +1,328 @@
+"""The derivative table (rules/derivatives.py): every partial checked against complex step
+(smooth functions, to 1e-12) or central differences (piecewise functions, to 1e-6), every
+non-differentiable point tested, every intrinsic the front ends know accounted for."""
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from adspec.engine import interp_intrinsics as ii
+from adspec.engine.errors import SourceError, UnsupportedError
+from adspec.engine.il import check, mk, walk
+from adspec.engine.intrinsics import C_INTRINSICS, FORTRAN_INTRINSICS, differentiable_args
+from adspec.rules.derivatives import (DERIVATIVES, LINEAR_INTRINSICS, NOT_DIFFERENTIABLE, NOT_TABULATED,
+                                      PARTIALLY_DIFFERENTIABLE, LinearOnly, derivative, require_derivative)
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "derivatives.md"
+
+# --- a small evaluator of partial-derivative IL on numpy values ---------------------------------
+# Intrinsics are the interpreter's (engine/interp_intrinsics.py).
+_BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+           "div": lambda a, b: a / b, "power": lambda a, b: a ** b,
+           "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+           "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+           "and": lambda a, b: a and b, "or": lambda a, b: a or b}
+
+
+def ev(e, env, lang):
+    op = e.op
+    if op == "ident":
+        return env[e.kids[0]]
+    if op == "realCst":
+        return (np.float32 if e.kids[1] == 4 else np.float64)(e.kids[0])
+    if op == "intCst":
+        return np.int32(e.kids[0])
+    if op == "complexCst":
+        return np.complex128(complex(ev(e.kids[0], env, lang), ev(e.kids[1], env, lang)))
+    if op == "neg":
+        return -ev(e.kids[0], env, lang)
+    if op == "pos":
+        return ev(e.kids[0], env, lang)
+    if op == "ifExpr":
+        return ev(e.kids[1], env, lang) if ev(e.kids[0], env, lang) else ev(e.kids[2], env, lang)
+    if op in _BINARY:
+        return _BINARY[op](ev(e.kids[0], env, lang), ev(e.kids[1], env, lang))
+    assert op == "intrinsic", op
+    name, args = e.kids
+    table = ii.C_IMPL if lang == "c" else ii.FORTRAN_IMPL
+    fn = table.get(name)
+    assert fn is not None, f"{lang} intrinsic {name} unknown to the interpreter"
+    return fn(*(ev(a, env, lang) for a in args))
+
+
+# --- the functions in complex arithmetic (complex step) ------------------------------------------
+def _erf(z):
+    """erf by its Taylor series (exact to round-off for |z| <= 1.5)."""
+    total, term, n = 0j, z, 0
+    while abs(term) > 1e-18 * max(1.0, abs(total)) or n < 3:
+        total += term / (2 * n + 1)
+        n += 1
+        term = -term * z * z / n
+    return 2 / math.sqrt(math.pi) * total
+
+
+def _cbrt(z):
+    s = 1.0 if z.real >= 0 else -1.0
+    return s * (s * z) ** (1.0 / 3.0)
+
+
+COMPLEX = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+           "div": lambda a, b: a / b, "power": lambda a, b: a ** b, "neg": lambda a: -a, "pos": lambda a: a,
+           "sqrt": np.sqrt, "cbrt": _cbrt, "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
+           "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
+           "acos": np.arccos, "atan": np.arctan, "atan2": lambda y, x: np.arctan(y / x),
+           "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "erf": _erf, "erfc": lambda z: 1 - _erf(z),
+           "hypot": lambda x, y: np.sqrt(x * x + y * y), "pow": lambda x, y: x ** y}
+# Piecewise functions: central differences on the interpreter's real functions.
+PIECEWISE = {"abs", "sign", "max", "min", "mod", "modulo", "dim", "int", "nint", "floor", "ceiling"}
+
+SAMPLES = {
+    "default": [(0.37,), (0.81,), (1.4,), (-0.6,)],
+    "positive": [(0.37,), (0.81,), (1.4,), (2.3,)],
+    "unit": [(0.37,), (-0.81,), (0.6,)],
+    "two": [(0.7, 1.3), (-1.1, 0.4), (2.5, -0.8)],
+    "power": [(0.7, 1.3), (1.9, -0.4), (2.5, 2.0)],
+    "max": [(0.3, 0.9, -0.2), (1.5, 0.2, 0.7), (-0.1, -0.5, -0.3), (0.4, 0.4, 0.9), (0.7, 1.3), (1.1, -0.4)],
+    "min": [(0.3, 0.9, -0.2), (1.5, 0.2, 0.7), (-0.1, -0.5, -0.3), (0.9, 0.9, 0.4), (0.7, 1.3), (1.1, -0.4)],
+    "mod": [(7.3, 2.1), (-5.2, 1.7), (3.3, -1.2)],
+    "round": [(0.37,), (1.8,), (-2.7,)],
+}
+SAMPLE_KIND = {"sqrt": "positive", "cbrt": "default", "log": "positive", "log10": "positive",
+               "log1p": "positive", "asin": "unit", "acos": "unit", "atan2": "two", "hypot": "two",
+               "pow": "power", "power": "power", "add": "two", "sub": "two", "mul": "two", "div": "two",
+               "sign": "two", "dim": "two", "max": "max", "min": "min", "mod": "mod", "modulo": "mod",
+               "erf": "unit", "erfc": "unit"}
+NONDIFF_POINTS = {"sqrt": [(0.0,)], "cbrt": [(0.0,)], "asin": [(1.0,), (-1.0,)], "acos": [(1.0,), (-1.0,)],
+                  "atan2": [(0.0, -1.0), (0.0, 0.0)], "hypot": [(0.0, 0.0)], "pow": [(0.0, 1.5), (-1.0, 2.0)],
+                  "power": [(0.0, 1.5)], "abs": [(0.0,)], "sign": [(0.0, 1.0), (0.0, -2.0)],
+                  "max": [(1.0, 1.0, 0.5), (0.2, 2.0, 2.0)], "min": [(1.0, 1.0, 3.5), (0.2, 2.0, 0.2)],
+                  "mod": [(3.0, 1.5), (-4.5, 1.5)], "modulo": [(3.0, 1.5)], "dim": [(1.0, 1.0)],
+                  "int": [(2.0,), (-3.0,)], "nint": [(2.5,), (-0.5,)], "floor": [(3.0,)], "ceiling": [(-2.0,)]}
+SMOOTH_SPOTS = {"max": [(1.0, 1.0, 3.5)], "min": [(1.0, 1.0, 0.5)]}   # ties below the extreme
+
+
+def _samples(entry):
+    return SAMPLES[SAMPLE_KIND.get(entry.name, "round" if entry.all_inactive else "default")]
+
+
+def _args(entry, n):
+    names = entry.args if not entry.variadic else tuple(f"{entry.args[0]}{i}" for i in range(n))
+    return tuple(mk("ident", a) for a in names[:n])
+
+
+def _lang_names(entry):
+    """(language, a name of the family in it) for each language the family has."""
+    out = []
+    if entry.ops:
+        out += [("fortran", entry.ops[0]), ("c", entry.ops[0])]
+    if entry.fortran:
+        out.append(("fortran", entry.fortran[0]))
+    doubles = [n for n in entry.c if not n.endswith("f") or n[:-1] not in entry.c]
+    if doubles:
+        out.append(("c", doubles[0]))
+    return out
+
+
+SCALAR = [e for e in DERIVATIVES if e.build is not LinearOnly
+          and e.name not in ("real", "cmplx", "sum", "transpose", "merge")]
+
+
+def _f_real(entry, name, lang, vals):
+    node = mk(name, *_args(entry, len(vals))) if name in entry.ops else \
+        mk("intrinsic", name, _args(entry, len(vals)))
+    return float(ev(node, _env(entry, vals), lang))
+
+
+def _env(entry, vals):
+    return {a.kids[0]: np.float64(v) for a, v in zip(_args(entry, len(vals)), vals)}
+
+
+@pytest.mark.parametrize("entry", SCALAR, ids=lambda e: e.name)
+def test_every_partial_matches_complex_step_or_central_differences(entry):
+    """d sin(x)/dx = cos(x), ... at sample points away from the non-differentiable ones."""
+    for vals in _samples(entry):
+        for lang, name in _lang_names(entry):
+            if lang == "c" and entry.variadic and len(vals) != 2:
+                continue           # fmax, fmin: two arguments
+            args = _args(entry, len(vals))
+            partials = entry.partials(args, lang, 8)
+            assert len(partials) == len(args)
+            for i, partial in enumerate(partials):
+                if partial is None:
+                    assert i in entry.inactive or entry.all_inactive or (
+                        entry.name == "power" and args[1].op == "intCst")
+                    if entry.name in PIECEWISE:   # no derivative flows: f is locally constant in it
+                        h = 1e-6
+                        up, down = list(vals), list(vals)
+                        up[i] += h
+                        down[i] -= h
+                        assert _f_real(entry, name, lang, up) == _f_real(entry, name, lang, down)
+                    continue
+                check(partial)
+                got = float(np.real(ev(partial, _env(entry, vals), lang)))
+                if entry.name in PIECEWISE:
+                    h = 1e-6
+                    up, down = list(vals), list(vals)
+                    up[i] += h
+                    down[i] -= h
+                    want = (_f_real(entry, name, lang, up) - _f_real(entry, name, lang, down)) / (2 * h)
+                    assert got == pytest.approx(want, rel=1e-6, abs=1e-6), (name, lang, vals, i)
+                else:
+                    h = 1e-30
+                    z = [complex(v) for v in vals]
+                    z[i] += 1j * h
+                    want = np.imag(COMPLEX[entry.name](*z)) / h
+                    assert got == pytest.approx(want, rel=1e-12, abs=1e-300), (name, lang, vals, i)
+
+
+@pytest.mark.parametrize("entry", [e for e in SCALAR if e.c and e.name not in PIECEWISE], ids=lambda e: e.name)
+def test_float_forms_use_the_float_functions(entry):
+    """C sinf: d/dx = cosf(x), evaluated in float: agrees with the double partial to 1e-5."""
+    for vals in _samples(entry):
+        args = _args(entry, len(vals))
+        for p4, p8 in zip(entry.partials(args, "c", 4), entry.partials(args, "c", 8)):
+            if p8 is None:
+                continue
+            assert all(n.kids[0].endswith("f") for n in walk(p4) if n.op == "intrinsic")
+            assert float(ev(p4, _env(entry, vals), "c")) == pytest.approx(float(ev(p8, _env(entry, vals), "c")),
+                                                                          rel=1e-5)
+
+
+def test_integer_power_folds_the_exponent():
+    """x**2 -> 2.0*x; x**3 -> 3.0*x**2 (and x < 0 is fine); the literal exponent is inactive."""
+    x = mk("ident", "x")
+    power = derivative("power", "fortran")
+    d2, n2 = power.partials((x, mk("intCst", 2, None)), "fortran")
+    assert n2 is None and d2 == mk("mul", mk("realCst", "2.0", 8), x)
+    d3, _ = power.partials((x, mk("intCst", 3, None)), "fortran")
+    for v in (-1.3, 0.0, 2.1):
+        assert float(ev(d3, {"x": np.float64(v)}, "fortran")) == pytest.approx(3 * v * v, rel=1e-15)
+    assert power.nondifferentiable((x, mk("intCst", 3, None))) is None
+    assert power.nondifferentiable((x, mk("intCst", -1, None))) == mk("eq", x, mk("realCst", "0.0", 8))
+
+
+@pytest.mark.parametrize("entry", [e for e in DERIVATIVES if e.nondiff_build is not None], ids=lambda e: e.name)
+def test_nondifferentiable_points_are_detected_and_samples_are_not(entry):
+    """abs at 0, max at a tie, sqrt at 0, sign at 0, mod where a/p is an integer, ..."""
+    assert entry.nondiff_doc and not entry.nondiff_doc.startswith("none")
+    for lang, _ in _lang_names(entry):
+        for vals in NONDIFF_POINTS[entry.name] + [(1.0, 1.0)] * entry.variadic:
+            if lang == "c" and entry.variadic and len(vals) != 2:
+                continue
+            cond = entry.nondifferentiable(_args(entry, len(vals)), lang)
+            assert ev(cond, _env(entry, vals), lang), (entry.name, lang, vals)
+        for vals in _samples(entry) + SMOOTH_SPOTS.get(entry.name, []):
+            if lang == "c" and entry.variadic and len(vals) != 2:
+                continue
+            cond = entry.nondifferentiable(_args(entry, len(vals)), lang)
+            assert not ev(cond, _env(entry, vals), lang), (entry.name, lang, vals)
+
+
+COMPLEX_SPECIFIC = {"csqrt", "cexp", "clog", "csin", "ccos"}
+
+
+def test_family_members_compute_the_same_function():
+    """dsin is sin, amax1 is max, fmodf is fmod ...: grouping a name into a family is right."""
+    for entry in SCALAR:
+        for lang, names in (("fortran", entry.fortran), ("c", entry.c)):
+            impl = ii.C_IMPL if lang == "c" else ii.FORTRAN_IMPL
+            known = [n for n in names if n in impl and n not in COMPLEX_SPECIFIC]
+            for vals in [v for v in _samples(entry) if lang == "fortran" or not entry.variadic or len(v) == 2]:
+                values = {n: float(np.real(impl[n](*(np.float64(v) for v in vals)))) for n in known}
+                if values:
+                    ref = next(iter(values.values()))
+                    for n, v in values.items():
+                        assert v == pytest.approx(ref, rel=1e-5, abs=1e-5), (n, vals)
+
+
+def test_linear_entries():
+    """real(x), sum(a), merge(t, f, m), cmplx(x, y): the derivative is the same operation."""
+    x, y, m = mk("ident", "x"), mk("ident", "y"), mk("ident", "m")
+    assert derivative("dble", "fortran").partials((x,), "fortran")[0] == mk("realCst", "1.0", 8)
+    merge = derivative("merge", "fortran").partials((x, y, m), "fortran")
+    assert merge[2] is None
+    for mask in (True, False):
+        env = {"m": mask}
+        assert ev(merge[0], env, "fortran") == (1.0 if mask else 0.0)
+        assert ev(merge[1], env, "fortran") == (0.0 if mask else 1.0)
+    dx, dy, kind = derivative("cmplx", "fortran").partials((x, y, mk("intCst", 8, None)), "fortran")
+    assert kind is None and ev(dy, {}, "fortran") == 1j and ev(dx, {}, "fortran") == 1.0
+    assert derivative("sum", "fortran").partials((x, y, m), "fortran") == (mk("realCst", "1.0", 8), None, None)
+    with pytest.raises(UnsupportedError, match="conjg"):
+        derivative("conjg", "fortran").partials((x,), "fortran")
+    assert all(derivative(n, "fortran").linear for n in ("add", "sub", "neg", "pos", "real", "sum", "conjg"))
+    assert not any(derivative(n, "fortran").linear for n in ("mul", "div", "power", "sin", "max"))
+
+
+def test_partials_read_only_their_arguments():
+    """The partial IL is built from the argument nodes: its variables are the arguments'."""
+    for entry in DERIVATIVES:
+        if entry.build is LinearOnly:
+            continue
+        args = _args(entry, 3 if entry.variadic else len(entry.args))
+        for lang in ("fortran", "c"):
+            for p in entry.partials(args, lang):
+                if p is not None:
+                    assert {n.kids[0] for n in walk(p) if n.op == "ident"} <= {a.kids[0] for a in args}
+
+
+def test_every_intrinsic_of_the_front_ends_is_accounted_for():
+    """Each name has an entry, or has no real derivative at all, or is a known gap."""
+    for lang, names in (("fortran", FORTRAN_INTRINSICS), ("c", C_INTRINSICS)):
+        for name in names:
+            kinds = [derivative(name, lang) is not None, name in NOT_DIFFERENTIABLE[lang],
+                     name in NOT_TABULATED[lang]]
+            assert sum(kinds) == 1, (lang, name, kinds)
+    assert NOT_TABULATED == {"fortran": {"cabs", "product", "maxval", "minval", "dot_product", "matmul"},
+                             "c": {"atomicAdd"}}
+
+
+def test_derived_views_keep_the_analyses_facts():
+    """sign(a, b): a only; nint: none; Fortran abs: its argument; C abs (integer): none."""
+    assert differentiable_args("nint", 1, "fortran") == ()
+    assert differentiable_args("sign", 2, "fortran") == (0,)
+    assert differentiable_args("merge", 3, "fortran") == (0, 1)
+    assert differentiable_args("mod", 2, "fortran") == (0, 1)
+    assert differentiable_args("max", 4, "fortran") == (0, 1, 2, 3)
+    assert differentiable_args("abs", 1, "c") == ()
+    assert differentiable_args("unknown_fn", 2, "c") == (0, 1)
+    assert PARTIALLY_DIFFERENTIABLE["fortran"]["sign"] == (0,)
+    assert PARTIALLY_DIFFERENTIABLE["c"]["copysign"] == (0,)
+    assert {"real", "dble", "sum", "merge", "conjg", "transpose", "cmplx"} <= LINEAR_INTRINSICS
+    assert "sin" not in LINEAR_INTRINSICS
+
+
+def test_a_missing_intrinsic_is_an_error_with_its_line():
+    """matmul(a, b) active: `f.f90:12: intrinsic matmul has no entry in the derivative table`."""
+    node = mk("intrinsic", "matmul", (mk("ident", "a"), mk("ident", "b")), line=12)
+    with pytest.raises(UnsupportedError) as err:
+        require_derivative("matmul", "fortran", node, "f.f90")
+    assert str(err.value).startswith("f.f90:12: intrinsic matmul has no entry")
+    with pytest.raises(SourceError, match="f.c:3: intrinsic printf is not differentiable"):
+        require_derivative("printf", "c", mk("intrinsic", "printf", (), line=3), "f.c")
+    assert require_derivative("DSIN", "fortran").name == "sin"
+    assert derivative("sinf", "c") is derivative("sin", "fortran")
+    assert derivative("mod", "c") is None          # C % works on integers
+
+
+def test_reference_doc_is_up_to_date():
+    spec = importlib.util.spec_from_file_location("make_derivatives_reference",
+                                                  DOCS.parent / "make_derivatives_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert DOCS.read_text() == module.reference(), "run: python docs/make_derivatives_reference.py"
+
+
+def test_the_engine_does_not_load_the_rules_at_import():
+    """DESIGN: dependencies point one way; the engine reads the table only when first asked."""
+    import subprocess
+    import sys
+    code = ("import sys, adspec.engine.zones, adspec.engine.intrinsics as i; "
+            "assert 'adspec.rules.derivatives' not in sys.modules; "
+            "assert i.differentiable_args('sign', 2, 'fortran') == (0,); "
+            "assert 'adspec.rules.derivatives' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
