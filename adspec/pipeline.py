@@ -84,7 +84,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     first_head = program.procedure(head_names[0].procedure) if head_names else None
     diff_formals = tuple(f for f in first_head.formals if facts.is_diff_formal_arg(first_head.name, f)) \
         if first_head is not None else ()
-    return Differentiated(unparse(tree), tree, list(ctx.messages) if hasattr(ctx, "messages") else [],
+    return Differentiated(unparse(tree, file_lang, first.ann.get("form")), tree, list(ctx.messages) if hasattr(ctx, "messages") else [],
                           derivations, head_names, procedure_names, diff_formals)
 
 

@@ -169,6 +169,14 @@ class Facts:
             raise ValueError(f"{stmt.op} at line {stmt.line} is no instruction")
         return bool(_ref_zones(proc, ref) & self.activity.active_after(proc, instr))
 
+    def has_derivative_instruction(self, stmt: Node) -> bool:
+        """The statement I has a derivative instruction I' (paper 4.6 and fig. 9): I writes a
+        zone that is useful after it and varied before or after it — an active result, or a
+        derivative reset to zero (`ed = 0.0` in fig. 9). Reads DerivativeUses.has_derivative
+        (Varied⁻, Varied⁺ and Useful⁺ of the statement's main instruction)."""
+        proc, instr = self._main(stmt)
+        return instr is not None and self.uses.has_derivative(proc, instr)
+
     def has_derivative(self, ref: Node, stmt: Node) -> bool:
         """isDiff(REF) — paper 5.3: "true if memory reference REF refers to a variable that is
         Active at some location in the program".
@@ -268,6 +276,42 @@ class Facts:
             names |= set(self.diff_formals(proc.name))
             cached = self._diff_vars[proc.name] = frozenset(names)
         return cached
+
+    def zero_at_entry(self, proc_name: str) -> frozenset:
+        """Names of the variables of proc_name whose derivative must be set to zero when it
+        starts: useful at the entry (their entry value may reach a derivative) but not
+        varied there (their derivative is zero, paper 4.6: implicit zero made explicit, as
+        its derivative variable holds whatever the caller left in it). Reads Varied and
+        Useful at the entry of the procedure's flow graph."""
+        proc = self.program.procedure(proc_name)
+        at_entry = self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
+        return frozenset(name for name, loc in proc.zones.vars.items() if loc.all & at_entry)
+
+    def may_be_varied_later(self, ref: Node, stmt: Node) -> bool:
+        """Whether the variable of ref may be varied (Varied⁻) at some instruction reachable
+        after stmt (loops included). When it cannot, a derivative left stale by stmt is never
+        read again: it may stay implicit zero (paper 4.6); when it can, a merge of control flow
+        may meet it, and it must be reset."""
+        proc, instr = self._main(stmt)
+        if instr is None:
+            return True
+        zones = _ref_zones(proc, ref)
+        varied = self.activity.varied[proc.name]
+        flow = proc.flow
+        start = [b for b in flow.graph.successors(instr.block)]
+        block = flow.blocks[instr.block]
+        if any(varied.before(i) & zones for i in block.instrs[instr.index + 1:]):
+            return True
+        seen, stack = set(), start
+        while stack:
+            b = stack.pop()
+            if b in seen:
+                continue
+            seen.add(b)
+            if any(varied.before(i) & zones for i in flow.blocks[b].instrs):
+                return True
+            stack.extend(flow.graph.successors(b))
+        return False
 
     def is_joint(self, call_stmt: Node) -> bool:
         """Whether the adjoint of this call is joint (checkpointed: paper 4.10). Joint mode is

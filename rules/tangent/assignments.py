@@ -34,10 +34,32 @@ def t_assign_diff(stmt, out, ctx):
     return guard, body
 
 
+@TANGENT.rule("T-assign-reset", judgment="tangent", ops=("assign",), section="4.6",
+              source="reconstructed: docs/rules.md#t-assign",
+              premises=("¬hasDerivativeInstruction(LHS = RHS)", "isDiff(LHS)", "mayBeVariedLater(LHS)",
+                        "LHS →ref LHSd"),
+              conclusion="LHS = RHS  →  LHSd = 0 ; LHS = RHS")
+def t_assign_reset(stmt, out, ctx):
+    """The assignment leaves LHS passive (its derivative is zero) but LHS may be varied again
+    later: a merge of control flow could then read the stale derivative, so it is reset
+    here (the paper's implicit-zero variables are reset before such merges, 4.6)."""
+    lhs, rhs, lhs_d = var(), var(), var()
+    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.no_fact("has_derivative_instruction", stmt),
+                 ctx.fact("has_derivative", lhs, stmt), ctx.fact("may_be_varied_later", lhs, stmt))
+    body = lall(ctx.derive("ref", lhs, lhs_d),
+                ctx.compute(lambda d, s: Node("block", (Node("assign", (d, ctx.zero_like(s.kids[0])),
+                                                             ctx.derivative_ann(s)), s)),
+                            lhs_d, stmt, out))
+    return guard, body
+
+
 @TANGENT.rule("T-assign-copy", judgment="tangent", ops=("assign",), section="5.3",
               source="reconstructed: docs/rules.md#t-assign",
-              premises=("¬hasDerivativeInstruction(LHS = RHS)",),
+              premises=("¬hasDerivativeInstruction(LHS = RHS)", "¬(isDiff(LHS) ∧ mayBeVariedLater(LHS))"),
               conclusion="LHS = RHS  →  LHS = RHS")
 def t_assign_copy(stmt, out, ctx):
-    guard = ctx.no_fact("has_derivative_instruction", stmt)
+    lhs, rhs = var(), var()
+    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.no_fact("has_derivative_instruction", stmt),
+                 ctx.check(lambda l, s: not (ctx.facts.has_derivative(l, s) and ctx.facts.may_be_varied_later(l, s)),
+                           lhs, stmt))
     return guard, eq(out, pattern("block", stmt))

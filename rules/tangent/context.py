@@ -71,11 +71,25 @@ class TangentContext(Context):
             if sym is not None and sym.common is not None:
                 self.unsupported(proc, f"an active COMMON variable ({global_name})")
         args = differentiated_arguments(params, lambda f: self.facts.is_diff_formal_arg(name, f), self.names.var)
+        body_d = Node("block", self.initial_zeros(name, decls) + body_d.kids)
         decls_d = derivative_declarations(decls, diff_names, self.names.var) + tuple(
             Node("varDecl", (Node("type", ("real", kind, None)), (), (Node("declarator", (temp, None, None, 0)),)))
             for temp, kind in self.extra_declarations)
         return Node("procedure", (self.names.proc(name), kind, args, result, rtype, attrs, decls_d, body_d, ()),
                     proc.ann)
+
+    def initial_zeros(self, name: str, decls) -> tuple:
+        """vd = 0 at the start for the derivatives that are zero there but may be read (4.6)."""
+        reset = self.facts.diff_variables(name) & self.facts.zero_at_entry(name)
+        out = []
+        for decl in decls:
+            if decl.op != "varDecl" or "parameter" in decl.kids[1]:
+                continue
+            for d in decl.kids[2]:
+                if d.kids[0] in reset:
+                    ref = Node("ident", (d.kids[0],))
+                    out.append(Node("assign", (Node("ident", (self.names.var(d.kids[0]),)), self.zero_like(ref))))
+        return tuple(out)
 
     def call_arguments(self, call: Node):
         """(statements before the call, actual arguments of the differentiated call)."""
