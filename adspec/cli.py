@@ -20,6 +20,10 @@ DESCRIPTION = """\
 adspec: automatic differentiation by source transformation (the Tapenade AD model),
 as an executable specification.
 
+differentiate, as Tapenade:
+  adspec -d -head "f(y)/(x)" FILE... [-O DIR] [-o NAME] [-nooptim activity|diffliveness]
+                                  the tangent, in DIR/<stem>_d.<ext>, warnings in <stem>_d.msg
+
 sub-commands:
   parse FILE                      print the IL tree of a Fortran or C file
   unparse FILE [-tgtlang LANG]    parse, then write the source back from the IL
@@ -28,6 +32,8 @@ sub-commands:
                                   (Varied, Useful, Active, Diff-live, TBR, Adj-out)
                                   over one call graph of all the files
   rules                           print every inference rule (premises, bar, conclusion)
+  explain FILE... -head H --line N  the derivation (rules, premises, facts) behind the
+                                  derivative statements of source line N
 
 heads, as in Tapenade:
   -head "f(y z)/(a b)"            head f, dependents y z, independents a b
@@ -74,11 +80,41 @@ def _build_parser() -> argparse.ArgumentParser:
                            help="also write the flow graphs and the call graph as Graphviz files in DIR")
 
     sub.add_parser("rules", help="print every inference rule as natural semantics")
+
+    p_diff = sub.add_parser("differentiate", help="differentiate (Tapenade's form: adspec -d -head ... FILE...)")
+    mode = p_diff.add_mutually_exclusive_group(required=True)
+    mode.add_argument("-d", "-tangent", "--tangent", dest="mode", action="store_const", const="tangent",
+                      help="tangent mode: P_D in <stem>_d.<ext>")
+    mode.add_argument("-vector", "--vector", dest="mode", action="store_const", const="vector",
+                      help="vector tangent mode (not available yet)")
+    mode.add_argument("-b", "-reverse", "--reverse", dest="mode", action="store_const", const="adjoint",
+                      help="adjoint mode (not available yet)")
+    p_diff.add_argument("files", nargs="+", metavar="FILE")
+    p_diff.add_argument("-head", "--head", required=True, action="append")
+    p_diff.add_argument("-vars", "--vars", default=None, metavar="NAMES")
+    p_diff.add_argument("-outvars", "--outvars", default=None, metavar="NAMES")
+    p_diff.add_argument("-O", "--outdir", default=".", metavar="DIR", help="directory of the output files")
+    p_diff.add_argument("-o", "--output", default=None, metavar="NAME",
+                        help="stem of the output files (default: the first file's)")
+    p_diff.add_argument("-tgtlang", "--tgtlang", choices=("fortran", "c"), default=None)
+    p_diff.add_argument("-nooptim", "--nooptim", action="append", default=[], metavar="OPTIM",
+                        choices=("activity", "diffliveness"), help="switch an improvement off")
     return parser
 
 
+def _cmd_differentiate(args) -> int:
+    from .pipeline import differentiate, write_outputs
+    if args.mode != "tangent":
+        raise UsageError(f"{args.mode} mode is not available yet: only the tangent mode (-d) is")
+    result = differentiate(args.files, args.head, args.mode, vars=args.vars, outvars=args.outvars,
+                           nooptim=frozenset(args.nooptim))
+    for path in write_outputs(result, args.outdir, args.output):
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
 def _cmd_rules(args) -> int:
-    from . import rules  # noqa: F401  (importing the rule modules registers their rule sets)
+    from .rules import tangent  # noqa: F401  (importing the rule modules registers their rule sets)
     from .engine.rules import RULE_SETS
     if not RULE_SETS:
         print("no rule set is registered yet (adspec.rules registers none)")
@@ -118,7 +154,9 @@ def _cmd_unparse(args) -> int:
     return 0
 
 
-COMMANDS = {"parse": _cmd_parse, "unparse": _cmd_unparse, "analyze": _cmd_analyze, "rules": _cmd_rules}
+COMMANDS = {"parse": _cmd_parse, "unparse": _cmd_unparse, "analyze": _cmd_analyze, "rules": _cmd_rules,
+            "differentiate": _cmd_differentiate}
+_MODE_OPTIONS = frozenset(("-d", "-tangent", "--tangent", "-vector", "--vector", "-b", "-reverse", "--reverse"))
 
 
 def main(argv=None) -> int:
@@ -150,6 +188,8 @@ def _parse_command_line(parser, argv: list[str]) -> argparse.Namespace:
     """The sub-command's own parser reads the words after it, options and files in any order
     (Tapenade puts the files last; `adspec analyze a.f90 -head f` works as well)."""
     at = next((i for i, word in enumerate(argv) if not word.startswith("-")), len(argv))
+    if any(word in _MODE_OPTIONS for word in argv[:at]) and not (at < len(argv) and argv[at] in parser.commands):
+        argv, at = ["differentiate"] + argv, 0   # Tapenade's form: adspec -d -head ... FILE
     reject_unknown_options(parser, argv[:at])
     if at < len(argv) and argv[at] in parser.commands:
         sub = parser.commands[argv[at]]

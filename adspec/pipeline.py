@@ -43,8 +43,10 @@ def _read(sources, lang, filename, form):
 
 
 def differentiate(sources, head, mode: str = "tangent", vars: str | None = None, outvars: str | None = None,
-                  lang: str | None = None, filename: str | None = None, form: str | None = None) -> Differentiated:
-    """Differentiate `sources` (paths, or source text when `lang` is given) for the heads."""
+                  lang: str | None = None, filename: str | None = None, form: str | None = None,
+                  nooptim=frozenset()) -> Differentiated:
+    """Differentiate `sources` (paths, or source text when `lang` is given) for the heads;
+    `nooptim`: improvements switched off ("activity", "diffliveness"), as Tapenade's -nooptim."""
     from .analyses import run_analyses
     from .analyses.facts import Facts
     from .backends import unparse
@@ -59,7 +61,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     files = _read(sources, lang, filename, form)
     program = build_program(files)
     heads = resolve_heads(program, parse_heads(head, vars, outvars))
-    results = run_analyses(program, heads)
+    results = run_analyses(program, heads, nooptim=frozenset(nooptim))
     facts = Facts(program, results)
     first = files[0]
     file_lang = first.ann.get("lang", "fortran")
@@ -84,8 +86,25 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     first_head = program.procedure(head_names[0].procedure) if head_names else None
     diff_formals = tuple(f for f in first_head.formals if facts.is_diff_formal_arg(first_head.name, f)) \
         if first_head is not None else ()
-    return Differentiated(unparse(tree, file_lang, first.ann.get("form")), tree, list(ctx.messages) if hasattr(ctx, "messages") else [],
+    return Differentiated(unparse(tree, file_lang, first.ann.get("form")), tree, list(ctx.messages),
                           derivations, head_names, procedure_names, diff_formals)
+
+
+def write_outputs(result: Differentiated, outdir: str, stem: str | None = None) -> list[str]:
+    """Write the differentiated source and its .msg file (Tapenade's <stem>_d.<ext> and
+    <stem>_d.msg) in outdir; returns their paths."""
+    os.makedirs(outdir, exist_ok=True)
+    name = result.tree.ann["filename"]
+    base, ext = os.path.splitext(name)
+    if stem is not None:
+        base = stem + base[base.rindex("_"):]
+    code = os.path.join(outdir, base + ext)
+    msg = os.path.join(outdir, base + ".msg")
+    with open(code, "w") as f:
+        f.write(result.text)
+    with open(msg, "w") as f:
+        f.write("".join(line + "\n" for line in result.messages))
+    return [code, msg]
 
 
 def _head_names(program, proc_name, zones) -> HeadNames:

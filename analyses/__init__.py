@@ -29,10 +29,12 @@ def _untimed(label, compute):
     return compute()
 
 
-def run_analyses(program, heads: dict, order: str = "good", phase=_untimed) -> AnalysisResults:
+def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, nooptim=frozenset()) -> AnalysisResults:
     """heads: procedure name -> (independent zones, dependent zones), as bitsets in that
-    procedure's zones. Each analysis runs as phase(name, thunk), so a benchmark can time it."""
-    from .activity import activity
+    procedure's zones. Each analysis runs as phase(name, thunk), so a benchmark can time it.
+    nooptim: improvements switched off, as Tapenade's -nooptim: "activity" (every
+    differentiable variable active everywhere), "diffliveness" (every instruction live)."""
+    from .activity import activity, naive_activity
     from .adjout import adjoint_out
     from .dependency import dependencies
     from .derivative_uses import DerivativeUses
@@ -44,9 +46,11 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed) -> A
     inout = phase("in-out", lambda: in_out(program, order))
     dep = phase("Dep", lambda: dependencies(program, differentiable=False, order=order))
     diff_dep = phase("Diff-dep", lambda: dependencies(program, differentiable=True, order=order))
-    act = phase("activity", lambda: activity(program, heads, diff_dep, order))
+    act = phase("activity", lambda: naive_activity(program) if "activity" in nooptim
+                else activity(program, heads, diff_dep, order))
     uses = DerivativeUses(program, act)
-    live = phase("Diff-live", lambda: diff_liveness(program, dep, uses, inout, order))
+    live = phase("Diff-live", lambda: diff_liveness(program, dep, uses, inout, order,
+                                                     everything_live="diffliveness" in nooptim))
     tbr_solution = phase("TBR", lambda: tbr(program, live, inout, order))
     adj = phase("Adj-out", lambda: adjoint_out(program, live, tbr_solution, order))
     snaps = phase("snapshots", lambda: snapshots(program, live, tbr_solution, adj))

@@ -85,3 +85,23 @@ def activity(program, heads: dict, diff_dep_solution, order: str = "good") -> Ac
     useful = solve(program, UsefulAnalysis(program, diff_dep_solution),
                    {name: dep for name, (_, dep) in heads.items()}, order=order)
     return Activity(program, varied, useful)
+
+
+class _Everywhere:
+    """A solution that is the same set before and after every instruction."""
+
+    def __init__(self, zones: int):
+        self.at_entry = self.at_exit = zones
+
+    def before(self, instr) -> int:
+        return self.at_entry
+
+    def after(self, instr) -> int:
+        return self.at_entry
+
+
+def naive_activity(program) -> Activity:
+    """`-nooptim activity`: every variable of a differentiable type is varied and useful
+    everywhere (paper 4.6: the naïve model of fig. 9 that activity analysis improves)."""
+    everywhere = {name: _Everywhere(proc.zones.differentiable_mask) for name, proc in program.procedures.items()}
+    return Activity(program, everywhere, everywhere)

@@ -136,9 +136,17 @@ class DiffLiveness:
         return bool(self.controls.out(proc, instr) & value)
 
 
-def diff_liveness(program, dep_solution, uses, inout, order: str = "good") -> DiffLiveness:
+class EverythingLive(DiffLiveness):
+    """`-nooptim diffliveness`: every instruction is live for diff (no slicing)."""
+
+    def is_live_for_diff(self, proc, instr) -> bool:
+        return True
+
+
+def diff_liveness(program, dep_solution, uses, inout, order: str = "good", everything_live: bool = False) -> DiffLiveness:
     controls = Controls(program, inout)
     bottom_up = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, BOTTOM_UP), order=order)
     top_down = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, TOP_DOWN,
                                                    diffuse=bottom_up.summaries), order=order)
-    return DiffLiveness(program, top_down, bottom_up.summaries, controls, uses)
+    kind = EverythingLive if everything_live else DiffLiveness
+    return kind(program, top_down, bottom_up.summaries, controls, uses)

@@ -287,28 +287,50 @@ class Facts:
         at_entry = self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
         return frozenset(name for name, loc in proc.zones.vars.items() if loc.all & at_entry)
 
-    def may_be_varied_later(self, ref: Node, stmt: Node) -> bool:
-        """Whether the variable of ref may be varied (Varied⁻) at some instruction reachable
-        after stmt (loops included). When it cannot, a derivative left stale by stmt is never
-        read again: it may stay implicit zero (paper 4.6); when it can, a merge of control flow
-        may meet it, and it must be reset."""
+    def derivative_read_later(self, ref: Node, stmt: Node) -> bool:
+        """Whether the derivative of ref's variable may be read after stmt: the variable is
+        active (Active⁻) at some instruction reachable after stmt (loops included), or it is
+        useful after stmt and at the exit (a head's dependent, a callee's output the caller
+        reads: its derivative is a result). When it cannot, a derivative that stmt makes zero may stay
+        implicit zero (paper 4.6: `a = 5.0` in fig. 9 needs no `ad = 0.0`); when it can, it
+        must be reset (`ed = 0.0`)."""
         proc, instr = self._main(stmt)
         if instr is None:
             return True
         zones = _ref_zones(proc, ref)
-        varied = self.activity.varied[proc.name]
-        flow = proc.flow
-        start = [b for b in flow.graph.successors(instr.block)]
-        block = flow.blocks[instr.block]
-        if any(varied.before(i) & zones for i in block.instrs[instr.index + 1:]):
+        useful = self.activity.useful[proc.name]
+        if zones & useful.after(instr) & useful.at_exit:
+            return True  # its value may reach the exit, where the caller reads the derivative
+        activity = self.activity
+
+        class _Active:  # Active⁻ as a solution, for the reachability walk
+            @staticmethod
+            def before(i):
+                return activity.active_before(proc, i)
+
+        return self._reachable_meets(proc, instr, zones, _Active)
+
+    def may_be_varied_later(self, ref: Node, stmt: Node) -> bool:
+        """Whether the variable of ref may be varied (Varied⁻) at some instruction reachable
+        after stmt (loops included)."""
+        proc, instr = self._main(stmt)
+        if instr is None:
             return True
-        seen, stack = set(), start
+        return self._reachable_meets(proc, instr, _ref_zones(proc, ref), self.activity.varied[proc.name])
+
+    @staticmethod
+    def _reachable_meets(proc, instr, zones: int, solution) -> bool:
+        """Some instruction reachable after instr has `zones` in solution.before."""
+        flow = proc.flow
+        if any(solution.before(i) & zones for i in flow.blocks[instr.block].instrs[instr.index + 1:]):
+            return True
+        seen, stack = set(), list(flow.graph.successors(instr.block))
         while stack:
             b = stack.pop()
             if b in seen:
                 continue
             seen.add(b)
-            if any(varied.before(i) & zones for i in flow.blocks[b].instrs):
+            if any(solution.before(i) & zones for i in flow.blocks[b].instrs):
                 return True
             stack.extend(flow.graph.successors(b))
         return False

@@ -22,30 +22,33 @@ from .ruleset import TANGENT
 
 @TANGENT.rule("T-assign-diff", judgment="tangent", ops=("assign",), section="5.3",
               source="reconstructed: docs/rules.md#t-assign",
-              premises=("hasDerivativeInstruction(LHS = RHS)", "LHS →ref LHSd", "RHS →expr RHSd"),
+              premises=("hasDerivativeInstruction(LHS = RHS)", "isActiveExpr(RHS)", "LHS →ref LHSd",
+                        "RHS →expr RHSd"),
               conclusion="LHS = RHS  →  LHSd = RHSd ; LHS = RHS")
 def t_assign_diff(stmt, out, ctx):
+    """The derivative instruction goes just before the assignment, so that it reads the
+    values from before it (4.4)."""
     lhs, rhs, lhs_d, rhs_d = var(), var(), var(), var()
-    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.fact("has_derivative_instruction", stmt))
+    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.fact("has_derivative_instruction", stmt),
+                 ctx.fact("is_active_expr", rhs, stmt))
     body = lall(ctx.derive("ref", lhs, lhs_d), ctx.derive("expr", rhs, rhs_d, stmt),
-                ctx.compute(lambda d, v, s: Node("block", (Node("assign", (d, v if v is not None else ctx.zero_like(s.kids[0])),
-                                                                         ctx.derivative_ann(s)), s)),
+                ctx.compute(lambda d, v, s: Node("block", (Node("assign", (d, v), ctx.derivative_ann(s)), s)),
                             lhs_d, rhs_d, stmt, out))
     return guard, body
 
 
-@TANGENT.rule("T-assign-reset", judgment="tangent", ops=("assign",), section="4.6",
+@TANGENT.rule("T-assign-zero", judgment="tangent", ops=("assign",), section="4.6",
               source="reconstructed: docs/rules.md#t-assign",
-              premises=("¬hasDerivativeInstruction(LHS = RHS)", "isDiff(LHS)", "mayBeVariedLater(LHS)",
-                        "LHS →ref LHSd"),
+              premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))", "isDiff(LHS)",
+                        "derivativeReadLater(LHS)", "LHS →ref LHSd"),
               conclusion="LHS = RHS  →  LHSd = 0 ; LHS = RHS")
-def t_assign_reset(stmt, out, ctx):
-    """The assignment leaves LHS passive (its derivative is zero) but LHS may be varied again
-    later: a merge of control flow could then read the stale derivative, so it is reset
-    here (the paper's implicit-zero variables are reset before such merges, 4.6)."""
+def t_assign_zero(stmt, out, ctx):
+    """LHS receives a value with a zero derivative. Its derivative may stay implicit zero
+    (4.6) unless it is read later: by a derivative instruction once LHS is active again
+    (perhaps after a merge of control flow), or by the caller (fig. 9: `ed = 0.0`)."""
     lhs, rhs, lhs_d = var(), var(), var()
-    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.no_fact("has_derivative_instruction", stmt),
-                 ctx.fact("has_derivative", lhs, stmt), ctx.fact("may_be_varied_later", lhs, stmt))
+    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(_not_differentiated, stmt, ctx),
+                 ctx.fact("has_derivative", lhs, stmt), ctx.fact("derivative_read_later", lhs, stmt))
     body = lall(ctx.derive("ref", lhs, lhs_d),
                 ctx.compute(lambda d, s: Node("block", (Node("assign", (d, ctx.zero_like(s.kids[0])),
                                                              ctx.derivative_ann(s)), s)),
@@ -55,11 +58,20 @@ def t_assign_reset(stmt, out, ctx):
 
 @TANGENT.rule("T-assign-copy", judgment="tangent", ops=("assign",), section="5.3",
               source="reconstructed: docs/rules.md#t-assign",
-              premises=("¬hasDerivativeInstruction(LHS = RHS)", "¬(isDiff(LHS) ∧ mayBeVariedLater(LHS))"),
+              premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))",
+                        "¬(isDiff(LHS) ∧ derivativeReadLater(LHS))"),
               conclusion="LHS = RHS  →  LHS = RHS")
 def t_assign_copy(stmt, out, ctx):
-    lhs, rhs = var(), var()
-    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.no_fact("has_derivative_instruction", stmt),
-                 ctx.check(lambda l, s: not (ctx.facts.has_derivative(l, s) and ctx.facts.may_be_varied_later(l, s)),
-                           lhs, stmt))
+    """No derivative instruction: the derivative of LHS is zero and never read, or not
+    needed (partial evaluation and slicing by activity, 4.6)."""
+    guard = lall(ctx.check(_not_differentiated, stmt, ctx), ctx.check(_derivative_unread, stmt, ctx))
     return guard, eq(out, pattern("block", stmt))
+
+
+def _not_differentiated(stmt, ctx) -> bool:
+    return not (ctx.facts.has_derivative_instruction(stmt) and ctx.facts.is_active_expr(stmt.kids[1], stmt))
+
+
+def _derivative_unread(stmt, ctx) -> bool:
+    lhs = stmt.kids[0]
+    return not (ctx.facts.has_derivative(lhs, stmt) and ctx.facts.derivative_read_later(lhs, stmt))

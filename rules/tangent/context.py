@@ -17,6 +17,7 @@ class TangentContext(Context):
         super().__init__(ruleset, facts)
         self.names, self.lang, self.program, self.filename = names, lang, program, filename
         self.procedure = None  # the program's Procedure being differentiated
+        self.messages = []  # warnings for the .msg file: "file:line: message"
         self.extra_declarations = []  # (name, real kind) of the temporaries it needs
 
     # --- refusals -----------------------------------------------------------------------------
