@@ -81,6 +81,13 @@ def _build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("rules", help="print every inference rule as natural semantics")
 
+    p_explain = sub.add_parser("explain", help="the derivation behind the derivative statements of a line")
+    p_explain.add_argument("files", nargs="+", metavar="FILE")
+    p_explain.add_argument("-head", "--head", required=True, action="append")
+    p_explain.add_argument("-vars", "--vars", default=None, metavar="NAMES")
+    p_explain.add_argument("-outvars", "--outvars", default=None, metavar="NAMES")
+    p_explain.add_argument("--line", type=int, required=True, metavar="N", help="source line of the statement")
+
     p_diff = sub.add_parser("differentiate", help="differentiate (Tapenade's form: adspec -d -head ... FILE...)")
     mode = p_diff.add_mutually_exclusive_group(required=True)
     mode.add_argument("-d", "-tangent", "--tangent", dest="mode", action="store_const", const="tangent",
@@ -100,6 +107,16 @@ def _build_parser() -> argparse.ArgumentParser:
     p_diff.add_argument("-nooptim", "--nooptim", action="append", default=[], metavar="OPTIM",
                         choices=("activity", "diffliveness"), help="switch an improvement off")
     return parser
+
+
+def _cmd_explain(args) -> int:
+    from .pipeline import differentiate, explain
+    result = differentiate(args.files, args.head, "tangent", vars=args.vars, outvars=args.outvars)
+    text = explain(result, args.line)
+    if not text:
+        raise UsageError(f"no statement of line {args.line} is in a differentiated procedure")
+    sys.stdout.write(text + "\n")
+    return 0
 
 
 def _cmd_differentiate(args) -> int:
@@ -155,7 +172,7 @@ def _cmd_unparse(args) -> int:
 
 
 COMMANDS = {"parse": _cmd_parse, "unparse": _cmd_unparse, "analyze": _cmd_analyze, "rules": _cmd_rules,
-            "differentiate": _cmd_differentiate}
+            "differentiate": _cmd_differentiate, "explain": _cmd_explain}
 _MODE_OPTIONS = frozenset(("-d", "-tangent", "--tangent", "-vector", "--vector", "-b", "-reverse", "--reverse"))
 
 

@@ -136,3 +136,25 @@ def header_comment(proc, facts, results, heads) -> list:
         status.append(f"{formal}:{'in-out' if read and written else 'out' if written else 'in'}")
     lines.append("  RW status of diff variables: " + " ".join(status))
     return [mk("comment", line) for line in lines]
+
+
+def explain(result: Differentiated, line: int) -> str:
+    """The proof trees of the statements of source line `line`: the rules applied, the
+    premises that held and the analysis facts they read."""
+    from .backends import source_text
+    lang = result.tree.ann.get("lang", "fortran")
+
+    def show(x):
+        if isinstance(x, Node):
+            return source_text(x, lang)
+        if x is None:
+            return "0"
+        return str(x)
+
+    out = []
+    for name, derivation in result.derivations.items():
+        for d in derivation.walk():
+            if d.judgment == "tangent" and d.node.op != "block" and d.node.line == line:
+                out.append(f"in {name}:")
+                out.append(d.format(show))
+    return "\n".join(out)

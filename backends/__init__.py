@@ -11,3 +11,20 @@ def unparse(tree, lang: str, form: str | None = None) -> str:
         from .c import unparse_c
         return unparse_c(tree, cuda=(lang == "cuda"))
     raise ValueError(f"unknown target language {lang!r}")
+
+
+def source_text(node, lang: str) -> str:
+    """A statement or an expression as one line of source text (for messages and explain)."""
+    from ..engine.il import OPS
+    if lang == "fortran":
+        from .fortran import FortranExpr as Printer, FortranWriter as Writer
+        writer = Writer("free", "<il>")
+    else:
+        from .c import CExpr, CWriter
+        writer = CWriter("<il>", {}, lang == "cuda")
+        Printer = lambda filename: CExpr(filename, {})  # noqa: E731
+    spec = OPS.get(node.op)
+    if spec is not None and spec.category == "expr" and node.op not in ("call", "intrinsic"):
+        return Printer("<il>").expr(node)
+    writer.emit(node)
+    return "; ".join(line.strip() for line in writer.lines.out if line.strip())

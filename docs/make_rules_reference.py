@@ -3,7 +3,7 @@ import inspect
 import re
 from pathlib import Path
 
-from adspec import rules  # noqa: F401  (importing the rule modules registers their rule sets)
+from adspec.rules import tangent  # noqa: F401  (importing the rule modules registers their rule sets)
 from adspec.engine.rules import RULE_SETS
 
 INTRO = """\

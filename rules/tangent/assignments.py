@@ -47,7 +47,7 @@ def t_assign_zero(stmt, out, ctx):
     (4.6) unless it is read later: by a derivative instruction once LHS is active again
     (perhaps after a merge of control flow), or by the caller (fig. 9: `ed = 0.0`)."""
     lhs, rhs, lhs_d = var(), var(), var()
-    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(_not_differentiated, stmt, ctx),
+    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(ctx.not_differentiated, stmt),
                  ctx.fact("has_derivative", lhs, stmt), ctx.fact("derivative_read_later", lhs, stmt))
     body = lall(ctx.derive("ref", lhs, lhs_d),
                 ctx.compute(lambda d, s: Node("block", (Node("assign", (d, ctx.zero_like(s.kids[0])),
@@ -64,14 +64,5 @@ def t_assign_zero(stmt, out, ctx):
 def t_assign_copy(stmt, out, ctx):
     """No derivative instruction: the derivative of LHS is zero and never read, or not
     needed (partial evaluation and slicing by activity, 4.6)."""
-    guard = lall(ctx.check(_not_differentiated, stmt, ctx), ctx.check(_derivative_unread, stmt, ctx))
+    guard = lall(ctx.check(ctx.not_differentiated, stmt), ctx.check(ctx.derivative_unread, stmt))
     return guard, eq(out, pattern("block", stmt))
-
-
-def _not_differentiated(stmt, ctx) -> bool:
-    return not (ctx.facts.has_derivative_instruction(stmt) and ctx.facts.is_active_expr(stmt.kids[1], stmt))
-
-
-def _derivative_unread(stmt, ctx) -> bool:
-    lhs = stmt.kids[0]
-    return not (ctx.facts.has_derivative(lhs, stmt) and ctx.facts.derivative_read_later(lhs, stmt))

@@ -28,6 +28,16 @@ class TangentContext(Context):
         name = expr.kids[0] if expr.op == "intrinsic" else expr.op
         self.unsupported(expr, f"the derivative of {name} (it is not in the derivative table)")
 
+    # --- side conditions of the assignment rules (named: explain prints them) -------------------
+    def not_differentiated(self, stmt: Node) -> bool:
+        """¬(hasDerivativeInstruction(I) ∧ isActiveExpr(RHS))."""
+        return not (self.facts.has_derivative_instruction(stmt) and self.facts.is_active_expr(stmt.kids[1], stmt))
+
+    def derivative_unread(self, stmt: Node) -> bool:
+        """¬(isDiff(LHS) ∧ derivativeReadLater(LHS))."""
+        lhs = stmt.kids[0]
+        return not (self.facts.has_derivative(lhs, stmt) and self.facts.derivative_read_later(lhs, stmt))
+
     # --- types and zeros ------------------------------------------------------------------------
     def symbol_of(self, ref: Node):
         while ref.op in ("arrayAccess", "fieldAccess"):
@@ -110,7 +120,7 @@ class TangentContext(Context):
                 out.append(self.dummy_zero(actual, before, call))
         if len(actuals) != len(callee.formals):
             self.unsupported(call, "a call with optional arguments left out")
-        return before, out
+        return tuple(before), tuple(out)
 
     def dummy_zero(self, actual: Node, before: list, call: Node) -> Node:
         sym = self.symbol_of(actual) if actual.op in ("ident", "arrayAccess") else None
