@@ -61,9 +61,10 @@ def _run(tree, proc, args, values):
 
 
 def check_tangent(source: str, lang: str, head: str, args, seed: int = 1, filename: str | None = None,
-                  form: str | None = None) -> TangentCheck:
+                  form: str | None = None, **options) -> TangentCheck:
     filename = filename or ("t.f90" if lang == "fortran" else "t.c")
-    result = adspec.differentiate(source, head=head, mode="tangent", lang=lang, filename=filename, form=form)
+    result = adspec.differentiate(source, head=head, mode="tangent", lang=lang, filename=filename, form=form,
+                                  **options)
     original = adspec.parse(source, lang=lang, filename=filename, form=form)
     combined = mk("file", *original.kids, *result.tree.kids, lang=lang, form=original.ann.get("form"),
                   filename=filename)

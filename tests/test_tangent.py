@@ -1,0 +1,228 @@
+"""Tangent mode (paper 5.3): the structure of the paper's figures, derivatives checked by
+numbers in the IL interpreter and compiled, the derivation record, the command line."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import adspec
+from adspec.engine.il import walk
+from harness import require_compilers
+from tangent_check import check_tangent
+
+FIG9 = """subroutine fig9(a, b, c, d, e)
+  real :: a, b, c, d, e, x
+  x = a*b
+  a = 5.0
+  d = a*c
+  e = a/x
+  e = floor(e)
+end subroutine
+"""
+
+FIG8 = """subroutine foo(a, x, t, y)
+  real(8) a, x, t, y
+  y = a*x*sin(t)
+end subroutine
+subroutine top(a, x, z, t, y, b, c)
+  real(8) a, x, z, t, y, b, c
+  call foo(a, x, 2.5d0, y)
+  call foo(c, z, t, b)
+end subroutine
+"""
+
+LOOP = """subroutine f(x, y, n)
+  integer n, i
+  real(8) x(n), y, t
+  y = 0.0d0
+  do i = 1, n
+    t = sin(x(i)) * x(i)
+    if (t > 0.0d0) then
+      y = y + t * t
+    else
+      y = y - 2.0d0 * t / x(i)
+    end if
+  end do
+end subroutine
+"""
+
+
+def body_lines(text: str, proc: str) -> list[str]:
+    """The executable and declaration lines of procedure `proc` in generated code."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith(f"subroutine {proc}("))
+    end = next(i for i in range(start, len(lines)) if lines[i].strip().startswith("end subroutine"))
+    return [line.strip() for line in lines[start + 1:end]]
+
+
+def tangent(src, head, **options):
+    return adspec.differentiate(src, head=head, mode="tangent", lang="fortran", filename="t.f90", **options)
+
+
+def test_fig9_with_activity_analysis():
+    """Fig. 9, right column: partial evaluation (a is not varied after a = 5.0, so no ad
+    and dd = a*cd) and slicing (e is not useful before floor, so no derivative of e = a/x);
+    ed = 0.0 before e = floor(e), since e is a dependent."""
+    lines = body_lines(tangent(FIG9, "fig9(d e)/(a b c)").text, "fig9_d")
+    statements = [line for line in lines if not line.startswith("real")]
+    assert statements == ["x = a*b", "a = 5.0", "dd = a*cd", "d = a*c", "e = a/x", "ed = 0.0", "e = floor(e)"]
+
+
+def test_fig9_without_activity_analysis():
+    """Fig. 9, middle column (the naïve tangent, -nooptim activity): every real variable
+    has a derivative, reset to 0.0 when it receives a constant."""
+    lines = body_lines(tangent(FIG9, "fig9(d e)/(a b c)", nooptim={"activity"}).text, "fig9_d")
+    statements = [line for line in lines if not line.startswith("real")]
+    assert statements == ["xd = b*ad + a*bd", "x = a*b", "ad = 0.0", "a = 5.0", "dd = c*ad + a*cd", "d = a*c",
+                          "ed = 1.0/x*ad - a/x/x*xd", "e = a/x", "ed = 0.0", "e = floor(e)"]
+
+
+def test_fig8_generalization_and_dummy_zero_derivative():
+    """Fig. 8: one foo_d for the envelope of the active calls (x, t and y have derivatives);
+    the first call passes the constant 2.5 for t, so it passes a dummy zero derivative."""
+    text = tangent(FIG8, "top(y b)/(x z t)").text
+    assert "subroutine foo_d(a, x, xd, t, td, y, yd)" in text
+    top = body_lines(text, "top_d")
+    assert "dummyzerod = 0.0d0" in top
+    assert "call foo_d(a, x, xd, 2.5d0, dummyzerod, y, yd)" in top
+    assert "call foo_d(c, z, zd, t, td, b, bd)" in top
+    check = check_tangent(FIG8, "fortran", "top(y b)/(x z t)", [(n, "real", (), None) for n in "a x z t y b c".split()])
+    assert check.max_error < 1e-7, check.report()
+
+
+def test_fig6_derivative_instruction_goes_before_the_assignment():
+    """Fig. 6 (4.3): a(i) = x*b(j) + cos(a(i)); the derivative reads a(i) before it is
+    overwritten, so it is placed just before a copy of the assignment."""
+    src = ("subroutine s(a, b, x, i, j)\n  integer i, j\n  real(8) a(5), b(5), x\n"
+           "  a(i) = x*b(j) + cos(a(i))\nend subroutine\n")
+    result = tangent(src, "s(a)/(a b x)")
+    lines = body_lines(result.text, "s_d")
+    first = lines.index("a(i) = x*b(j) + cos(a(i))")
+    assert lines[first - 1].startswith("ad(i) = ") and "sin(a(i))" in lines[first - 1]
+    check = check_tangent(src, "fortran", "s(a)/(a b x)", [("a", "real", (5,), None), ("b", "real", (5,), None),
+                                                          ("x", "real", (), None), ("i", "int", (), 2),
+                                                          ("j", "int", (), 4)])
+    assert check.max_error < 1e-7, check.report()
+
+
+def test_fig10_tangent_statements():
+    """Fig. 10 (tangent column, without the function call): xd = xd + yd(2) before
+    x = x + y(2), then the product rule for x = x*x."""
+    src = "subroutine g(x, y)\n  real(8) :: x, y(*)\n  x = x + y(2)\n  x = x*x\n  y(10) = x*y(9)\nend subroutine\n"
+    lines = body_lines(tangent(src, "g(y)/(x y)").text, "g_d")
+    assert lines[lines.index("x = x + y(2)") - 1] == "xd = xd + yd(2)"
+    assert lines[lines.index("x = x*x") - 1] == "xd = x*xd + x*xd"
+    assert lines[lines.index("y(10) = x*y(9)") - 1] == "yd(10) = y(9)*xd + x*yd(9)"
+
+
+def test_loop_with_branches_and_a_variable_made_passive_then_active():
+    """y = 0 makes y passive; the loop makes it active again: its derivative is reset so that
+    the loop's first iteration reads zero (implicit zero made explicit, 4.6)."""
+    result = tangent(LOOP, "f(y)/(x)")
+    lines = body_lines(result.text, "f_d")
+    assert lines[lines.index("y = 0.0d0") - 1] == "yd = 0.0d0"
+    check = check_tangent(LOOP, "fortran", "f(y)/(x)", [("x", "real", (4,), None), ("y", "real", (), None),
+                                                       ("n", "int", (), 4)])
+    assert check.max_error < 1e-7, check.report()
+
+
+@pytest.mark.parametrize("nooptim", [{"activity"}, {"diffliveness"}, {"activity", "diffliveness"}])
+def test_nooptim_gives_the_same_derivatives(nooptim):
+    args = [("x", "real", (4,), None), ("y", "real", (), None), ("n", "int", (), 4)]
+    optimized = check_tangent(LOOP, "fortran", "f(y)/(x)", args)
+    naive = check_tangent(LOOP, "fortran", "f(y)/(x)", args, nooptim=frozenset(nooptim))
+    assert np.allclose(optimized.analytic["y"], naive.analytic["y"], rtol=1e-14, atol=0)
+
+
+def test_every_derivative_statement_has_a_derivation():
+    for src, head in ((FIG9, "fig9(d e)/(a b c)"), (FIG8, "top(y b)/(x z t)"), (LOOP, "f(y)/(x)")):
+        result = tangent(src, head)
+        derived = set()
+        for derivation in result.derivations.values():
+            for d in derivation.walk():
+                if d.judgment == "tangent" and d.result is not None:
+                    derived.update(id(n) for n in walk(d.result))
+        made = [n for n in walk(result.tree) if n.ann.get("derivative")]
+        assert made, head
+        assert all(id(n) in derived for n in made), head
+
+
+def test_explain_shows_the_rules_premises_and_facts():
+    result = tangent(FIG9, "fig9(d e)/(a b c)")
+    from adspec.pipeline import explain
+    text = explain(result, 7)
+    assert "T-assign-zero at line 7: e = floor(e)  ⇒  ed = 0.0; e = floor(e)" in text
+    assert "✓ derivative_read_later(e, e = floor(e))" in text
+    assert "T-ref-name: e  ⇒  ed" in text
+
+
+def test_unsupported_constructs_are_refused_with_their_line():
+    src = "subroutine s(x, y)\n  real(8) x, y\n  y = g(x)\nend subroutine\nreal(8) function g(x)\n  real(8) x\n  g = x*x\nend\n"
+    with pytest.raises(adspec.UnsupportedError) as e:
+        tangent(src, "s(y)/(x)")
+    assert e.value.line == 5 and "function" in e.value.message
+
+
+def run_adspec(*args, cwd=None):
+    code = "import sys; from adspec.cli import main; sys.exit(main())"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_command_line_writes_the_tangent_and_the_msg_file(tmp_path):
+    src = tmp_path / "loop.f90"
+    src.write_text(LOOP)
+    result = run_adspec("-d", "-head", "f(y)/(x)", str(src), "-O", str(tmp_path / "out"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = (tmp_path / "out" / "loop_d.f90").read_text()
+    assert "subroutine f_d(x, xd, y, yd, n)" in out and "RW status of diff variables: x:in y:out" in out
+    assert (tmp_path / "out" / "loop_d.msg").exists()
+    result = run_adspec("-b", "-head", "f(y)/(x)", str(src), cwd=tmp_path)
+    assert result.returncode == 1 and "not available yet" in result.stderr
+
+
+def test_rules_command_and_docs_are_current():
+    from pathlib import Path
+    import importlib.util
+    result = run_adspec("rules")
+    assert result.returncode == 0
+    for name in ("T-proc", "T-seq", "T-if", "T-loop", "T-assign-diff", "T-assign-zero", "T-assign-copy",
+                 "T-call-active", "T-call-passive", "T-expr-chain", "T-ref-name"):
+        assert f"[{name}]" in result.stdout
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    spec = importlib.util.spec_from_file_location("make_rules_reference", docs / "make_rules_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (docs / "rules.md").read_text() == module.reference(), "run python docs/make_rules_reference.py"
+
+
+@pytest.mark.compile
+def test_generated_tangent_compiles_and_agrees_with_the_interpreter(tmp_path):
+    """The generated Fortran compiles with gfortran -Wall without warnings and computes the
+    same derivative as the interpreter."""
+    require_compilers("fortran")
+    result = tangent(LOOP, "f(y)/(x)")
+    (tmp_path / "f_d.f90").write_text(result.text)
+    driver = """program main
+  implicit none
+  real(8) :: x(4), xd(4), y, yd
+  x = (/ 0.7d0, 1.1d0, 0.9d0, 1.3d0 /)
+  xd = (/ 0.3d0, -0.2d0, 0.5d0, 0.1d0 /)
+  call f_d(x, xd, y, yd, 4)
+  print '(2z17)', y, yd
+end program
+"""
+    (tmp_path / "main.f90").write_text(driver)
+    built = subprocess.run(["gfortran", "-Wall", "-O0", "f_d.f90", "main.f90", "-o", "main"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert built.returncode == 0 and "Warning" not in built.stderr, built.stderr
+    out = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True).stdout.split()
+    y, yd = (np.frombuffer(bytes.fromhex(h.zfill(16)), dtype=">f8")[0] for h in out)
+    from adspec.engine.il import mk
+    from adspec.engine.interp import Interpreter
+    combined = mk("file", *adspec.parse(LOOP, lang="fortran", filename="t.f90").kids, *result.tree.kids,
+                  lang="fortran", form="free", filename="t.f90")
+    args = [np.array([0.7, 1.1, 0.9, 1.3]), np.array([0.3, -0.2, 0.5, 0.1]), np.array(0.0), np.array(0.0),
+            np.array(4, dtype=np.int32)]
+    Interpreter(combined).call("f_d", args)
+    assert y == args[2] and abs(yd - args[3]) <= 1e-14 * abs(yd)
