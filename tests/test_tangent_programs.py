@@ -1,9 +1,8 @@
 """Tangent mode on small realistic Fortran programs, checked by numbers against central
 divided differences (tests/tangent_check.py).
 
-The programs are in tests/tangent_programs/NAME.f90. Cases that show a bug are marked
-xfail(strict=True) with the reason (and have a reduced program below, in the minimal-failures
-section); refusals with a located "... is not supported yet" message are asserted as they are.
+The programs are in tests/tangent_programs/NAME.f90. The reduced programs of the bugs found
+by these cases are kept below as regression tests; refusals with a located "... is not supported yet" message are asserted as they are.
 """
 from __future__ import annotations
 
@@ -18,22 +17,8 @@ from tangent_check import check_tangent
 HERE = Path(__file__).parent / "tangent_programs"
 R, I = "real", "int"
 
-# --- known bugs (the reasons of the xfail marks) -------------------------------------------------
-SUM_BUG = ("linear array intrinsic dropped: the derivative of sum(e) is written as ed, not sum(ed) "
-           "(chain_rule multiplies by the table's partial 1 and forgets the operation): yd = ad assigns "
-           "an array to a scalar")
-TRANSPOSE_BUG = "linear array intrinsic dropped: the derivative of transpose(a) is written ad, not transpose(ad)"
-SWITCH_BUG = ("no tangent rule for a live switch/where/forall (CONTROL_OPS lists them for T-control-notlive "
-              "but T-if/T-loop do not cover them): RuleError 'no rule applies to switch', not a refusal")
-MASK_BUG = ("the chain rule derives every operand, including the inactive logical mask of merge: "
-            "RuleError 'expr: no rule for operator gt'")
-ALLOC_BUG = ("active allocatable local: td is declared allocatable but never allocated "
-             "(allocate(t(n)) is copied, no allocate(td(n)), no refusal) -> 'array is not allocated'")
-
-
-def case(name, head, args, bug=None):
-    marks = [pytest.mark.xfail(strict=True, reason=bug)] if bug else []
-    return pytest.param(name, head, args, id=name, marks=marks)
+def case(name, head, args):
+    return pytest.param(name, head, args, id=name)
 
 
 PROGRAMS = [
@@ -45,7 +30,7 @@ PROGRAMS = [
     case("p05_nested_div", "f(y)/(a b c)",
          [("a", R, (), None), ("b", R, (), None), ("c", R, (), None), ("y", R, (), None)]),
     case("p35_conversions", "f(y)/(x z)", [("x", R, (), None), ("z", R, (), None), ("y", R, (), None)]),
-    case("p39_merge", "f(y)/(x z)", [("x", R, (), None), ("z", R, (), None), ("y", R, (), None)], bug=MASK_BUG),
+    case("p39_merge", "f(y)/(x z)", [("x", R, (), None), ("z", R, (), None), ("y", R, (), None)]),
     # loops
     case("p06_do_accumulate", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
     case("p07_nested_loops", "f(w)/(a v)",
@@ -60,21 +45,19 @@ PROGRAMS = [
     case("p12_passive_then_active", "f(y z)/(x)", [("x", R, (), None), ("y", R, (), None), ("z", R, (), None)]),
     case("p33_passive_first_iteration", "f(y)/(x)", [("x", R, (4,), None), ("y", R, (), None), ("n", I, (), 4)]),
     case("p20_goto", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
-    case("p28_select_case", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("k", I, (), 2)], bug=SWITCH_BUG),
+    case("p28_select_case", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("k", I, (), 2)]),
     # arrays
     case("p13_array_sections", "f(y)/(b x)",
-         [("b", R, (4,), None), ("x", R, (), None), ("y", R, (), None), ("n", I, (), 4)], bug=SUM_BUG),
+         [("b", R, (4,), None), ("x", R, (), None), ("y", R, (), None), ("n", I, (), 4)]),
     case("p14_whole_array", "f(y a)/(b c)",
-         [("b", R, (4,), None), ("c", R, (4,), None), ("a", R, (4,), None), ("y", R, (), None), ("n", I, (), 4)],
-         bug=SUM_BUG),
+         [("b", R, (4,), None), ("c", R, (4,), None), ("a", R, (4,), None), ("y", R, (), None), ("n", I, (), 4)]),
     case("p32_sections_strided", "f(a)/(b x)",
          [("b", R, (7,), None), ("x", R, (), None), ("a", R, (7,), None), ("n", I, (), 7)]),
     case("p24_inout", "f(x)/(x)", [("x", R, (5,), None), ("n", I, (), 5)]),
     case("p29_min_max_array", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
     case("p30_local_2d", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (), None), ("n", I, (), 3)]),
     case("p34_partially_active_array", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
-    case("p38_allocatable_local", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (), None), ("n", I, (), 3)],
-         bug=ALLOC_BUG),
+    case("p38_allocatable_local", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (), None), ("n", I, (), 3)]),
     # heads
     case("p15_multi_head", "f(y z)/(a b)", [("a", R, (), None), ("b", R, (), None), ("y", R, (), None),
                                             ("z", R, (), None)]),
@@ -126,14 +109,12 @@ end subroutine
   real(8) x(2), y
   y = sum(x)
 end subroutine
-""", "f(y)/(x)", [("x", R, (2,), None), ("y", R, (), None)], id="min_sum",
-                 marks=pytest.mark.xfail(strict=True, reason=SUM_BUG)),
+""", "f(y)/(x)", [("x", R, (2,), None), ("y", R, (), None)], id="min_sum"),
     pytest.param("""subroutine f(a, b)
   real(8) a(2, 3), b(3, 2)
   b = transpose(a)
 end subroutine
-""", "f(b)/(a)", [("a", R, (2, 3), None), ("b", R, (3, 2), None)], id="min_transpose",
-                 marks=pytest.mark.xfail(strict=True, reason=TRANSPOSE_BUG)),
+""", "f(b)/(a)", [("a", R, (2, 3), None), ("b", R, (3, 2), None)], id="min_transpose"),
     pytest.param("""subroutine f(x, y, k)
   integer k
   real(8) x, y
@@ -144,8 +125,7 @@ end subroutine
     y = x
   end select
 end subroutine
-""", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("k", I, (), 1)], id="min_select_case",
-                 marks=pytest.mark.xfail(strict=True, reason=SWITCH_BUG)),
+""", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("k", I, (), 1)], id="min_select_case"),
     pytest.param("""subroutine f(x, y)
   real(8) x(3), y(3)
   where (x > 1.0d0)
@@ -154,22 +134,19 @@ end subroutine
     y = x
   end where
 end subroutine
-""", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (3,), None)], id="min_where",
-                 marks=pytest.mark.xfail(strict=True, reason=SWITCH_BUG)),
+""", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (3,), None)], id="min_where"),
     pytest.param("""subroutine f(x, y)
   integer i
   real(8) x(3), y(3)
   forall (i = 1:3) y(i) = x(i) * x(i)
 end subroutine
-""", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (3,), None)], id="min_forall",
-                 marks=pytest.mark.xfail(strict=True, reason=SWITCH_BUG)),
+""", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (3,), None)], id="min_forall"),
     pytest.param("""subroutine f(x, y, k)
   integer k
   real(8) x, y
   y = merge(x, 2.0d0, k > 1)
 end subroutine
-""", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("k", I, (), 2)], id="min_merge_mask",
-                 marks=pytest.mark.xfail(strict=True, reason=MASK_BUG)),
+""", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("k", I, (), 2)], id="min_merge_mask"),
     pytest.param("""subroutine f(x, y, n)
   integer n
   real(8) x(n), y
@@ -178,8 +155,7 @@ end subroutine
   t(1) = x(1) * x(1)
   y = t(1)
 end subroutine
-""", "f(y)/(x)", [("x", R, (2,), None), ("y", R, (), None), ("n", I, (), 2)], id="min_allocatable",
-                 marks=pytest.mark.xfail(strict=True, reason=ALLOC_BUG)),
+""", "f(y)/(x)", [("x", R, (2,), None), ("y", R, (), None), ("n", I, (), 2)], id="min_allocatable"),
     # what works next to the failures
     pytest.param("""subroutine f(x, y)
   real(8) x, y
@@ -287,9 +263,6 @@ def test_refuses_untabulated_intrinsic(name):
     assert message.endswith(f"the derivative of {name} (it is not in the derivative table) is not supported yet")
 
 
-@pytest.mark.xfail(strict=True, reason="the refusal of an untabulated intrinsic has no line: 't.f90: the derivative "
-                                       "of dot_product ...' (the intrinsic expression node has no line; the "
-                                       "enclosing statement's line would do)")
 def test_untabulated_intrinsic_refusal_is_located():
     assert refusal(DOT_PRODUCT).startswith("t.f90:3: ")
 

@@ -27,12 +27,14 @@ from .ruleset import TANGENT
               conclusion="LHS = RHS  →  LHSd = RHSd ; LHS = RHS")
 def t_assign_diff(stmt, out, ctx):
     """The derivative instruction goes just before the assignment, so that it reads the
-    values from before it (4.4)."""
+    values from before it (4.4). A derivative instruction `LHSd = LHSd` does nothing and is
+    left out."""
     lhs, rhs, lhs_d, rhs_d = var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.fact("has_derivative_instruction", stmt),
                  ctx.fact("is_active_expr", rhs, stmt))
     body = lall(ctx.derive("ref", lhs, lhs_d), ctx.derive("expr", rhs, rhs_d, stmt),
-                ctx.compute(lambda d, v, s: Node("block", (Node("assign", (d, v), ctx.derivative_ann(s)), s)),
+                ctx.compute(lambda d, v, s: Node("block", ((Node("assign", (d, v), ctx.derivative_ann(s)),)
+                                                           if v != d else ()) + (s,)),
                             lhs_d, rhs_d, stmt, out))
     return guard, body
 

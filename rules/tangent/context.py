@@ -7,6 +7,7 @@ from __future__ import annotations
 from ...engine.errors import UnsupportedError
 from ...engine.il import Node
 from ...engine.rules import Context
+from ..derivatives import derivative
 from .procedures import derivative_declarations, differentiated_arguments
 
 
@@ -24,9 +25,43 @@ class TangentContext(Context):
     def unsupported(self, node: Node, what: str):
         raise UnsupportedError(f"{what} is not supported yet", self.filename, node.line)
 
-    def no_derivative(self, expr: Node):
+    def no_derivative(self, expr: Node, stmt: Node):
         name = expr.kids[0] if expr.op == "intrinsic" else expr.op
-        self.unsupported(expr, f"the derivative of {name} (it is not in the derivative table)")
+        self.unsupported(stmt, f"the derivative of {name} (it is not in the derivative table)")
+
+    # --- linear intrinsics ---------------------------------------------------------------------
+    def linear_intrinsic(self, expr: Node) -> bool:
+        """An intrinsic the derivative table marks linear, with no scalar partial to multiply."""
+        if expr.op != "intrinsic":
+            return False
+        entry = derivative(expr.kids[0], self.lang)
+        return entry is not None and entry.linear
+
+    def not_linear_intrinsic(self, expr: Node) -> bool:
+        return not self.linear_intrinsic(expr)
+
+    def active_operands(self, expr: Node) -> tuple:
+        """The arguments of a linear intrinsic that carry a derivative (by position)."""
+        entry = derivative(expr.kids[0], self.lang)
+        args = expr.kids[1]
+        return tuple(args[i].kids[1] if args[i].op == "namedArg" else args[i]
+                     for i in entry.active_positions(len(args)))
+
+    def linear_derivative(self, expr: Node, derivatives: tuple) -> Node | None:
+        """f(A1d..An): each active argument replaced by its derivative (0 when it has none)."""
+        if all(d is None for d in derivatives):
+            return None
+        name, args = expr.kids
+        entry = derivative(name, self.lang)
+        replaced = dict(zip(entry.active_positions(len(args)), derivatives))
+        kind = self.kind_of(expr) or 4
+        new_args = []
+        for i, a in enumerate(args):
+            if i in replaced:
+                d = replaced[i] if replaced[i] is not None else Node("realCst", ("0.0", kind))
+                a = Node("namedArg", (a.kids[0], d)) if a.op == "namedArg" else d
+            new_args.append(a)
+        return Node("intrinsic", (name, tuple(new_args)))
 
     # --- side conditions of the assignment rules (named: explain prints them) -------------------
     def not_differentiated(self, stmt: Node) -> bool:

@@ -16,7 +16,7 @@ from .ruleset import TANGENT
 
 CONTROL_OPS = ("if", "do", "while", "for", "doWhile", "switch", "where", "forall")
 PASSIVE_OPS = ("nop", "comment", "goto", "exit", "cycle", "stop", "io")
-MEMORY_OPS = ("pointerAssign", "allocate", "deallocate", "varDecl", "return")
+MEMORY_OPS = ("pointerAssign", "varDecl", "return")
 
 
 @TANGENT.rule("T-seq", judgment="tangent", ops=("block",), section="5.3", source="verbatim",
@@ -72,6 +72,43 @@ def t_loop(stmt, out, ctx):
 _BODY_INDEX = {"do": 4, "while": 1, "doWhile": 0, "for": 3}
 
 
+@TANGENT.rule("T-switch", judgment="tangent", ops=("switch",), section="5.3",
+              source="reconstructed: docs/rules.md#t-control",
+              premises=("isLiveForDiff(switch)", "CASEi →  CASEid"),
+              conclusion="switch (S) {case Vi: CASEi}  →  switch (S) {case Vi: CASEid}")
+def t_switch(stmt, out, ctx):
+    bodies, bodies_d = var(), var()
+    guard = lall(ctx.fact("is_live_for_diff", stmt), ctx.compute(lambda s: tuple(c.kids[1] for c in s.kids[1]),
+                                                                 stmt, bodies))
+    body = lall(ctx.derive_all("tangent", bodies, bodies_d),
+                ctx.compute(lambda s, b: Node("block", (s.with_kids(s.kids[0], tuple(
+                    c.with_kids(c.kids[0], d) for c, d in zip(s.kids[1], b)), s.kids[2]),)), stmt, bodies_d, out))
+    return guard, body
+
+
+@TANGENT.rule("T-masked", judgment="tangent", ops=("where", "forall"), section="5.3",
+              source="reconstructed: docs/rules.md#t-control",
+              premises=("isLiveForDiff(MASKED)", "BODY →  BODYd", "ELSE →  ELSEd"),
+              conclusion="where (M) BODY else ELSE  →  where (M) BODYd else ELSEd   (forall likewise)")
+def t_masked(stmt, out, ctx):
+    """The derivative assignments are masked like the assignments they come with (4.11)."""
+    blocks, blocks_d = var(), var()
+    guard = lall(ctx.fact("is_live_for_diff", stmt),
+                 ctx.compute(lambda s: tuple(k for k in s.kids if _is_block(k)), stmt, blocks))
+    body = lall(ctx.derive_all("tangent", blocks, blocks_d),
+                ctx.compute(lambda s, b: Node("block", (_with_blocks(s, b),)), stmt, blocks_d, out))
+    return guard, body
+
+
+def _is_block(kid) -> bool:
+    return isinstance(kid, Node) and kid.op == "block"
+
+
+def _with_blocks(node: Node, blocks: tuple) -> Node:
+    replaced = iter(blocks)
+    return Node(node.op, tuple(next(replaced) if _is_block(k) else k for k in node.kids), node.ann)
+
+
 def _with_body(loop: Node, body: Node) -> Node:
     kids = list(loop.kids)
     kids[_BODY_INDEX[loop.op]] = body
@@ -105,3 +142,24 @@ def t_memory_active(stmt, out, ctx):
     return guard, ctx.compute(lambda s: ctx.unsupported(s, "differentiating this statement (an active pointer, "
                                                         "allocation, initialised declaration or function result)"),
                               stmt, out)
+
+
+@TANGENT.rule("T-allocation-diff", judgment="tangent", ops=("allocate", "deallocate"), section="4.2",
+              source="reconstructed: docs/rules.md#t-passive",
+              premises=("isDiff(TARGET)", "TARGET →ref TARGETd"),
+              conclusion="allocate(TARGET(DIMS))  →  allocate(TARGET(DIMS)) ; allocate(TARGETd(DIMS))")
+def t_allocation_diff(stmt, out, ctx):
+    """A variable with a derivative gets its derivative allocated (and freed) with it."""
+    target_d = var()
+    guard = ctx.fact("has_derivative", stmt.kids[0], stmt)
+    body = lall(ctx.derive("ref", stmt.kids[0], target_d),
+                ctx.compute(lambda s, t: Node("block", (s, Node(s.op, (t,) + s.kids[1:], ctx.derivative_ann(s)))),
+                            stmt, target_d, out))
+    return guard, body
+
+
+@TANGENT.rule("T-allocation", judgment="tangent", ops=("allocate", "deallocate"), section="4.2",
+              source="reconstructed: docs/rules.md#t-passive",
+              premises=("¬isDiff(TARGET)",), conclusion="allocate(TARGET)  →  allocate(TARGET)")
+def t_allocation(stmt, out, ctx):
+    return ctx.no_fact("has_derivative", stmt.kids[0], stmt), eq(out, pattern("block", stmt))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from kanren import eq, lall, var
 
-from ...engine.il import Node
+from ...engine.il import EXPRESSION_OPS, Node
 from ...engine.kanren_il import pattern
 from ..derivatives import derivative
 from .ruleset import TANGENT
@@ -54,8 +54,7 @@ def t_ref_field(ref, out, ctx):
 
 
 # --- expressions ------------------------------------------------------------------------------
-@TANGENT.rule("T-expr-passive", judgment="expr",
-              ops=REFERENCE_OPS + CONSTANT_OPS + OPERATOR_OPS + ("intrinsic", "call"),
+@TANGENT.rule("T-expr-passive", judgment="expr", ops=tuple(sorted(EXPRESSION_OPS)),
               section="4.6", source="reconstructed: docs/rules.md#t-expr",
               premises=("¬isActiveExpr(EXPR)",), conclusion="EXPR  →expr  0")
 def t_expr_passive(expr, out, ctx, stmt):
@@ -76,9 +75,25 @@ def t_expr_ref(expr, out, ctx, stmt):
               conclusion="f(A1..An)  →expr  Σ Pi*Aid")
 def t_expr_chain(expr, out, ctx, stmt):
     args, args_d = var(), var()
-    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.compute(operands, expr, args))
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.not_linear_intrinsic, expr),
+                 ctx.compute(operands, expr, args))
     body = lall(ctx.derive_all("expr", args, args_d, stmt),
-                ctx.compute(lambda e, a, d: chain_rule(e, a, d, ctx), expr, args, args_d, out))
+                ctx.compute(lambda e, a, d: chain_rule(e, a, d, ctx, stmt), expr, args, args_d, out))
+    return guard, body
+
+
+@TANGENT.rule("T-expr-linear", judgment="expr", ops=("intrinsic",), section="5.3",
+              source="reconstructed: docs/rules.md#t-expr",
+              premises=("isActiveExpr(f(A1..An))", "f linear (derivative table)", "Ai →expr Aid  (active Ai)"),
+              conclusion="f(A1..An)  →expr  f(A1d..An)  (inactive arguments kept: dim, mask)")
+def t_expr_linear(expr, out, ctx, stmt):
+    """A linear intrinsic (sum, transpose, real, merge, ...) applies to the derivatives of its
+    active arguments as it does to the arguments: d sum(x, mask=m) = sum(xd, mask=m)."""
+    args, args_d = var(), var()
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.linear_intrinsic, expr),
+                 ctx.compute(lambda e: ctx.active_operands(e), expr, args))
+    body = lall(ctx.derive_all("expr", args, args_d, stmt),
+                ctx.compute(lambda e, d: ctx.linear_derivative(e, d), expr, args_d, out))
     return guard, body
 
 
@@ -97,12 +112,12 @@ def operands(expr: Node) -> tuple:
     return tuple(expr.kids)
 
 
-def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx):
+def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx, stmt: Node):
     """Σ ∂f/∂ai * aid over the operands with a non-zero derivative; None when all are zero."""
     name = expr.kids[0] if expr.op == "intrinsic" else expr.op
     entry = derivative(name, ctx.lang)
     if entry is None:
-        ctx.no_derivative(expr)
+        ctx.no_derivative(expr, stmt)
     partials = entry.partials(args, ctx.lang, ctx.kind_of(expr))
     terms = []
     for partial, arg_d in zip(partials, args_d):
