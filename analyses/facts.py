@@ -24,6 +24,7 @@ main instruction otherwise (whose Active⁻ includes the temporaries of the spli
 from __future__ import annotations
 
 from ..engine.bitsets import zones_of
+from ..engine.effects import instruction_effects
 from ..engine.errors import SourceError
 from ..engine.il import Node
 from ..engine.program import _CONTAINER_KINDS, _kid_kinds
@@ -320,19 +321,33 @@ class Facts:
 
     @staticmethod
     def _reachable_meets(proc, instr, zones: int, solution) -> bool:
-        """Some instruction reachable after instr has `zones` in solution.before."""
+        """Some instruction reachable after instr has `zones` in solution.before, on a path
+        where they are not overwritten first (an assignment that overwrites them decides, by
+        its own rule, what their derivative is from there on)."""
         flow = proc.flow
-        if any(solution.before(i) & zones for i in flow.blocks[instr.block].instrs[instr.index + 1:]):
-            return True
+
+        def meets(instrs) -> bool | None:  # True: found; False: killed first; None: go on
+            for i in instrs:
+                if solution.before(i) & zones:
+                    return True
+                if i.kind == "plain" and (instruction_effects(i, proc).kills & zones) == zones:
+                    return False
+            return None
+
+        found = meets(flow.blocks[instr.block].instrs[instr.index + 1:])
+        if found is not None:
+            return found
         seen, stack = set(), list(flow.graph.successors(instr.block))
         while stack:
             b = stack.pop()
             if b in seen:
                 continue
             seen.add(b)
-            if any(solution.before(i) & zones for i in flow.blocks[b].instrs):
+            found = meets(flow.blocks[b].instrs)
+            if found:
                 return True
-            stack.extend(flow.graph.successors(b))
+            if found is None:
+                stack.extend(flow.graph.successors(b))
         return False
 
     def is_joint(self, call_stmt: Node) -> bool:

@@ -425,7 +425,9 @@ class Context:
     def _applied(self, goal):
         ruleset, judgment, node, inputs = goal
         _hash_bottom_up(node)
-        key = (ruleset, judgment, node, node.ann if isinstance(node, Node) else None, inputs)
+        # annotations count: two equal statements at different places (sid) have different facts
+        key = (ruleset, judgment, node, node.ann if isinstance(node, Node) else None,
+               tuple((x, x.ann) if isinstance(x, Node) else x for x in inputs))
         done = self._done.get(key)
         if done is not None:
             return done
