@@ -215,6 +215,9 @@ class CallSite:
         for f, side in self.sides.items():
             if side.reads & s:
                 out |= bit(f)
+        result = self.callee.zones.result_zone
+        if result is not None and self.instr.result is not None and (s >> self.instr.result) & 1:
+            out |= bit(result)  # a function's value, received by the caller's temporary
         return out
 
     def to_caller(self, s: int, written: bool = False, must: bool = False) -> int:

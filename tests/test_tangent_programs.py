@@ -180,27 +180,41 @@ def refusal(source, head="f(y)/(x)"):
     return str(info.value)
 
 
-def test_refuses_active_function_call():
-    message = refusal("""function g(u)
+def test_active_function_call_is_split_out():
+    """Fig. 10: the call is split out of the expression, result1d = g_d(x, xd, result1)."""
+    source = """function g(u)
   real(8) g, u
   g = u * u
 end function
 
 subroutine f(x, y)
   real(8) x, y
-  y = g(x) + 1.0d0
+  real(8), external :: g
+  y = g(x) * x + 1.0d0
 end subroutine
-""")
-    assert message == "t.f90:1: differentiating a function (its result becomes an argument) is not supported yet"
+"""
+    text = adspec.differentiate(source, head="f(y)/(x)", mode="tangent", lang="fortran", filename="t.f90").text
+    assert "result1d = g_d(x, xd, result1)" in text and "y = result1*x + 1.0d0" in text
+    check = check_tangent(source, "fortran", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)])
+    assert check.max_error < 1e-7, check.report()
 
 
-def test_refuses_function_head():
-    message = refusal("""function f(x)
+def test_function_head_returns_the_derivative():
+    """Fig. 5 and 8: F_D returns the derivative; the result is an extra last argument."""
+    import numpy as np
+    from adspec.engine.il import mk
+    from adspec.engine.interp import Interpreter
+    source = """function f(x)
   real(8) f, x
-  f = x * x
+  f = x * sin(x)
 end function
-""", head="f(f)/(x)")
-    assert message == "t.f90:1: differentiating a function (its result becomes an argument) is not supported yet"
+"""
+    result = adspec.differentiate(source, head="f(f)/(x)", mode="tangent", lang="fortran", filename="t.f90")
+    assert "function f_d(x, xd, f) result(fd)" in result.text
+    tree = mk("file", *result.tree.kids, lang="fortran", form="free", filename="t.f90")
+    x, xd, f = np.array(0.7), np.array(1.0), np.array(0.0)
+    fd = Interpreter(tree).call("f_d", [x, xd, f])
+    assert abs(f - 0.7 * np.sin(0.7)) < 1e-15 and abs(fd - (np.sin(0.7) + 0.7 * np.cos(0.7))) < 1e-15
 
 
 def test_refuses_active_expression_actual():

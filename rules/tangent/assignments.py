@@ -33,9 +33,7 @@ def t_assign_diff(stmt, out, ctx):
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.fact("has_derivative_instruction", stmt),
                  ctx.fact("is_active_expr", rhs, stmt))
     body = lall(ctx.derive("ref", lhs, lhs_d), ctx.derive("expr", rhs, rhs_d, stmt),
-                ctx.compute(lambda d, v, s: Node("block", ((Node("assign", (d, v), ctx.derivative_ann(s)),)
-                                                           if v != d else ()) + (s,)),
-                            lhs_d, rhs_d, stmt, out))
+                ctx.compute(lambda d, v, s: _derivative_then_copy(ctx, s, d, v), lhs_d, rhs_d, stmt, out))
     return guard, body
 
 
@@ -52,8 +50,7 @@ def t_assign_zero(stmt, out, ctx):
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(ctx.not_differentiated, stmt),
                  ctx.fact("has_derivative", lhs, stmt), ctx.fact("derivative_read_later", lhs, stmt))
     body = lall(ctx.derive("ref", lhs, lhs_d),
-                ctx.compute(lambda d, s: Node("block", (Node("assign", (d, ctx.zero_like(s.kids[0])),
-                                                             ctx.derivative_ann(s)), s)),
+                ctx.compute(lambda d, s: _derivative_then_copy(ctx, s, d, ctx.zero_like(s.kids[0])),
                             lhs_d, stmt, out))
     return guard, body
 
@@ -68,3 +65,12 @@ def t_assign_copy(stmt, out, ctx):
     needed (partial evaluation and slicing by activity, 4.6)."""
     guard = lall(ctx.check(ctx.not_differentiated, stmt), ctx.check(ctx.derivative_unread, stmt))
     return guard, eq(out, pattern("block", stmt))
+
+
+def _derivative_then_copy(ctx, stmt: Node, lhs_d: Node, value: Node) -> Node:
+    """LHSd = VALUE before the copy of stmt (left out when it is LHSd = LHSd), after the
+    differentiated calls split out of stmt."""
+    value = ctx.with_results(value)
+    primal = ctx.primal(stmt)
+    derivative = (Node("assign", (lhs_d, value), ctx.derivative_ann(stmt)),) if value != lhs_d else ()
+    return Node("block", primal[:-1] + derivative + primal[-1:])

@@ -19,7 +19,9 @@ class TangentContext(Context):
         self.names, self.lang, self.program, self.filename = names, lang, program, filename
         self.procedure = None  # the program's Procedure being differentiated
         self.messages = []  # warnings for the .msg file: "file:line: message"
-        self.extra_declarations = []  # (name, real kind) of the temporaries it needs
+        self.extra_declarations = []  # (name, real kind, attributes) of the temporaries it needs
+        self.pending = []  # derivative calls split out of the statement being differentiated
+        self.replacements = {}  # id(call expression) -> the temporary holding its result
 
     # --- refusals -----------------------------------------------------------------------------
     def unsupported(self, node: Node, what: str):
@@ -28,6 +30,19 @@ class TangentContext(Context):
     def no_derivative(self, expr: Node, stmt: Node):
         name = expr.kids[0] if expr.op == "intrinsic" else expr.op
         self.unsupported(stmt, f"the derivative of {name} (it is not in the derivative table)")
+
+    def no_derivative_through(self, stmt: Node) -> bool:
+        """Neither the pointer nor its target of `P => TARGET` has a derivative."""
+        return not any(self.facts.has_derivative(ref, stmt) for ref in stmt.kids
+                       if ref.op in ("ident", "arrayAccess", "fieldAccess"))
+
+    def declared_derivative(self, ref: Node) -> str:
+        """The name of a variable whose derivative variable the differentiated procedure
+        declares; refused otherwise (a variable reached through a pointer or an alias)."""
+        name = ref.kids[0]
+        if self.procedure is not None and name not in self.facts.diff_variables(self.procedure.name):
+            self.unsupported(ref, f"the derivative of {name} (reached through a pointer or an alias)")
+        return name
 
     # --- linear intrinsics ---------------------------------------------------------------------
     def linear_intrinsic(self, expr: Node) -> bool:
@@ -106,8 +121,6 @@ class TangentContext(Context):
     # --- procedures and calls --------------------------------------------------------------------
     def differentiated_procedure(self, proc: Node, body_d: Node) -> Node:
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
-        if kind == "function":
-            self.unsupported(proc, "differentiating a function (its result becomes an argument)")
         if contains:
             self.unsupported(proc, "differentiating a procedure with internal procedures")
         diff_names = self.facts.diff_variables(name)
@@ -118,11 +131,64 @@ class TangentContext(Context):
                 self.unsupported(proc, f"an active COMMON variable ({global_name})")
         args = differentiated_arguments(params, lambda f: self.facts.is_diff_formal_arg(name, f), self.names.var)
         body_d = Node("block", self.initial_zeros(name, decls) + body_d.kids)
-        decls_d = derivative_declarations(decls, diff_names, self.names.var) + tuple(
-            Node("varDecl", (Node("type", ("real", kind, None)), (), (Node("declarator", (temp, None, None, 0)),)))
-            for temp, kind in self.extra_declarations)
+        temps = tuple(Node("varDecl", (Node("type", ("real", kind, None)), attrs, (Node("declarator", (temp, None, None, 0)),)))
+                      for temp, kind, attrs in self.extra_declarations)
+        if kind == "function":
+            # fig. 5, 8: F_D returns the derivative of the result; the result is an extra last argument
+            result_name = result or name
+            args = args + (result_name,)
+            result_d = self.names.var(result_name)
+            decls_d = derivative_declarations(decls, diff_names | {result_name}, self.names.var) + temps
+            if rtype is not None:  # the header's type now types the derivative; the result is declared
+                decls_d = (Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),))),) + decls_d
+            return Node("procedure", (self.names.proc(name), kind, args, result_d, rtype, attrs, decls_d, body_d, ()),
+                        proc.ann)
+        decls_d = derivative_declarations(decls, diff_names, self.names.var) + temps
         return Node("procedure", (self.names.proc(name), kind, args, result, rtype, attrs, decls_d, body_d, ()),
                     proc.ann)
+
+    # --- function calls inside expressions (split out first, fig. 10: result1, result1d) -------
+    def function_call_derivative(self, call: Node, stmt: Node) -> Node:
+        """The derivative of an active function call inside stmt's expressions: a statement
+        `resultNd = F_D(args and derivatives, resultN)` goes before stmt, which then reads
+        resultN instead of calling F again; the derivative is resultNd."""
+        name = call.kids[0]
+        try:
+            callee = self.program.procedure(name)
+        except KeyError:
+            self.unsupported(stmt, f"an active call of the external function {name}")
+        temp = self.names.temp("result1")
+        temp_d = self.names.var(temp)
+        kind = self.result_kind(callee)
+        self.extra_declarations.extend(((temp, kind, ()), (temp_d, kind, ())))
+        function_d = self.names.proc(callee.source_name)
+        if self.lang == "fortran" and (function_d, kind, ("external",)) not in self.extra_declarations:
+            self.extra_declarations.append((function_d, kind, ("external",)))
+        before, actuals = self.call_arguments(call)
+        self.pending.extend(before)
+        self.pending.append(Node("assign", (Node("ident", (temp_d,)),
+                                            Node("call", (self.names.proc(callee.source_name), actuals + (Node("ident", (temp,)),)))),
+                                 stmt.ann.discard("label").discard("directives").set("derivative", True)))
+        self.replacements[id(call)] = Node("ident", (temp,))
+        return Node("ident", (temp_d,))
+
+    def result_kind(self, callee) -> int:
+        result = callee.node.kids[3] or callee.node.kids[0]
+        sym = callee.scope.lookup(result)
+        typ = sym.type if sym is not None and sym.type is not None else callee.node.kids[4]
+        return (typ.kids[1] if typ is not None and typ.op == "type" else None) or 4
+
+    def with_results(self, expr: Node) -> Node:
+        """expr (a derivative expression, whose partials may hold the calls split out) reading
+        the calls' results instead of calling again."""
+        return _replaced(expr, self.replacements) if self.replacements else expr
+
+    def primal(self, stmt: Node) -> tuple:
+        """The statements for stmt's copy: the derivative calls split out of it, then stmt with
+        the calls they replace read from their results."""
+        pending, self.pending = tuple(self.pending), []
+        replacements, self.replacements = self.replacements, {}
+        return pending + ((_replaced(stmt, replacements) if replacements else stmt),)
 
     def initial_zeros(self, name: str, decls) -> tuple:
         """vd = 0 at the start for the derivatives that are zero there but may be read (4.6)."""
@@ -141,6 +207,8 @@ class TangentContext(Context):
         """(statements before the call, actual arguments of the differentiated call)."""
         name, actuals = call.kids
         callee = self.program.procedure(name)
+        if any(a.op == "namedArg" for a in actuals):
+            self.unsupported(call, "an active call with keyword arguments")
         before, out = [], []
         for index, (formal, actual) in enumerate(zip(callee.formals, actuals)):
             out.append(actual)
@@ -163,7 +231,7 @@ class TangentContext(Context):
             self.unsupported(call, "a passive array passed where the callee expects a derivative")
         temp = self.names.temp("dummyzerod")
         zero = self.zero_like(actual) if sym is not None else Node("realCst", ("0.0", 8))
-        self.extra_declarations.append((temp, zero.kids[1]))
+        self.extra_declarations.append((temp, zero.kids[1], ()))
         before.append(Node("assign", (Node("ident", (temp,)), zero), call.ann.discard("label")))
         return Node("ident", (temp,))
 
@@ -182,3 +250,15 @@ def _leaves(expr: Node):
             stack.extend(n.kids)
         else:
             stack.append(n.kids[0])
+
+
+def _replaced(node, replacements: dict):
+    """node with the sub-trees whose id is in `replacements` replaced."""
+    if isinstance(node, tuple):
+        return tuple(_replaced(k, replacements) for k in node)
+    if not isinstance(node, Node):
+        return node
+    hit = replacements.get(id(node))
+    if hit is not None:
+        return hit
+    return Node(node.op, tuple(_replaced(k, replacements) for k in node.kids), node.ann)

@@ -16,7 +16,7 @@ from .ruleset import TANGENT
 
 CONTROL_OPS = ("if", "do", "while", "for", "doWhile", "switch", "where", "forall")
 PASSIVE_OPS = ("nop", "comment", "goto", "exit", "cycle", "stop", "io")
-MEMORY_OPS = ("pointerAssign", "varDecl", "return")
+MEMORY_OPS = ("varDecl", "return")
 
 
 @TANGENT.rule("T-seq", judgment="tangent", ops=("block",), section="5.3", source="verbatim",
@@ -163,3 +163,18 @@ def t_allocation_diff(stmt, out, ctx):
               premises=("¬isDiff(TARGET)",), conclusion="allocate(TARGET)  →  allocate(TARGET)")
 def t_allocation(stmt, out, ctx):
     return ctx.no_fact("has_derivative", stmt.kids[0], stmt), eq(out, pattern("block", stmt))
+
+
+@TANGENT.rule("T-pointer", judgment="tangent", ops=("pointerAssign",), section="4.2",
+              source="reconstructed: docs/rules.md#t-passive",
+              premises=("¬isDiff(P)", "¬isDiff(TARGET)"), conclusion="P => TARGET  →  P => TARGET")
+def t_pointer(stmt, out, ctx):
+    return ctx.check(ctx.no_derivative_through, stmt), eq(out, pattern("block", stmt))
+
+
+@TANGENT.rule("T-pointer-diff", judgment="tangent", ops=("pointerAssign",), section="4.2",
+              source="reconstructed: docs/rules.md#t-passive",
+              premises=("isDiff(P) ∨ isDiff(TARGET)",), conclusion="refused: not differentiated yet")
+def t_pointer_diff(stmt, out, ctx):
+    guard = ctx.check(lambda s: not ctx.no_derivative_through(s), stmt)
+    return guard, ctx.compute(lambda s: ctx.unsupported(s, "an active pointer assignment"), stmt, out)

@@ -29,7 +29,7 @@ OPERATOR_OPS = ("add", "sub", "mul", "div", "power", "neg", "pos")
 def t_ref_name(ref, out, ctx):
     name = var()
     guard = eq(ref, pattern("ident", name))
-    body = ctx.compute(lambda n: Node("ident", (ctx.names.var(n),)), name, out)
+    body = ctx.compute(lambda r: Node("ident", (ctx.names.var(ctx.declared_derivative(r)),)), ref, out)
     return guard, body
 
 
@@ -99,10 +99,13 @@ def t_expr_linear(expr, out, ctx, stmt):
 
 @TANGENT.rule("T-expr-call", judgment="expr", ops=("call",), section="5.3",
               source="reconstructed: docs/rules.md#t-call",
-              premises=("isActiveExpr(F(ARGS))",), conclusion="refused: split the call into a statement first")
+              premises=("isActiveExpr(F(ARGS))", "F →procName Fd", "ARGS →args ARGSd"),
+              conclusion="F(ARGS)  →expr  RESd   with  RESd = Fd(ARGSd, RES)  split out before")
 def t_expr_call(expr, out, ctx, stmt):
+    """A function call is split out of its expression first (fig. 10): its differentiated
+    call, which computes the result and its derivative, goes before the statement."""
     guard = ctx.fact("is_active_expr", expr, stmt)
-    return guard, ctx.compute(lambda e: ctx.unsupported(e, "an active function call inside an expression"), expr, out)
+    return guard, ctx.compute(lambda e, s: ctx.function_call_derivative(e, s), expr, stmt, out)
 
 
 def operands(expr: Node) -> tuple:
