@@ -14,6 +14,7 @@ from unification import reify, unify
 from adspec.engine.il import mk
 from adspec.engine.kanren_il import cons, is_ground, pattern
 from adspec.engine.rules import RULE_SETS, Context, RuleError, RuleSet
+import adspec.rules.tangent  # noqa: F401,E402  (registered now, not into a list a test patches)
 
 
 def ident(name, **ann):
