@@ -249,6 +249,14 @@ def _canonical_real(text: str) -> tuple[str, int]:
     return (mantissa if "." in mantissa else mantissa + ".0"), kind
 
 
+def _is_data_object(node: Node) -> bool:
+    if node.op == "impliedDo":
+        return all(_is_data_object(o) for o in node.kids[0])
+    while node.op in ("arrayAccess", "fieldAccess"):
+        node = node.kids[0]
+    return node.op == "ident"
+
+
 def _substitute(node, values: dict):
     """node with every ident in `values` replaced (statement function expansion)."""
     if isinstance(node, tuple):
@@ -733,6 +741,9 @@ class _Converter:
         ann = self.ann(e)
         for s in e.iter("data-stmt-set"):
             objects = tuple(self.expr(o) for o in _kids(_child(s, "data-stmt-obj-LT")))
+            for o in objects:
+                if not _is_data_object(o):
+                    self.syntax_error("a DATA object must be a variable, an array element or an implied DO", e)
             values = []
             for v in _kids(_child(s, "data-stmt-value-LT")):
                 value = self.expr(_child(v, "data-stmt-constant"))

@@ -312,3 +312,11 @@ def test_statement_on_which_fxtran_crashes_is_a_located_error():
         parse("      SUBROUTINE S(A, N)\n      DOUBLE PRECISION A(N, N)\n      DO 30 K = 1, N - 1\n"
               "      = A(K, K)\n   30 CONTINUE\n      END\n", "fixed")
     assert e.value.line == 4
+
+
+def test_data_object_that_is_no_variable_is_a_located_error():
+    """Found by the mangled-source fuzz test: a function reference among DATA objects crashed
+    the symbol tables."""
+    with pytest.raises(SourceError) as e:
+        parse("subroutine s\n  real x(2)\n  data sin(x) / 1.0, 2.0 /\nend\n")
+    assert e.value.line == 3 and "DATA object" in e.value.message
