@@ -325,4 +325,4 @@ def test_the_engine_does_not_load_the_rules_at_import():
             "assert 'adspec.rules.derivatives' not in sys.modules; "
             "assert i.differentiable_args('sign', 2, 'fortran') == (0,); "
             "assert 'adspec.rules.derivatives' in sys.modules")
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([sys.executable, "-P", "-c", code], check=True)  # -P: not the checkout's folders

@@ -167,7 +167,7 @@ def test_unsupported_constructs_are_refused_with_their_line():
 
 def run_adspec(*args, cwd=None):
     code = "import sys; from adspec.cli import main; sys.exit(main())"
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run([sys.executable, "-P", "-c", code, *args], capture_output=True, text=True, cwd=cwd)
 
 
 def test_command_line_writes_the_tangent_and_the_msg_file(tmp_path):
