@@ -108,6 +108,8 @@ def _zones_of(program, proc, names, role, visible: int, used: int) -> int:
             found = 1 << zones.result_zone
         else:
             found = zones.var_zones(key) & visible or _callee_global(program, proc, key)
+            if proc.lang == "c" and not found & zones.differentiable_mask:
+                found |= _pointees(zones, key)  # a C pointer argument: what it points to
         if not found:
             raise SourceError(f"-head: {role} {name!r} is not an argument, result or global variable of "
                               f"{proc.source_name}", COMMAND_LINE)
@@ -115,6 +117,15 @@ def _zones_of(program, proc, names, role, visible: int, used: int) -> int:
             raise SourceError(f"-head: {role} {name!r} is neither read nor written by {proc.source_name}",
                               COMMAND_LINE)
         out |= found
+    return out
+
+
+def _pointees(zones, key: str) -> int:
+    """The zones a C pointer variable points to (named *key, **key, ...)."""
+    out = 0
+    for z in zones.zones:
+        if z.name.lstrip("*") == key and z.name.startswith("*"):
+            out |= 1 << z.index
     return out
 
 

@@ -111,7 +111,7 @@ def _head_names(program, proc_name, zones) -> HeadNames:
     from .engine.bitsets import zones_of
     proc = program.procedure(proc_name)
     independents, dependents = zones
-    named = lambda s: tuple(dict.fromkeys(proc.zones.zones[z].name for z in zones_of(s)))  # noqa: E731
+    named = lambda s: tuple(dict.fromkeys(proc.zones.zones[z].name.lstrip("*") for z in zones_of(s)))  # noqa: E731
     return HeadNames(proc.source_name, named(dependents), named(independents))
 
 
@@ -127,10 +127,10 @@ def header_comment(proc, facts, results, heads) -> list:
         lines.append(f"  with respect to varying inputs: {name(zones[0])}")
     summary = results.inout.summary(proc)
     status = []
-    for formal in proc.formals:
+    for position, formal in enumerate(proc.formals):
         if not facts.is_diff_formal_arg(proc.name, formal):
             continue
-        z = proc.zones.var_zones(formal)
+        z = proc.zones.formal_zones[position] & proc.zones.differentiable_mask  # C: what a pointer points to
         read = summary is not None and bool(summary[0] & z)
         written = summary is not None and bool(summary[1] & z)
         status.append(f"{formal}:{'in-out' if read and written else 'out' if written else 'in'}")

@@ -70,6 +70,8 @@ class DerivativeUses:
         if target.op in _REFERENCES:
             try:
                 found |= zones.ref(target).zones
+                if proc.lang == "c" and value.op != "address" and target.op == "ident":
+                    found |= zones.ref(Node("deref", (target,))).zones  # a pointer passes what it points to
             except SourceError:  # a procedure name passed as an argument
                 pass
         return found & zones.differentiable_mask

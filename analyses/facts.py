@@ -274,6 +274,9 @@ class Facts:
                 anywhere |= head[0] | head[1]
             anywhere &= proc.zones.differentiable_mask
             names = {name for name, loc in proc.zones.vars.items() if loc.all & anywhere}
+            # a C pointer whose pointee has a derivative gets a derivative pointer (4.2)
+            names |= {z.name.lstrip("*") for z in proc.zones.zones
+                      if z.name.startswith("*") and (anywhere >> z.index) & 1 and z.name.lstrip("*") in proc.zones.vars}
             names |= set(self.diff_formals(proc.name))
             cached = self._diff_vars[proc.name] = frozenset(names)
         return cached

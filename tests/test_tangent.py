@@ -2,6 +2,7 @@
 numbers in the IL interpreter and compiled, the derivation record, the command line."""
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -227,3 +228,30 @@ end program
             np.array(4, dtype=np.int32)]
     Interpreter(combined).call("f_d", args)
     assert y == args[2] and abs(yd - args[3]) <= 1e-14 * abs(yd)
+
+
+C_PROGRAMS = Path(__file__).parent / "tangent_programs"
+
+
+@pytest.mark.parametrize("name, head, args", [
+    ("c01_pointer_loop.c", "f(y)/(x)", [("x", "real", (4,), None), ("y", "real", (1,), None), ("n", "int", (), 4)]),
+    ("c02_static_helper.c", "g(r)/(x u)", [("x", "real", (), None), ("u", "real", (4,), None),
+                                          ("r", "real", (1,), None), ("n", "int", (), 4)]),
+])
+def test_c_tangent_numbers(name, head, args):
+    """C: pointer arguments get derivative pointers (*y -> *yd), by-value reals by-value
+    derivatives, a static helper called with a pointer gets its derivative pointer, a local
+    initialized with a passive value gets a zero derivative."""
+    check = check_tangent((C_PROGRAMS / name).read_text(), "c", head, args)
+    assert check.max_error < 1e-7, check.report()
+
+
+@pytest.mark.compile
+def test_c_tangent_compiles_with_gcc_wall_werror(tmp_path):
+    require_compilers("c")
+    source = (C_PROGRAMS / "c02_static_helper.c").read_text()
+    result = adspec.differentiate(source, head="g(r)/(x u)", lang="c", filename="c02.c")
+    assert "void g_D(double x, double xd, double *u, double *ud, double *r, double *rd, int n)" in result.text
+    (tmp_path / "c02_d.c").write_text(result.text)
+    built = subprocess.run(["gcc", "-Wall", "-Werror", "-c", "c02_d.c"], cwd=tmp_path, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr

@@ -90,7 +90,7 @@ class TangentContext(Context):
 
     # --- types and zeros ------------------------------------------------------------------------
     def symbol_of(self, ref: Node):
-        while ref.op in ("arrayAccess", "fieldAccess"):
+        while ref.op in ("arrayAccess", "fieldAccess", "deref"):
             ref = ref.kids[0]
         if ref.op != "ident" or self.procedure is None:
             return None
@@ -110,9 +110,27 @@ class TangentContext(Context):
         """0.0 of the kind of the reference's variable."""
         sym = self.symbol_of(ref)
         kind = 4
-        if sym is not None and sym.type is not None and sym.type.op == "type":
-            kind = sym.type.kids[1] or 4
+        typ = sym.type if sym is not None else None
+        while typ is not None and typ.op == "pointerType":
+            typ = typ.kids[0]
+        if typ is not None and typ.op == "type":
+            kind = typ.kids[1] or 4
         return Node("realCst", ("0.0", kind))
+
+    def local_declaration(self, decl: Node) -> Node:
+        """A C declaration in a block, followed by that of the derivatives of its variables."""
+        if self.procedure is None:
+            return Node("block", (decl,))
+        derived = derivative_declarations((decl,), self.facts.diff_variables(self.procedure.name), self.names.var)
+        if len(derived) == 2:  # a passive initial value has the zero derivative
+            inits = {d.kids[0]: d.kids[2] for d in decl.kids[2]}
+            typ, attrs, declarators = derived[1].kids
+            zero = self.zero_like(Node("ident", (decl.kids[2][0].kids[0],)))
+            declarators = tuple(d.with_kids(d.kids[0], d.kids[1], zero if inits.get(name) is not None else None, d.kids[3])
+                                for d, name in zip(declarators, (d.kids[0] for d in decl.kids[2]
+                                                                 if d.kids[0] in self.facts.diff_variables(self.procedure.name))))
+            derived = (derived[0], Node("varDecl", (typ, attrs, declarators), derived[1].ann))
+        return Node("block", derived)
 
     def derivative_ann(self, stmt: Node):
         """Annotations of a derivative statement: the source line of the statement it comes from."""
@@ -133,7 +151,7 @@ class TangentContext(Context):
         body_d = Node("block", self.initial_zeros(name, decls) + body_d.kids)
         temps = tuple(Node("varDecl", (Node("type", ("real", kind, None)), attrs, (Node("declarator", (temp, None, None, 0)),)))
                       for temp, kind, attrs in self.extra_declarations)
-        if kind == "function":
+        if kind == "function" and not _is_void(rtype):
             # fig. 5, 8: F_D returns the derivative of the result; the result is an extra last argument
             result_name = result or name
             args = args + (result_name,)
@@ -215,7 +233,7 @@ class TangentContext(Context):
             if not self.facts.is_diff_formal_arg(callee.name, formal):
                 continue
             if self.facts.actual_is_active(call, index):
-                if actual.op not in ("ident", "arrayAccess", "fieldAccess"):
+                if actual.op not in ("ident", "arrayAccess", "fieldAccess", "address", "deref"):
                     self.unsupported(call, "an active expression as an actual argument")
                 derived, _ = self.ruleset.apply("ref", actual, self)
                 out.append(derived)
@@ -262,3 +280,7 @@ def _replaced(node, replacements: dict):
     if hit is not None:
         return hit
     return Node(node.op, tuple(_replaced(k, replacements) for k in node.kids), node.ann)
+
+
+def _is_void(rtype) -> bool:
+    return rtype is not None and rtype.op == "type" and rtype.kids[0] == "void"

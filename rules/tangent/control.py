@@ -16,7 +16,7 @@ from .ruleset import TANGENT
 
 CONTROL_OPS = ("if", "do", "while", "for", "doWhile", "switch", "where", "forall")
 PASSIVE_OPS = ("nop", "comment", "goto", "exit", "cycle", "stop", "io")
-MEMORY_OPS = ("varDecl", "return")
+MEMORY_OPS = ("return",)
 
 
 @TANGENT.rule("T-seq", judgment="tangent", ops=("block",), section="5.3", source="verbatim",
@@ -178,3 +178,21 @@ def t_pointer(stmt, out, ctx):
 def t_pointer_diff(stmt, out, ctx):
     guard = ctx.check(lambda s: not ctx.no_derivative_through(s), stmt)
     return guard, ctx.compute(lambda s: ctx.unsupported(s, "an active pointer assignment"), stmt, out)
+
+
+@TANGENT.rule("T-local-decl", judgment="tangent", ops=("varDecl",), section="4.2",
+              source="reconstructed: docs/rules.md#t-passive",
+              premises=("¬hasDerivativeInstruction(DECL)", "DECL →decl DECLd"),
+              conclusion="T V = INIT  →  T V = INIT ; T Vd")
+def t_local_decl(stmt, out, ctx):
+    """A C declaration inside a block declares the derivatives of its variables after them."""
+    guard = ctx.no_fact("has_derivative_instruction", stmt)
+    return guard, ctx.compute(lambda s: ctx.local_declaration(s), stmt, out)
+
+
+@TANGENT.rule("T-local-decl-active", judgment="tangent", ops=("varDecl",), section="4.2",
+              source="reconstructed: docs/rules.md#t-passive",
+              premises=("hasDerivativeInstruction(DECL)",), conclusion="refused: not differentiated yet")
+def t_local_decl_active(stmt, out, ctx):
+    guard = ctx.fact("has_derivative_instruction", stmt)
+    return guard, ctx.compute(lambda s: ctx.unsupported(s, "an active initial value in a declaration"), stmt, out)

@@ -18,7 +18,7 @@ from ...engine.kanren_il import pattern
 from ..derivatives import derivative
 from .ruleset import TANGENT
 
-REFERENCE_OPS = ("ident", "arrayAccess", "fieldAccess")
+REFERENCE_OPS = ("ident", "arrayAccess", "fieldAccess", "deref")
 CONSTANT_OPS = ("intCst", "realCst", "boolCst", "stringCst", "complexCst")
 OPERATOR_OPS = ("add", "sub", "mul", "div", "power", "neg", "pos")
 
@@ -50,6 +50,28 @@ def t_ref_field(ref, out, ctx):
     base, field, base_d = var(), var(), var()
     guard = eq(ref, pattern("fieldAccess", base, field))
     body = lall(ctx.derive("ref", base, base_d), eq(out, pattern("fieldAccess", base_d, field)))
+    return guard, body
+
+
+@TANGENT.rule("T-ref-deref", judgment="ref", ops=("deref",), section="4.2",
+              source="reconstructed: docs/rules.md#t-ref",
+              premises=("P →ref Pd",), conclusion="*P  →ref  *Pd")
+def t_ref_deref(ref, out, ctx):
+    """A pointer with a derivative points to derivatives: *p's derivative is *pd (4.2)."""
+    pointer, pointer_d = var(), var()
+    guard = eq(ref, pattern("deref", pointer))
+    body = lall(ctx.derive("ref", pointer, pointer_d), eq(out, pattern("deref", pointer_d)))
+    return guard, body
+
+
+@TANGENT.rule("T-ref-address", judgment="ref", ops=("address",), section="4.5",
+              source="reconstructed: docs/rules.md#t-ref",
+              premises=("V →ref Vd",), conclusion="&V  →ref  &Vd")
+def t_ref_address(ref, out, ctx):
+    """C passes by address what Fortran passes by reference: &v's derivative is &vd."""
+    target, target_d = var(), var()
+    guard = eq(ref, pattern("address", target))
+    body = lall(ctx.derive("ref", target, target_d), eq(out, pattern("address", target_d)))
     return guard, body
 
 
