@@ -26,7 +26,7 @@ from __future__ import annotations
 from ..engine.bitsets import zones_of
 from ..engine.effects import instruction_effects
 from ..engine.errors import SourceError
-from ..engine.il import Node
+from ..engine.il import Node, walk
 from ..engine.program import _CONTAINER_KINDS, _kid_kinds
 
 _CONTROL_KINDS = ("test", "loop")
@@ -103,8 +103,14 @@ class Facts:
         return proc, (mains[-1] if mains else None)
 
     def _reader(self, expr: Node, stmt: Node):
-        """(procedure, the instruction that evaluates expr, a sub-tree of stmt)."""
+        """(procedure, the instruction that evaluates expr, a sub-tree of stmt): the call
+        split out of stmt whose arguments hold expr, else stmt's main instruction."""
         proc, own = self._own(stmt)
+        for call in _split_calls_of(stmt, proc.call_results):
+            if any(node is expr for arg in call.kids[1] for node in walk(arg)):
+                instr = self._call_expr[proc.name].get(id(call))
+                if instr is not None:
+                    return proc, instr
         mains = [i for i in own if i.node is stmt]
         if not mains:
             raise ValueError(f"{stmt.op} at line {stmt.line} is no instruction")
@@ -288,7 +294,8 @@ class Facts:
         its derivative variable holds whatever the caller left in it). Reads Varied and
         Useful at the entry of the procedure's flow graph."""
         proc = self.program.procedure(proc_name)
-        at_entry = self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
+        at_entry = (self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
+                    & proc.zones.differentiable_mask)
         return frozenset(name for name, loc in proc.zones.vars.items() if loc.all & at_entry)
 
     def derivative_read_later(self, ref: Node, stmt: Node) -> bool:

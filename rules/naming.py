@@ -67,6 +67,10 @@ class Namer:
     def common(self, name: str) -> str:
         return self._fresh("common", name + self.unit_suffix)
 
+    def result_pointer(self, function: str) -> str:
+        """The argument of a differentiated C function that receives its value (one per function)."""
+        return self._fresh("result", function + "_value")
+
     def temp(self, base: str) -> str:
         """newFreeVar: a new variable, never the same twice."""
         name, k = base, 0

@@ -61,7 +61,7 @@ def _run(tree, proc, args, values):
 
 
 def check_tangent(source: str, lang: str, head: str, args, seed: int = 1, filename: str | None = None,
-                  form: str | None = None, **options) -> TangentCheck:
+                  form: str | None = None, step: float = STEP, **options) -> TangentCheck:
     filename = filename or ("t.f90" if lang == "fortran" else "t.c")
     result = adspec.differentiate(source, head=head, mode="tangent", lang=lang, filename=filename, form=form,
                                   **options)
@@ -85,9 +85,9 @@ def check_tangent(source: str, lang: str, head: str, args, seed: int = 1, filena
     check = TangentCheck(result.text)
     for name in spec.dependents:
         check.analytic[name] = out[name + "~d"]
-        plus = _run(original, proc, args, {k: v + STEP * directions[k] if k in directions else v
+        plus = _run(original, proc, args, {k: v + step * directions[k] if k in directions else v
                                            for k, v in values.items()})
-        minus = _run(original, proc, args, {k: v - STEP * directions[k] if k in directions else v
+        minus = _run(original, proc, args, {k: v - step * directions[k] if k in directions else v
                                             for k, v in values.items()})
-        check.divided[name] = (plus[name] - minus[name]) / (2 * STEP)
+        check.divided[name] = (plus[name] - minus[name]) / (2 * step)
     return check

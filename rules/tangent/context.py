@@ -151,6 +151,13 @@ class TangentContext(Context):
         body_d = Node("block", self.initial_zeros(name, decls) + body_d.kids)
         temps = tuple(Node("varDecl", (Node("type", ("real", kind, None)), attrs, (Node("declarator", (temp, None, None, 0)),)))
                       for temp, kind, attrs in self.extra_declarations)
+        if kind == "function" and not _is_void(rtype) and self.lang != "fortran":
+            # C (fig. 8): F_D returns the derivative; the value goes out through a last pointer argument
+            result_name = self.c_result_name(proc)
+            pointer = Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 1)),)))
+            decls_d = derivative_declarations(decls, diff_names, self.names.var) + (pointer,) + temps
+            return Node("procedure", (self.names.proc(name), kind, args + (result_name,), None, rtype, attrs,
+                                      decls_d, body_d, ()), proc.ann)
         if kind == "function" and not _is_void(rtype):
             # fig. 5, 8: F_D returns the derivative of the result; the result is an extra last argument
             result_name = result or name
@@ -182,13 +189,29 @@ class TangentContext(Context):
         function_d = self.names.proc(callee.source_name)
         if self.lang == "fortran" and (function_d, kind, ("external",)) not in self.extra_declarations:
             self.extra_declarations.append((function_d, kind, ("external",)))
-        before, actuals = self.call_arguments(call)
+        before, actuals = self.call_arguments(call, stmt)
         self.pending.extend(before)
+        result_arg = Node("ident", (temp,)) if self.lang == "fortran" else Node("address", (Node("ident", (temp,)),))
         self.pending.append(Node("assign", (Node("ident", (temp_d,)),
-                                            Node("call", (self.names.proc(callee.source_name), actuals + (Node("ident", (temp,)),)))),
+                                            Node("call", (self.names.proc(callee.source_name), actuals + (result_arg,)))),
                                  stmt.ann.discard("label").discard("directives").set("derivative", True)))
         self.replacements[id(call)] = Node("ident", (temp,))
         return Node("ident", (temp_d,))
+
+    def c_result_name(self, proc: Node) -> str:
+        """The pointer argument through which a differentiated C function gives its value."""
+        return self.names.result_pointer(proc.kids[0])
+
+    def return_value(self, stmt: Node, value_d) -> Node:
+        """*RESULT = E ; return Ed (after the differentiated calls split out of E)."""
+        proc = self.procedure.node
+        result = Node("deref", (Node("ident", (self.c_result_name(proc),)),))
+        kind = self.result_kind(self.procedure)
+        value_d = self.with_results(value_d) if value_d is not None else Node("realCst", ("0.0", kind))
+        primal = self.primal(stmt)
+        value = primal[-1].kids[0]
+        give = Node("assign", (result, value), stmt.ann.discard("label"))
+        return Node("block", primal[:-1] + (give, Node("return", (value_d,), stmt.ann.discard("label"))))
 
     def result_kind(self, callee) -> int:
         result = callee.node.kids[3] or callee.node.kids[0]
@@ -200,6 +223,11 @@ class TangentContext(Context):
         """expr (a derivative expression, whose partials may hold the calls split out) reading
         the calls' results instead of calling again."""
         return _replaced(expr, self.replacements) if self.replacements else expr
+
+    def take_pending(self) -> tuple:
+        """The differentiated calls split out of the statement so far (and forget them)."""
+        pending, self.pending, self.replacements = tuple(self.pending), [], {}
+        return pending
 
     def primal(self, stmt: Node) -> tuple:
         """The statements for stmt's copy: the derivative calls split out of it, then stmt with
@@ -221,8 +249,10 @@ class TangentContext(Context):
                     out.append(Node("assign", (Node("ident", (self.names.var(d.kids[0]),)), self.zero_like(ref))))
         return tuple(out)
 
-    def call_arguments(self, call: Node):
-        """(statements before the call, actual arguments of the differentiated call)."""
+    def call_arguments(self, call: Node, stmt: Node | None = None):
+        """(statements before the call, actual arguments of the differentiated call). stmt:
+        the statement holding the call, when it is a function call inside an expression."""
+        stmt = stmt if stmt is not None else call
         name, actuals = call.kids
         callee = self.program.procedure(name)
         if any(a.op == "namedArg" for a in actuals):
@@ -233,15 +263,33 @@ class TangentContext(Context):
             if not self.facts.is_diff_formal_arg(callee.name, formal):
                 continue
             if self.facts.actual_is_active(call, index):
-                if actual.op not in ("ident", "arrayAccess", "fieldAccess", "address", "deref"):
-                    self.unsupported(call, "an active expression as an actual argument")
-                derived, _ = self.ruleset.apply("ref", actual, self)
-                out.append(derived)
+                if actual.op in ("ident", "arrayAccess", "fieldAccess", "address", "deref"):
+                    derived, _ = self.ruleset.apply("ref", actual, self)
+                    out.append(derived)
+                else:  # an expression: its value and its derivative go through temporaries
+                    out[-1], derived = self.expression_argument(actual, callee, formal, before, stmt)
+                    out.append(derived)
             else:  # fig. 8: a dummy derivative, zero, for this call's passive actual
                 out.append(self.dummy_zero(actual, before, call))
         if len(actuals) != len(callee.formals):
             self.unsupported(call, "a call with optional arguments left out")
         return tuple(before), tuple(out)
+
+    def expression_argument(self, actual: Node, callee, formal: str, before: list, stmt: Node):
+        """argN = EXPR ; argNd = EXPRd before the call, which passes argN, argNd."""
+        sym = callee.scope.lookup(formal)
+        if sym is not None and sym.dims:
+            self.unsupported(stmt, "an active array expression as an actual argument")
+        kind = (sym.type.kids[1] if sym is not None and sym.type is not None and sym.type.op == "type" else None) or 4
+        value_d, _ = self.ruleset.apply("expr", actual, self, stmt)
+        temp = self.names.temp("arg1")
+        temp_d = self.names.var(temp)
+        self.extra_declarations.extend(((temp, kind, ()), (temp_d, kind, ())))
+        ann = stmt.ann.discard("label").discard("directives")
+        before.append(Node("assign", (Node("ident", (temp,)), self.with_results(actual)), ann))
+        before.append(Node("assign", (Node("ident", (temp_d,)), value_d if value_d is not None
+                                      else Node("realCst", ("0.0", kind))), ann.set("derivative", True)))
+        return Node("ident", (temp,)), Node("ident", (temp_d,))
 
     def dummy_zero(self, actual: Node, before: list, call: Node) -> Node:
         sym = self.symbol_of(actual) if actual.op in ("ident", "arrayAccess") else None

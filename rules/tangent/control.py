@@ -16,7 +16,6 @@ from .ruleset import TANGENT
 
 CONTROL_OPS = ("if", "do", "while", "for", "doWhile", "switch", "where", "forall")
 PASSIVE_OPS = ("nop", "comment", "goto", "exit", "cycle", "stop", "io")
-MEMORY_OPS = ("return",)
 
 
 @TANGENT.rule("T-seq", judgment="tangent", ops=("block",), section="5.3", source="verbatim",
@@ -127,23 +126,6 @@ def has_no_derivative(stmt) -> bool:
     return stmt.op in PASSIVE_OPS
 
 
-@TANGENT.rule("T-memory-passive", judgment="tangent", ops=MEMORY_OPS, section="5.3",
-              source="reconstructed: docs/rules.md#t-passive",
-              premises=("¬hasDerivativeInstruction(INSTR)",), conclusion="INSTR  →  INSTR")
-def t_memory_passive(stmt, out, ctx):
-    return ctx.no_fact("has_derivative_instruction", stmt), eq(out, pattern("block", stmt))
-
-
-@TANGENT.rule("T-memory-active", judgment="tangent", ops=MEMORY_OPS, section="5.3",
-              source="reconstructed: docs/rules.md#t-passive",
-              premises=("hasDerivativeInstruction(INSTR)",), conclusion="refused: not differentiated yet")
-def t_memory_active(stmt, out, ctx):
-    guard = ctx.fact("has_derivative_instruction", stmt)
-    return guard, ctx.compute(lambda s: ctx.unsupported(s, "differentiating this statement (an active pointer, "
-                                                        "allocation, initialised declaration or function result)"),
-                              stmt, out)
-
-
 @TANGENT.rule("T-allocation-diff", judgment="tangent", ops=("allocate", "deallocate"), section="4.2",
               source="reconstructed: docs/rules.md#t-passive",
               premises=("isDiff(TARGET)", "TARGET →ref TARGETd"),
@@ -196,3 +178,24 @@ def t_local_decl(stmt, out, ctx):
 def t_local_decl_active(stmt, out, ctx):
     guard = ctx.fact("has_derivative_instruction", stmt)
     return guard, ctx.compute(lambda s: ctx.unsupported(s, "an active initial value in a declaration"), stmt, out)
+
+
+@TANGENT.rule("T-return", judgment="tangent", ops=("return",), section="4.5",
+              source="reconstructed: docs/rules.md#t-call",
+              premises=("¬returnsValue(RETURN)",), conclusion="return  →  return")
+def t_return(stmt, out, ctx):
+    return ctx.check(lambda s: s.kids[0] is None, stmt), eq(out, pattern("block", stmt))
+
+
+@TANGENT.rule("T-return-value", judgment="tangent", ops=("return",), section="4.5",
+              source="reconstructed: docs/rules.md#t-call",
+              premises=("returnsValue(return E)", "E →expr Ed"),
+              conclusion="return E  →  *RESULT = E ; return Ed   (C: F_D returns the derivative)")
+def t_return_value(stmt, out, ctx):
+    """A differentiated C function returns the derivative of its value and gives the value
+    through its last argument (fig. 8, in C)."""
+    value, value_d = var(), var()
+    guard = lall(ctx.check(lambda s: s.kids[0] is not None, stmt), eq(stmt, pattern("return", value)))
+    body = lall(ctx.derive("expr", value, value_d, stmt),
+                ctx.compute(lambda s, d: ctx.return_value(s, d), stmt, value_d, out))
+    return guard, body
