@@ -93,7 +93,7 @@ def _build_parser() -> argparse.ArgumentParser:
     mode.add_argument("-d", "-tangent", "--tangent", dest="mode", action="store_const", const="tangent",
                       help="tangent mode: P_D in <stem>_d.<ext>")
     mode.add_argument("-vector", "--vector", dest="mode", action="store_const", const="vector",
-                      help="vector tangent mode (not available yet)")
+                      help="vector tangent mode: P_DV in <stem>_dv.<ext>, nbdirsmax from module DIFFSIZES")
     mode.add_argument("-b", "-reverse", "--reverse", dest="mode", action="store_const", const="adjoint",
                       help="adjoint mode (not available yet)")
     p_diff.add_argument("files", nargs="+", metavar="FILE")
@@ -121,8 +121,8 @@ def _cmd_explain(args) -> int:
 
 def _cmd_differentiate(args) -> int:
     from .pipeline import differentiate, write_outputs
-    if args.mode != "tangent":
-        raise UsageError(f"{args.mode} mode is not available yet: only the tangent mode (-d) is")
+    if args.mode not in ("tangent", "vector"):
+        raise UsageError(f"{args.mode} mode is not available yet: only the tangent modes (-d, -vector) are")
     result = differentiate(args.files, args.head, args.mode, vars=args.vars, outvars=args.outvars,
                            nooptim=frozenset(args.nooptim))
     for path in write_outputs(result, args.outdir, args.output):

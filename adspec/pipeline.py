@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .engine.il import Node, mk
 
-MODES = {"tangent": "_d"}
+MODES = {"tangent": "_d", "vector": "_dv"}
 
 
 @dataclass
@@ -65,7 +65,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     facts = Facts(program, results)
     first = files[0]
     file_lang = first.ann.get("lang", "fortran")
-    names = Namer(program_names(program.files), mode, file_lang)
+    names = Namer(program_names(program.files), "tangent", file_lang)  # vector mode rewrites the tangent
     ctx = TangentContext(TANGENT, facts, names=names, lang=file_lang, program=program,
                          filename=first.ann.get("filename", "<input>"))
     units, derivations, procedure_names = [], {}, {}
@@ -79,6 +79,9 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         units.append(differentiated)
         derivations[differentiated.kids[0]] = derivation
         procedure_names[proc.source_name] = differentiated.kids[0]
+    if mode == "vector":
+        units = _vectorized(units, names, procedure_names, file_lang, ctx.filename)
+        procedure_names = {k: names.vector_proc(k) for k in procedure_names}
     stem = os.path.splitext(os.path.basename(first.ann.get("filename", "out")))[0]
     ext = os.path.splitext(first.ann.get("filename", ""))[1] or (".f90" if file_lang == "fortran" else ".c")
     tree = mk("file", *units, lang=file_lang, form=first.ann.get("form"), filename=f"{stem}{MODES[mode]}{ext}")
@@ -107,6 +110,17 @@ def write_outputs(result: Differentiated, outdir: str, stem: str | None = None) 
     return [code, msg]
 
 
+def _vectorized(units, names, procedure_names, lang, filename) -> list:
+    """F_D -> F_DV for every differentiated procedure (paper 4.7)."""
+    from .engine.errors import UnsupportedError
+    from .rules.tangent.vector import vectorize_procedure
+    if lang != "fortran":
+        raise UnsupportedError("vector mode in C is not supported yet", filename)
+    renamed = {d: names.vector_proc(original) for original, d in procedure_names.items()}
+    derivatives = names.derivative_names()
+    return [vectorize_procedure(u, derivatives, renamed, filename) if u.op == "procedure" else u for u in units]
+
+
 def _head_names(program, proc_name, zones) -> HeadNames:
     from .engine.bitsets import zones_of
     proc = program.procedure(proc_name)
@@ -119,7 +133,7 @@ def header_comment(proc, facts, results, heads) -> list:
     """Tapenade's header: the dependents, the independents, and the read/write status of
     every derivative argument, so a caller knows what it must provide and what it gets."""
     from .engine.bitsets import zones_of
-    lines = [f"Differentiation of {proc.source_name} in forward (tangent) mode:"]
+    lines = [f"Differentiation of {proc.source_name} in forward (tangent) mode:"]  # vector mode too
     zones = heads.get(proc.name)
     if zones is not None:
         name = lambda s: " ".join(dict.fromkeys(proc.zones.zones[z].name for z in zones_of(s)))  # noqa: E731

@@ -13,7 +13,7 @@ from ..engine.il import walk
 
 __all__ = ["Namer", "program_names"]
 
-_SUFFIXES = {"tangent": ("d", "_d"), "vector": ("d", "_dv"), "adjoint": ("b", "_b")}
+_SUFFIXES = {"tangent": ("d", "_d"), "adjoint": ("b", "_b")}
 
 
 def program_names(files) -> set[str]:
@@ -71,10 +71,20 @@ class Namer:
         """The argument of a differentiated C function that receives its value (one per function)."""
         return self._fresh("result", function + "_value")
 
-    def temp(self, base: str) -> str:
-        """newFreeVar: a new variable, never the same twice."""
+    def vector_proc(self, name: str) -> str:
+        """The vector tangent procedure of `name` (F_DV, paper 4.7)."""
+        return self._fresh("vector", name + ("_dv" if self.lang == "fortran" else "_DV"))
+
+    def temp(self, base: str, derivative: bool = False) -> str:
+        """newFreeVar: a new variable, never the same twice (`derivative`: it holds one)."""
         name, k = base, 0
         while name in self.used:
             name, k = f"{base}{k}", k + 1
         self.used.add(name)
+        if derivative:
+            self._given[("derivative temp", name)] = name
         return name
+
+    def derivative_names(self) -> frozenset:
+        """Every name handed out for a derivative variable."""
+        return frozenset(name for (kind, _), name in self._given.items() if kind in ("var", "derivative temp"))

@@ -57,8 +57,8 @@ def body_lines(text: str, proc: str) -> list[str]:
     return [line.strip() for line in lines[start + 1:end]]
 
 
-def tangent(src, head, **options):
-    return adspec.differentiate(src, head=head, mode="tangent", lang="fortran", filename="t.f90", **options)
+def tangent(src, head, mode="tangent", **options):
+    return adspec.differentiate(src, head=head, mode=mode, lang="fortran", filename="t.f90", **options)
 
 
 def test_fig9_with_activity_analysis():
@@ -255,3 +255,65 @@ def test_c_tangent_compiles_with_gcc_wall_werror(tmp_path):
     (tmp_path / "c02_d.c").write_text(result.text)
     built = subprocess.run(["gcc", "-Wall", "-Werror", "-c", "c02_d.c"], cwd=tmp_path, capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
+
+
+def vector_and_scalar_runs(source: str, head: str, args: list, independents: list, dependents: list, nbdirs=3):
+    """(vector results, scalar results): F_DV with nbdirs directions, and F_D once per
+    direction, both in the interpreter. args: (name, numpy value); derivative arrays are
+    laid out column-major, the direction first."""
+    from adspec.engine.il import mk
+    from adspec.engine.interp import Interpreter
+    original = adspec.parse(source, lang="fortran", filename="t.f90")
+    sizes = adspec.parse("module diffsizes\n  integer, parameter :: nbdirsmax = 3\nend module\n", lang="fortran",
+                         filename="diffsizes.f90")
+    scalar = tangent(source, head)
+    vector = tangent(source, head, mode="vector")
+    rng = np.random.default_rng(7)
+    directions = {name: rng.uniform(-1, 1, size=(nbdirs,) + np.shape(value)) for name, value in args
+                  if name in independents}
+    proc = scalar.heads[0].procedure
+
+    def run(result, extra, make_derivative):
+        tree = mk("file", *sizes.kids, *original.kids, *result.tree.kids, lang="fortran", form="free", filename="t.f90")
+        actuals, slots = [], {}
+        for name, value in args:
+            actuals.append(np.array(value, copy=True))
+            if name in result.diff_formals:
+                slots[name] = len(actuals)
+                actuals.append(make_derivative(name, value))
+        Interpreter(tree).call(result.procedure_names[proc], actuals + extra)
+        return {name: actuals[slots[name]] for name in dependents}
+
+    column_major = lambda a: np.asfortranarray(a).reshape(-1, order="F")  # noqa: E731
+    vec = run(vector, [np.array(nbdirs, dtype=np.int32)],
+              lambda name, value: column_major(directions[name]) if name in directions
+              else np.zeros((nbdirs,) + np.shape(value)).reshape(-1, order="F"))
+    scal = [run(scalar, [], lambda name, value, d=d: np.array(directions[name][d]) if name in directions
+                else np.zeros(np.shape(value))) for d in range(nbdirs)]
+    return vec, scal
+
+
+@pytest.mark.parametrize("source, head, args, independents, dependents", [
+    (LOOP, "f(y)/(x)", [("x", np.array([0.7, 1.1, 0.9, 1.3])), ("y", np.array(0.0)), ("n", np.array(4, np.int32))],
+     ["x"], ["y"]),
+    (FIG8, "top(y b)/(x z t)", [(n, np.array(v)) for n, v in zip("a x z t y b c".split(), (1.1, 0.8, 1.3, 0.6, 0.0, 0.0, 0.9))],
+     ["x", "z", "t"], ["y", "b"]),
+])
+def test_vector_mode_agrees_with_scalar_runs(source, head, args, independents, dependents):
+    """-vector (fig. 10): F_DV with nbdirs = 3 gives, for each direction, what F_D gives."""
+    vec, scal = vector_and_scalar_runs(source, head, args, independents, dependents)
+    for name in dependents:
+        for d in range(3):
+            got = np.asarray(vec[name]).reshape(-1, order="F")[d::3] if np.ndim(scal[d][name]) else \
+                np.asarray(vec[name]).reshape(-1)[d]
+            assert np.allclose(got, scal[d][name], rtol=1e-14, atol=0), (name, d)
+
+
+def test_vector_mode_structure():
+    """Fig. 10: derivatives gain the direction dimension first; consecutive derivative
+    statements share one DO nd loop; nbdirsmax comes from DIFFSIZES; nbdirs is the last argument."""
+    text = tangent(LOOP, "f(y)/(x)", mode="vector").text
+    assert "subroutine f_dv(x, xd, y, yd, n, nbdirs)" in text and "use diffsizes" in text
+    assert "real(8) :: xd(nbdirsmax, n), yd(nbdirsmax), td(nbdirsmax)" in text
+    assert "td(nd) = x(i)*(cos(x(i))*xd(nd, i)) + sin(x(i))*xd(nd, i)" in text
+    assert text.count("do nd = 1, nbdirs") == 4

@@ -295,7 +295,7 @@ class TangentContext(Context):
         sym = self.symbol_of(actual) if actual.op in ("ident", "arrayAccess") else None
         if sym is not None and sym.dims and actual.op == "ident":
             self.unsupported(call, "a passive array passed where the callee expects a derivative")
-        temp = self.names.temp("dummyzerod")
+        temp = self.names.temp("dummyzerod", derivative=True)
         zero = self.zero_like(actual) if sym is not None else Node("realCst", ("0.0", 8))
         self.extra_declarations.append((temp, zero.kids[1], ()))
         before.append(Node("assign", (Node("ident", (temp,)), zero), call.ann.discard("label")))
