@@ -317,3 +317,19 @@ def test_vector_mode_structure():
     assert "real(8) :: xd(nbdirsmax, n), yd(nbdirsmax), td(nbdirsmax)" in text
     assert "td(nd) = x(i)*(cos(x(i))*xd(nd, i)) + sin(x(i))*xd(nd, i)" in text
     assert text.count("do nd = 1, nbdirs") == 4
+
+
+def test_external_procedure_is_called_differentiated_with_a_warning():
+    """As Tapenade: a procedure with no source is called as g_d, each real argument followed by
+    its derivative; the .msg file says that the user must provide g_d."""
+    result = adspec.differentiate(str(C_PROGRAMS / "f_external_call.f90"), head="f(y)/(x)")
+    assert "call g_d(t, td, y, yd)" in result.text
+    assert any(":5: g has no source: g_d must be provided" in m for m in result.messages)
+
+
+def test_non_differentiable_points_are_warned():
+    src = "subroutine f(x, y)\n  real(8) x, y\n  y = abs(x) + max(x, 1.0d0) + sqrt(x)\nend subroutine\n"
+    messages = tangent(src, "f(y)/(x)").messages
+    assert any(m.startswith("t.f90:3: non-differentiable abs:") for m in messages)
+    assert any(m.startswith("t.f90:3: non-differentiable max:") for m in messages)
+    assert any(m.startswith("t.f90:3: non-differentiable sqrt:") for m in messages)

@@ -27,6 +27,12 @@ class TangentContext(Context):
     def unsupported(self, node: Node, what: str):
         raise UnsupportedError(f"{what} is not supported yet", self.filename, node.line)
 
+    def warn(self, stmt: Node, message: str):
+        """A warning of the .msg file, once per line and message."""
+        line = f"{self.filename}:{stmt.line}: {message}" if stmt.line else f"{self.filename}: {message}"
+        if line not in self.messages:
+            self.messages.append(line)
+
     def no_derivative(self, expr: Node, stmt: Node):
         name = expr.kids[0] if expr.op == "intrinsic" else expr.op
         self.unsupported(stmt, f"the derivative of {name} (it is not in the derivative table)")
@@ -254,7 +260,10 @@ class TangentContext(Context):
         the statement holding the call, when it is a function call inside an expression."""
         stmt = stmt if stmt is not None else call
         name, actuals = call.kids
-        callee = self.program.procedure(name)
+        try:
+            callee = self.program.procedure(name)
+        except KeyError:
+            return self.external_call_arguments(call, stmt)
         if any(a.op == "namedArg" for a in actuals):
             self.unsupported(call, "an active call with keyword arguments")
         before, out = [], []
@@ -274,6 +283,34 @@ class TangentContext(Context):
         if len(actuals) != len(callee.formals):
             self.unsupported(call, "a call with optional arguments left out")
         return tuple(before), tuple(out)
+
+    def external_call_arguments(self, call: Node, stmt: Node):
+        """A procedure with no source (Tapenade's behaviour): its differentiated version is
+        called with each real reference argument followed by its derivative (zero when the
+        actual is passive), and the user must provide it (a warning in the .msg file)."""
+        name, actuals = call.kids
+        before, out = [], []
+        for index, actual in enumerate(actuals):
+            out.append(actual)
+            if not self.is_real_reference(actual):
+                continue
+            if self.facts.actual_is_active(call, index):
+                derived, _ = self.ruleset.apply("ref", actual, self)
+                out.append(derived)
+            else:
+                out.append(self.dummy_zero(actual, before, call))
+        self.warn(stmt, f"{name} has no source: {self.names.proc(name)} must be provided, taking each real "
+                        f"argument followed by its derivative")
+        return tuple(before), tuple(out)
+
+    def is_real_reference(self, actual: Node) -> bool:
+        if actual.op not in ("ident", "arrayAccess", "fieldAccess", "deref", "address"):
+            return False
+        sym = self.symbol_of(actual.kids[0] if actual.op == "address" else actual)
+        typ = sym.type if sym is not None else None
+        while typ is not None and typ.op == "pointerType":
+            typ = typ.kids[0]
+        return typ is not None and typ.op == "type" and typ.kids[0] in ("real", "complex")
 
     def expression_argument(self, actual: Node, callee, formal: str, before: list, stmt: Node):
         """argN = EXPR ; argNd = EXPRd before the call, which passes argN, argNd."""

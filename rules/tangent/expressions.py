@@ -144,6 +144,8 @@ def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx, stmt: Node):
     if entry is None:
         ctx.no_derivative(expr, stmt)
     partials = entry.partials(args, ctx.lang, ctx.kind_of(expr))
+    if entry.nondifferentiable(args, ctx.lang) is not None:
+        ctx.warn(stmt, f"non-differentiable {name}: {entry.nondiff_doc} (the derivative there is one-sided)")
     terms = []
     for partial, arg_d in zip(partials, args_d):
         if arg_d is None or partial is None:
