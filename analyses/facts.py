@@ -39,6 +39,7 @@ class Facts:
         self.program, self.results = program, results
         self.activity, self.uses, self.live = results.activity, results.uses, results.diff_live
         self._instrs: dict[str, dict] = {}       # proc name -> sid -> [Instr] in execution order
+        self._split_calls: dict[int, tuple] = {}  # id(statement) -> (statement, its split calls)
         self._call_expr: dict[str, dict] = {}    # proc name -> id(call expression) -> Instr
         self._diff_vars: dict[str, frozenset] = {}
         self._formal_cache: dict[str, tuple] = {}
@@ -106,7 +107,10 @@ class Facts:
         """(procedure, the instruction that evaluates expr, a sub-tree of stmt): the call
         split out of stmt whose arguments hold expr, else stmt's main instruction."""
         proc, own = self._own(stmt)
-        for call in _split_calls_of(stmt, proc.call_results):
+        calls = self._split_calls.get(id(stmt))
+        if calls is None:
+            calls = self._split_calls[id(stmt)] = (stmt, _split_calls_of(stmt, proc.call_results))
+        for call in calls[1]:
             if any(node is expr for arg in call.kids[1] for node in walk(arg)):
                 instr = self._call_expr[proc.name].get(id(call))
                 if instr is not None:

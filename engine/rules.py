@@ -184,13 +184,15 @@ class RuleSet:
             ctx._failed = None
             state = _first(guard, {}, rule, node)
             if state is None:
-                failures.append(rule.name + (f" (failed: {ctx._failed})" if ctx._failed else ""))
+                failures.append((rule.name, ctx._failed))
             else:
                 held.append((rule, out, body, state))
         if len(held) != 1:
             where = f"{judgment}: {{}} {node.op}{_at(node)}: {_short(node)}; "
             if not held:
-                raise RuleError(where.format("no rule applies to") + "candidates: " + ", ".join(failures))
+                raise RuleError(where.format("no rule applies to") + "candidates: " + ", ".join(
+                    name + (f" (failed: {failed[0]}({', '.join(map(_short, failed[1]))}))" if failed else "")
+                    for name, failed in failures))
             raise RuleError(where.format("several rules apply to") + "rules: "
                             + ", ".join(r.name for r, *_ in held))
         rule, out, body, state = held[0]
@@ -369,7 +371,7 @@ class Context:
             values = _ground(args, state, f"an argument of {name}")
             value = bool(query(*values))
             if value is not wanted:
-                self._failed = f"{'' if wanted else 'not '}{name}({', '.join(map(_short, values))})"
+                self._failed = (f"{'' if wanted else 'not '}{name}", values)  # formatted only for an error
                 return iter(())
             return iter((_record(state, Fact(name, values, value)),))
         return fact_goal
@@ -382,7 +384,7 @@ class Context:
         def check_goal(state):
             values = _ground(args, state, f"an argument of {name}")
             if not predicate(*values):
-                self._failed = f"{name}({', '.join(map(_short, values))})"
+                self._failed = (name, values)  # formatted only for an error
                 return iter(())
             return iter((_record(state, Fact(name, values, True)),))
         return check_goal
