@@ -335,3 +335,17 @@ def test_non_differentiable_points_are_warned():
     assert any(m.startswith("t.f90:3: non-differentiable abs:") for m in messages)
     assert any(m.startswith("t.f90:3: non-differentiable max:") for m in messages)
     assert any(m.startswith("t.f90:3: non-differentiable sqrt:") for m in messages)
+
+
+def test_active_module_variable_is_refused_and_derived_types_differentiate():
+    module_var = ("module m\n  real(8) :: g\nend module\nsubroutine f(a, r)\n  use m\n  real(8) a, r\n"
+                  "  g = a * a\n  r = g * 2.0d0\nend subroutine\n")
+    with pytest.raises(adspec.UnsupportedError) as e:
+        tangent(module_var, "f(r)/(a)")
+    assert e.value.line == 4 and "active global variable (g" in e.value.message
+    derived = ("module shapes\n  type point\n    real(8) :: x, y\n  end type\nend module\n"
+               "subroutine f(a, r)\n  use shapes\n  real(8) a, r\n  type(point) :: p\n  p%x = a * a\n"
+               "  p%y = sin(a)\n  r = p%x + p%y\nend subroutine\n")
+    assert "pd%y = cos(a)*ad" in tangent(derived, "f(r)/(a)").text
+    check = check_tangent(derived, "fortran", "f(r)/(a)", [("a", "real", (), None), ("r", "real", (), None)])
+    assert check.max_error < 1e-7, check.report()

@@ -5,7 +5,7 @@ predicates the paper does "not detail", DECLS → DECLSd)."""
 from __future__ import annotations
 
 from ...engine.errors import UnsupportedError
-from ...engine.il import Node
+from ...engine.il import Node, walk
 from ...engine.rules import Context
 from ..derivatives import derivative
 from .procedures import derivative_declarations, differentiated_arguments
@@ -148,11 +148,18 @@ class TangentContext(Context):
         if contains:
             self.unsupported(proc, "differentiating a procedure with internal procedures")
         diff_names = self.facts.diff_variables(name)
-        formals = set(params)
-        for global_name in diff_names - formals:
-            sym = self.program.procedure(name).scope.lookup(global_name)
+        declared = {d.kids[0] for decl in proc.kids[6] + tuple(walk(proc.kids[7]))
+                    if isinstance(decl, Node) and decl.op == "varDecl" for d in decl.kids[2]}
+        scope = self.program.procedure(name).scope
+        for other in sorted(diff_names - set(params)):
+            sym = scope.lookup(other)
             if sym is not None and sym.common is not None:
-                self.unsupported(proc, f"an active COMMON variable ({global_name})")
+                self.unsupported(proc, f"an active COMMON variable ({other})")
+        for other in sorted(diff_names - set(params) - declared - {result or name}):
+            sym = scope.lookup(other)
+            if sym is not None and sym.kind == "variable":
+                self.unsupported(proc, f"an active global variable ({other}: its derivative would live in "
+                                       f"the differentiated module or file)")
         args = differentiated_arguments(params, lambda f: self.facts.is_diff_formal_arg(name, f), self.names.var)
         body_d = Node("block", self.initial_zeros(name, decls) + body_d.kids)
         temps = tuple(Node("varDecl", (Node("type", ("real", kind, None)), attrs, (Node("declarator", (temp, None, None, 0)),)))
