@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from .engine.errors import at_line
 from .engine.il import Node, mk
 
 MODES = {"tangent": "_d", "vector": "_dv"}
@@ -72,7 +73,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     for proc_name in facts.diff_procedures():
         proc = program.procedure(proc_name)
         ctx.procedure, ctx.extra_declarations = proc, []
-        differentiated, derivation = TANGENT.apply("proc", proc.node, ctx)
+        with at_line(proc.node.line):  # a refusal that knows no line of its own gets the procedure's
+            differentiated, derivation = TANGENT.apply("proc", proc.node, ctx)
         if differentiated is None:
             continue
         units.extend(header_comment(proc, facts, results, heads))
