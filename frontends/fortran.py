@@ -16,6 +16,7 @@ from ..engine.constants import int_constant
 from ..engine.errors import SourceError, UnsupportedError
 from ..engine.il import Node, mk
 from ..engine.intrinsics import FORTRAN_INTRINSICS
+from ..engine.symbols import used_name
 from .fxtran import SourceLines, fxtran_tree
 
 __all__ = ["parse_fortran"]
@@ -38,11 +39,6 @@ def parse_fortran(text: str, filename: str = "<string>", form: str = "free", mod
         # fxtran accepted text whose tree lacks a part every valid statement has
         raise SourceError(f"Fortran syntax error: cannot read this statement ({type(e).__name__})",
                           filename, converter.line or 1) from None
-
-
-def unknown_modules(tree: Node) -> frozenset:
-    """Modules a parsed file USEs that were not known when it was read."""
-    return tree.ann.get("unknown_modules", frozenset())
 
 
 # ---------------------------------------------------------------------------
@@ -85,7 +81,7 @@ class _Scope:
             if found is not None:
                 return found
             for module, only, renames in scope.used:
-                remote = _visible_name(name, only, renames)
+                remote = used_name(only, renames, name)
                 if remote is not None:
                     found = module.lookup(remote, table)
                     if found is not None:
@@ -97,15 +93,6 @@ class _Scope:
         # Attribute-like facts do not hide that a name is an array.
         if self.names.get(name) != ARRAY or what in (INTRINSIC, EXTERNAL):
             self.names[name] = what
-
-
-def _visible_name(local, only, renames):
-    """The module's name for `local` through USE [, ONLY] with renames, or None."""
-    if local in renames:
-        return renames[local]
-    if (only is not None and local not in only) or local in renames.values():
-        return None
-    return local
 
 
 # ---------------------------------------------------------------------------
@@ -249,6 +236,18 @@ def _canonical_real(text: str) -> tuple[str, int]:
     return (mantissa if "." in mantissa else mantissa + ".0"), kind
 
 
+def _nested(op: str, arms: list) -> Node:
+    """IF ... ELSE IF ... ELSE (or WHERE ... ELSEWHERE (m) ... ELSEWHERE): arms (condition or
+    None for the last ELSE, annotations, block) -> one node, each later arm alone in the else
+    block of the one before."""
+    else_block = arms.pop()[2] if arms[-1][0] is None else None
+    node = None
+    for cond, ann, block in reversed(arms):
+        node = mk(op, cond, block, else_block, **ann)
+        else_block = mk("block", node)
+    return node
+
+
 def _is_data_object(node: Node) -> bool:
     if node.op == "impliedDo":
         return all(_is_data_object(o) for o in node.kids[0])
@@ -280,7 +279,6 @@ class _Converter:
         self.lines = lines
         self.scope = _Scope()
         self.modules = modules  # module name -> _Scope, shared by the files of one run
-        self.unknown_modules = set()
         self.line = None  # line of the statement being converted (for errors)
         self.label = None  # label waiting for the next statement
         self.directives = []  # $AD directives waiting for the next statement
@@ -309,10 +307,7 @@ class _Converter:
     def file(self, root) -> Node:
         units = []
         self.unit_items(root, units)
-        tree = mk("file", *units, lang="fortran", form=self.form, filename=self.filename)
-        if self.unknown_modules:
-            tree = tree.with_ann(unknown_modules=frozenset(self.unknown_modules))
-        return tree
+        return mk("file", *units, lang="fortran", form=self.form, filename=self.filename)
 
     def unit_items(self, parent, out):
         """The children of a file or of an INCLUDEd file at the top level."""
@@ -406,19 +401,15 @@ class _Converter:
                 section = None
             elif tag == "program-unit":
                 self.program_unit(k, contains)
-            elif tag.startswith("end-") and tag.endswith("-stmt") and k.getparent() is e:
+            elif tag.startswith("end-") and tag.endswith("-stmt"):
                 self.end_statement(k, unit_name, stmts)
+            elif tag == "a-stmt" and section is decls and self.statement_function(k):
+                continue  # a statement function, among the declarations
             elif tag in _DECLARATIONS:
-                if tag == "a-stmt":  # a statement function, in the declarations
-                    if section is decls and self.statement_function(k):
-                        continue
-                    if stmts is None:
-                        self.syntax_error("an assignment outside the executable part of a program unit", k)
-                    section = stmts
-                    self.statement(k, stmts)
-                else:
-                    _DECLARATIONS[tag](self, k, decls)
+                _DECLARATIONS[tag](self, k, decls)
             else:
+                if stmts is None and tag == "a-stmt":
+                    self.syntax_error("an assignment outside the executable part of a program unit", k)
                 if stmts is None:
                     self.unsupported(_construct_name(tag), k)
                 section = stmts
@@ -479,7 +470,6 @@ class _Converter:
                                     {r.kids[0]: r.kids[1] for r in renames}))
         else:
             self.scope.uses_other_files = True
-            self.unknown_modules.add(module)
         out.append(mk("use", module, None if only is None else tuple(only), *renames, **ann))
 
     def implicit(self, e, out):
@@ -819,6 +809,12 @@ class _Converter:
             self.unsupported(_construct_name(e.tag), e)
         handler(self, e, out)
 
+    def action(self, e) -> Node:
+        """The one statement of a logical IF, WHERE or FORALL statement, as a block."""
+        stmts = []
+        self.statement(_first(_child(e, "action-stmt")), stmts)
+        return mk("block", *stmts)
+
     def block(self, parent, skip=()) -> Node:
         stmts = []
         self.statements(parent, stmts, skip)
@@ -847,9 +843,7 @@ class _Converter:
         """Logical IF: if (c) stmt."""
         ann = self.ann(e)
         cond = self.expr(_child(e, "condition-E"))
-        stmts = []
-        self.statement(_first(_child(e, "action-stmt")), stmts)
-        out.append(mk("if", cond, mk("block", *stmts), None, **ann))
+        out.append(mk("if", cond, self.action(e), None, **ann))
 
     def if_construct(self, e, out):
         arms = []  # [condition or None, ann, statements]
@@ -860,7 +854,6 @@ class _Converter:
                 continue
             for k in _kids(b):
                 if k.tag in ("if-then-stmt", "else-if-stmt"):
-                    self.enter_construct(k)
                     arms.append([self.expr(_child(k, "condition-E")), self.ann(k), []])
                 elif k.tag == "else-stmt":
                     arms.append([None, self.ann(k), []])
@@ -873,19 +866,9 @@ class _Converter:
                     self.label = k.text
                 else:
                     self.statement(k, arms[-1][2])
-        else_block = None
-        if arms[-1][0] is None:
-            else_block = mk("block", *arms.pop()[2])
-        node = None
-        for cond, ann, stmts in reversed(arms):
-            node = mk("if", cond, mk("block", *stmts), else_block, **ann)
-            else_block = mk("block", node)
-        out.append(node)
+        out.append(_nested("if", [(cond, ann, mk("block", *stmts)) for cond, ann, stmts in arms]))
         if end_label is not None:
             out.append(end_label)
-
-    def enter_construct(self, header):
-        """A construct name (`outer: if`) is only known to EXIT/CYCLE of loops."""
 
     def loop(self, header, body, ann) -> Node:
         test = _child(header, "test-E")
@@ -1046,20 +1029,11 @@ class _Converter:
             mask = _child(header, "mask-E")
             arms.append([None if mask is None else self.expr(mask), self.ann(header),
                          self.block(b, skip=(header.tag, "end-where-stmt"))])
-        else_block = None
-        if arms[-1][0] is None:
-            else_block = arms.pop()[2]
-        node = None
-        for mask, ann, block in reversed(arms):
-            node = mk("where", mask, block, else_block, **ann)
-            else_block = mk("block", node)
-        out.append(node)
+        out.append(_nested("where", arms))
 
     def where_statement(self, e, out):
         ann = self.ann(e)
-        stmts = []
-        self.statement(_first(_child(e, "action-stmt")), stmts)
-        out.append(mk("where", self.expr(_child(e, "mask-E")), mk("block", *stmts), None, **ann))
+        out.append(mk("where", self.expr(_child(e, "mask-E")), self.action(e), None, **ann))
 
     def forall(self, e, out):
         header = _child(e, "forall-construct-stmt") if e.tag == "forall-construct" else e
@@ -1073,9 +1047,7 @@ class _Converter:
         if e.tag == "forall-construct":
             body = self.block(e, skip=("forall-construct-stmt", "end-forall-stmt"))
         else:
-            stmts = []
-            self.statement(_first(_child(e, "action-stmt")), stmts)
-            body = mk("block", *stmts)
+            body = self.action(e)
         out.append(mk("forall", ranges, None if mask is None else self.expr(mask), body, **ann))
 
     # --- expressions ------------------------------------------------------------------------
@@ -1367,7 +1339,7 @@ _DECLARATIONS = {
     "T-decl-stmt": _C.type_declaration, "T-construct": _C.derived_type, "common-stmt": _C.common,
     "equivalence-stmt": _C.equivalence, "intent-stmt": _C.attribute_statement,
     "parameter-stmt": _C.parameter_statement, "DIM-stmt": _C.dimension_statement,
-    "data-stmt": _C.data, "interface-construct": _C.interface, "a-stmt": None,
+    "data-stmt": _C.data, "interface-construct": _C.interface,
 }
 _DECLARATIONS.update({tag: _C.attribute_statement for tag in _ATTRIBUTE_STATEMENTS})
 _STATEMENTS = {
