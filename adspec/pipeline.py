@@ -89,8 +89,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     tree = mk("file", *units, lang=file_lang, form=first.ann.get("form"), filename=f"{stem}{MODES[mode]}{ext}")
     head_names = [_head_names(program, name, zones) for name, zones in heads.items()]
     first_head = program.procedure(head_names[0].procedure) if head_names else None
-    diff_formals = tuple(f for f in first_head.formals if facts.is_diff_formal_arg(first_head.name, f)) \
-        if first_head is not None else ()
+    diff_formals = facts.diff_formals(first_head.name) if first_head is not None else ()
     return Differentiated(unparse(tree, file_lang, first.ann.get("form")), tree, list(ctx.messages),
                           derivations, head_names, procedure_names, diff_formals)
 

@@ -316,33 +316,18 @@ class Facts:
         useful = self.activity.useful[proc.name]
         if zones & useful.after(instr) & useful.at_exit:
             return True  # its value may reach the exit, where the caller reads the derivative
-        activity = self.activity
-
-        class _Active:  # Active⁻ as a solution, for the reachability walk
-            @staticmethod
-            def before(i):
-                return activity.active_before(proc, i)
-
-        return self._reachable_meets(proc, instr, zones, _Active)
-
-    def may_be_varied_later(self, ref: Node, stmt: Node) -> bool:
-        """Whether the variable of ref may be varied (Varied⁻) at some instruction reachable
-        after stmt (loops included)."""
-        proc, instr = self._main(stmt)
-        if instr is None:
-            return True
-        return self._reachable_meets(proc, instr, _ref_zones(proc, ref), self.activity.varied[proc.name])
+        return self._reachable_meets(proc, instr, zones, lambda i: self.activity.active_before(proc, i))
 
     @staticmethod
-    def _reachable_meets(proc, instr, zones: int, solution) -> bool:
-        """Some instruction reachable after instr has `zones` in solution.before, on a path
+    def _reachable_meets(proc, instr, zones: int, before) -> bool:
+        """Some instruction reachable after instr has `zones` in before(instruction), on a path
         where they are not overwritten first (an assignment that overwrites them decides, by
         its own rule, what their derivative is from there on)."""
         flow = proc.flow
 
         def meets(instrs) -> bool | None:  # True: found; False: killed first; None: go on
             for i in instrs:
-                if solution.before(i) & zones:
+                if before(i) & zones:
                     return True
                 if i.kind == "plain" and (instruction_effects(i, proc).kills & zones) == zones:
                     return False

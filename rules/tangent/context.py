@@ -112,31 +112,33 @@ class TangentContext(Context):
         found = [k for k in kinds if k]
         return max(found) if found else None
 
-    def zero_like(self, ref: Node) -> Node:
-        """0.0 of the kind of the reference's variable."""
+    def element_type(self, ref: Node) -> Node | None:
+        """The elementary type of the reference's variable (what a C pointer points to)."""
         sym = self.symbol_of(ref)
-        kind = 4
         typ = sym.type if sym is not None else None
         while typ is not None and typ.op == "pointerType":
             typ = typ.kids[0]
-        if typ is not None and typ.op == "type":
-            kind = typ.kids[1] or 4
-        return Node("realCst", ("0.0", kind))
+        return typ if typ is not None and typ.op == "type" else None
+
+    def zero_like(self, ref: Node) -> Node:
+        """0.0 of the kind of the reference's variable."""
+        typ = self.element_type(ref)
+        return Node("realCst", ("0.0", (typ.kids[1] if typ is not None else None) or 4))
 
     def local_declaration(self, decl: Node) -> Node:
         """A C declaration in a block, followed by that of the derivatives of its variables."""
         if self.procedure is None:
             return Node("block", (decl,))
         derived = derivative_declarations((decl,), self.facts.diff_variables(self.procedure.name), self.names.var)
-        if len(derived) == 2:  # a passive initial value has the zero derivative
-            inits = {d.kids[0]: d.kids[2] for d in decl.kids[2]}
-            typ, attrs, declarators = derived[1].kids
-            zero = self.zero_like(Node("ident", (decl.kids[2][0].kids[0],)))
-            declarators = tuple(d.with_kids(d.kids[0], d.kids[1], zero if inits.get(name) is not None else None, d.kids[3])
-                                for d, name in zip(declarators, (d.kids[0] for d in decl.kids[2]
-                                                                 if d.kids[0] in self.facts.diff_variables(self.procedure.name))))
-            derived = (derived[0], Node("varDecl", (typ, attrs, declarators), derived[1].ann))
-        return Node("block", derived)
+        if len(derived) == 1:
+            return Node("block", derived)
+        # a passive initial value has the zero derivative
+        initialized = {self.names.var(d.kids[0]) for d in decl.kids[2] if d.kids[2] is not None}
+        zero = self.zero_like(Node("ident", (decl.kids[2][0].kids[0],)))
+        typ, attrs, declarators = derived[1].kids
+        declarators = tuple(d.with_kids(d.kids[0], d.kids[1], zero if d.kids[0] in initialized else None, d.kids[3])
+                            for d in declarators)
+        return Node("block", (decl, Node("varDecl", (typ, attrs, declarators), derived[1].ann)))
 
     def derivative_ann(self, stmt: Node):
         """Annotations of a derivative statement: the source line of the statement it comes from."""
@@ -205,9 +207,8 @@ class TangentContext(Context):
         before, actuals = self.call_arguments(call, stmt)
         self.pending.extend(before)
         result_arg = Node("ident", (temp,)) if self.lang == "fortran" else Node("address", (Node("ident", (temp,)),))
-        self.pending.append(Node("assign", (Node("ident", (temp_d,)),
-                                            Node("call", (self.names.proc(callee.source_name), actuals + (result_arg,)))),
-                                 stmt.ann.discard("label").discard("directives").set("derivative", True)))
+        self.pending.append(Node("assign", (Node("ident", (temp_d,)), Node("call", (function_d, actuals + (result_arg,)))),
+                                 self.derivative_ann(stmt)))
         self.replacements[id(call)] = Node("ident", (temp,))
         return Node("ident", (temp_d,))
 
@@ -245,9 +246,8 @@ class TangentContext(Context):
     def primal(self, stmt: Node) -> tuple:
         """The statements for stmt's copy: the derivative calls split out of it, then stmt with
         the calls they replace read from their results."""
-        pending, self.pending = tuple(self.pending), []
-        replacements, self.replacements = self.replacements, {}
-        return pending + ((_replaced(stmt, replacements) if replacements else stmt),)
+        copy = self.with_results(stmt)
+        return self.take_pending() + (copy,)
 
     def initial_zeros(self, name: str, decls) -> tuple:
         """vd = 0 at the start for the derivatives that are zero there but may be read (4.6)."""
@@ -313,11 +313,8 @@ class TangentContext(Context):
     def is_real_reference(self, actual: Node) -> bool:
         if actual.op not in ("ident", "arrayAccess", "fieldAccess", "deref", "address"):
             return False
-        sym = self.symbol_of(actual.kids[0] if actual.op == "address" else actual)
-        typ = sym.type if sym is not None else None
-        while typ is not None and typ.op == "pointerType":
-            typ = typ.kids[0]
-        return typ is not None and typ.op == "type" and typ.kids[0] in ("real", "complex")
+        typ = self.element_type(actual.kids[0] if actual.op == "address" else actual)
+        return typ is not None and typ.kids[0] in ("real", "complex")
 
     def expression_argument(self, actual: Node, callee, formal: str, before: list, stmt: Node):
         """argN = EXPR ; argNd = EXPRd before the call, which passes argN, argNd."""
@@ -329,10 +326,10 @@ class TangentContext(Context):
         temp = self.names.temp("arg1")
         temp_d = self.names.var(temp)
         self.extra_declarations.extend(((temp, kind, ()), (temp_d, kind, ())))
-        ann = stmt.ann.discard("label").discard("directives")
-        before.append(Node("assign", (Node("ident", (temp,)), self.with_results(actual)), ann))
+        before.append(Node("assign", (Node("ident", (temp,)), self.with_results(actual)),
+                           stmt.ann.discard("label").discard("directives")))
         before.append(Node("assign", (Node("ident", (temp_d,)), value_d if value_d is not None
-                                      else Node("realCst", ("0.0", kind))), ann.set("derivative", True)))
+                                      else Node("realCst", ("0.0", kind))), self.derivative_ann(stmt)))
         return Node("ident", (temp,)), Node("ident", (temp_d,))
 
     def dummy_zero(self, actual: Node, before: list, call: Node) -> Node:

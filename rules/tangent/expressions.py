@@ -33,45 +33,17 @@ def t_ref_name(ref, out, ctx):
     return guard, body
 
 
-@TANGENT.rule("T-ref-array", judgment="ref", ops=("arrayAccess",), section="4.2",
-              source="reconstructed: docs/rules.md#t-ref",
-              premises=("BASE →ref BASEd",), conclusion="BASE(INDICES)  →ref  BASEd(INDICES)")
-def t_ref_array(ref, out, ctx):
-    base, indices, base_d = var(), var(), var()
-    guard = eq(ref, pattern("arrayAccess", base, indices))
-    body = lall(ctx.derive("ref", base, base_d), eq(out, pattern("arrayAccess", base_d, indices)))
-    return guard, body
-
-
-@TANGENT.rule("T-ref-field", judgment="ref", ops=("fieldAccess",), section="4.2",
-              source="reconstructed: docs/rules.md#t-ref",
-              premises=("BASE →ref BASEd",), conclusion="BASE%FIELD  →ref  BASEd%FIELD")
-def t_ref_field(ref, out, ctx):
-    base, field, base_d = var(), var(), var()
-    guard = eq(ref, pattern("fieldAccess", base, field))
-    body = lall(ctx.derive("ref", base, base_d), eq(out, pattern("fieldAccess", base_d, field)))
-    return guard, body
-
-
-@TANGENT.rule("T-ref-deref", judgment="ref", ops=("deref",), section="4.2",
-              source="reconstructed: docs/rules.md#t-ref",
-              premises=("P →ref Pd",), conclusion="*P  →ref  *Pd")
-def t_ref_deref(ref, out, ctx):
-    """A pointer with a derivative points to derivatives: *p's derivative is *pd (4.2)."""
-    pointer, pointer_d = var(), var()
-    guard = eq(ref, pattern("deref", pointer))
-    body = lall(ctx.derive("ref", pointer, pointer_d), eq(out, pattern("deref", pointer_d)))
-    return guard, body
-
-
-@TANGENT.rule("T-ref-address", judgment="ref", ops=("address",), section="4.5",
-              source="reconstructed: docs/rules.md#t-ref",
-              premises=("V →ref Vd",), conclusion="&V  →ref  &Vd")
-def t_ref_address(ref, out, ctx):
-    """C passes by address what Fortran passes by reference: &v's derivative is &vd."""
-    target, target_d = var(), var()
-    guard = eq(ref, pattern("address", target))
-    body = lall(ctx.derive("ref", target, target_d), eq(out, pattern("address", target_d)))
+@TANGENT.rule("T-ref-access", judgment="ref", ops=("arrayAccess", "fieldAccess", "deref", "address"),
+              section="4.2", source="reconstructed: docs/rules.md#t-ref",
+              premises=("BASE →ref BASEd",),
+              conclusion="BASE(I) | BASE%F | *BASE | &BASE  →ref  BASEd(I) | BASEd%F | *BASEd | &BASEd")
+def t_ref_access(ref, out, ctx):
+    """Association by name (4.2): the derivative of a part of a variable is the same part of
+    its derivative, ad(i) and ud(3)%z; a pointer with a derivative points to derivatives, *pd;
+    C passes &vd where Fortran passes vd by reference."""
+    base, base_d = var(), var()
+    guard = ctx.compute(lambda r: r.kids[0], ref, base)
+    body = lall(ctx.derive("ref", base, base_d), ctx.compute(lambda r, b: r.with_kids(b, *r.kids[1:]), ref, base_d, out))
     return guard, body
 
 
