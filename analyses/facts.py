@@ -110,11 +110,12 @@ class Facts:
         calls = self._split_calls.get(id(stmt))
         if calls is None:
             calls = self._split_calls[id(stmt)] = (stmt, _split_calls_of(stmt, proc.call_results))
-        for call in calls[1]:
-            if any(node is expr for arg in call.kids[1] for node in walk(arg)):
-                instr = self._call_expr[proc.name].get(id(call))
-                if instr is not None:
-                    return proc, instr
+        holding = [call for call in calls[1] if any(node is expr for arg in call.kids[1] for node in walk(arg))]
+        if holding:  # the innermost call: f(f(x)) evaluates x at the inner one
+            innermost = min(holding, key=lambda call: sum(1 for _ in walk(call)))
+            instr = self._call_expr[proc.name].get(id(innermost))
+            if instr is not None:
+                return proc, instr
         mains = [i for i in own if i.node is stmt]
         if not mains:
             raise ValueError(f"{stmt.op} at line {stmt.line} is no instruction")

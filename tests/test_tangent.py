@@ -349,3 +349,12 @@ def test_active_module_variable_is_refused_and_derived_types_differentiate():
     assert "pd%y = cos(a)*ad" in tangent(derived, "f(r)/(a)").text
     check = check_tangent(derived, "fortran", "f(r)/(a)", [("a", "real", (), None), ("r", "real", (), None)])
     assert check.max_error < 1e-7, check.report()
+
+
+def test_nested_function_calls_read_their_argument_at_the_inner_call():
+    """Found by the random programs: in f(f(0.5 + *s)) the argument is evaluated by the inner
+    call, where *s is still active; it was read at the outer one, where it is not."""
+    source = "#include <math.h>\ndouble f(double v) {\n  return sin(v) * 0.5;\n}\nvoid head(double *s) {\n" \
+             "  *s = sin(f(f(0.5 + *s)));\n}\n"
+    check = check_tangent(source, "c", "head(s)/(s)", [("s", "real", (1,), None)])
+    assert check.max_error < 1e-7, check.report()
