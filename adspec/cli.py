@@ -67,25 +67,14 @@ def _build_parser() -> argparse.ArgumentParser:
     p_unparse.add_argument("-o", "--output", default=None, help="write to this file instead of stdout")
 
     p_analyze = sub.add_parser("analyze", help="print the data-flow sets around every instruction")
-    p_analyze.add_argument("files", nargs="+", metavar="FILE",
-                           help="Fortran and C source files, in any order: one program")
-    p_analyze.add_argument("-head", "--head", required=True, action="append",
-                           help='head procedure(s): "proc(dependents)/(independents)", several '
-                                'separated by spaces; the option may be repeated')
-    p_analyze.add_argument("-vars", "--vars", default=None, metavar="NAMES",
-                           help="independents of the heads given without a list of independents")
-    p_analyze.add_argument("-outvars", "--outvars", default=None, metavar="NAMES",
-                           help="dependents of the heads given without a list of dependents")
+    _add_program_options(p_analyze)
     p_analyze.add_argument("--dot", metavar="DIR", default=None,
                            help="also write the flow graphs and the call graph as Graphviz files in DIR")
 
     sub.add_parser("rules", help="print every inference rule as natural semantics")
 
     p_explain = sub.add_parser("explain", help="the derivation behind the derivative statements of a line")
-    p_explain.add_argument("files", nargs="+", metavar="FILE")
-    p_explain.add_argument("-head", "--head", required=True, action="append")
-    p_explain.add_argument("-vars", "--vars", default=None, metavar="NAMES")
-    p_explain.add_argument("-outvars", "--outvars", default=None, metavar="NAMES")
+    _add_program_options(p_explain)
     p_explain.add_argument("--line", type=int, required=True, metavar="N", help="source line of the statement")
 
     p_diff = sub.add_parser("differentiate", help="differentiate (Tapenade's form: adspec -d -head ... FILE...)")
@@ -96,10 +85,7 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="vector tangent mode: P_DV in <stem>_dv.<ext>, nbdirsmax from module DIFFSIZES")
     mode.add_argument("-b", "-reverse", "--reverse", dest="mode", action="store_const", const="adjoint",
                       help="adjoint mode (not available yet)")
-    p_diff.add_argument("files", nargs="+", metavar="FILE")
-    p_diff.add_argument("-head", "--head", required=True, action="append")
-    p_diff.add_argument("-vars", "--vars", default=None, metavar="NAMES")
-    p_diff.add_argument("-outvars", "--outvars", default=None, metavar="NAMES")
+    _add_program_options(p_diff)
     p_diff.add_argument("-O", "--outdir", default=".", metavar="DIR", help="directory of the output files")
     p_diff.add_argument("-o", "--output", default=None, metavar="NAME",
                         help="stem of the output files (default: the first file's)")
@@ -107,6 +93,19 @@ def _build_parser() -> argparse.ArgumentParser:
     p_diff.add_argument("-nooptim", "--nooptim", action="append", default=[], metavar="OPTIM",
                         choices=("activity", "diffliveness"), help="switch an improvement off")
     return parser
+
+
+def _add_program_options(parser) -> None:
+    """The source files of one program and Tapenade's head options."""
+    parser.add_argument("files", nargs="+", metavar="FILE",
+                        help="Fortran and C source files, in any order: one program")
+    parser.add_argument("-head", "--head", required=True, action="append",
+                        help='head procedure(s): "proc(dependents)/(independents)", several '
+                             'separated by spaces; the option may be repeated')
+    parser.add_argument("-vars", "--vars", default=None, metavar="NAMES",
+                        help="independents of the heads given without a list of independents")
+    parser.add_argument("-outvars", "--outvars", default=None, metavar="NAMES",
+                        help="dependents of the heads given without a list of dependents")
 
 
 def _cmd_explain(args) -> int:

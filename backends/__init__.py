@@ -17,14 +17,13 @@ def source_text(node, lang: str) -> str:
     """A statement or an expression as one line of source text (for messages and explain)."""
     from ..engine.il import OPS
     if lang == "fortran":
-        from .fortran import FortranExpr as Printer, FortranWriter as Writer
-        writer = Writer("free", "<il>")
+        from .fortran import FortranExpr, FortranWriter
+        printer, writer = FortranExpr("<il>"), FortranWriter("free", "<il>")
     else:
         from .c import CExpr, CWriter
-        writer = CWriter("<il>", {}, lang == "cuda")
-        Printer = lambda filename: CExpr(filename, {})  # noqa: E731
+        printer, writer = CExpr("<il>", {}), CWriter("<il>", {}, lang == "cuda")
     spec = OPS.get(node.op)
     if spec is not None and spec.category == "expr" and node.op not in ("call", "intrinsic"):
-        return Printer("<il>").expr(node)
+        return printer.expr(node)
     writer.emit(node)
     return "; ".join(line.strip() for line in writer.lines.out if line.strip())
