@@ -119,7 +119,7 @@ def _vectorized(units, names, procedure_names, lang, filename) -> list:
         raise UnsupportedError("vector mode in C is not supported yet", filename)
     renamed = {d: names.vector_proc(original) for original, d in procedure_names.items()}
     derivatives = names.derivative_names()
-    return [vectorize_procedure(u, derivatives, renamed, filename) if u.op == "procedure" else u for u in units]
+    return [vectorize_procedure(u, derivatives, renamed, filename, names.temp) if u.op == "procedure" else u for u in units]
 
 
 def _head_names(program, proc_name, zones) -> HeadNames:
