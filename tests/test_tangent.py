@@ -109,11 +109,12 @@ def test_fig6_derivative_instruction_goes_before_the_assignment():
 
 def test_fig10_tangent_statements():
     """Fig. 10 (tangent column, without the function call): xd = xd + yd(2) before
-    x = x + y(2), then the product rule for x = x*x."""
+    x = x + y(2), then the product rule for x = x*x (the paper's xd*x + x*xd, its two equal
+    terms folded into one)."""
     src = "subroutine g(x, y)\n  real(8) :: x, y(*)\n  x = x + y(2)\n  x = x*x\n  y(10) = x*y(9)\nend subroutine\n"
     lines = body_lines(tangent(src, "g(y)/(x y)").text, "g_d")
     assert lines[lines.index("x = x + y(2)") - 1] == "xd = xd + yd(2)"
-    assert lines[lines.index("x = x*x") - 1] == "xd = x*xd + x*xd"
+    assert lines[lines.index("x = x*x") - 1] == "xd = 2.0d0*x*xd"
     assert lines[lines.index("y(10) = x*y(9)") - 1] == "yd(10) = y(9)*xd + x*yd(9)"
 
 
@@ -316,10 +317,10 @@ def test_vector_mode_structure():
     text = tangent(LOOP, "f(y)/(x)", mode="vector").text
     assert "subroutine f_dv(x, xd, y, yd, n, nbdirs)" in text and "use diffsizes" in text
     assert "real(8) :: xd(nbdirsmax, n), yd(nbdirsmax), td(nbdirsmax)" in text
-    assert "real(8) :: temp, temp0, temp1, temp2" in text
+    assert "real(8) :: temp, temp0, temp1, temp2, temp3" in text
     assert ("      temp = cos(x(i))\n      temp0 = sin(x(i))\n      do nd = 1, nbdirs\n"
             "         td(nd) = x(i)*(temp*xd(nd, i)) + temp0*xd(nd, i)\n") in text
-    assert "temp2 = 2.0d0*t/x(i)/x(i)" in text
+    assert "temp1 = 2.0d0*t\n" in text and "temp3 = 2.0d0*t/x(i)/x(i)" in text
     assert text.count("do nd = 1, nbdirs") == 4
 
 

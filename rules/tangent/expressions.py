@@ -123,6 +123,12 @@ def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx, stmt: Node):
         if arg_d is None or partial is None:
             continue
         terms.append(arg_d if _is_one(partial) else _times(partial, arg_d))
+    if len(terms) == 2 and terms[0] == terms[1] and terms[0].op != "neg":
+        # x*x: 2*x*xd rather than x*xd + x*xd (the same value: doubling is exact)
+        two = Node("realCst", ("2.0", ctx.kind_of(expr) or 8))
+        term = terms[0]
+        return Node("mul", (Node("mul", (two, term.kids[0])), term.kids[1])) if term.op == "mul" else \
+            Node("mul", (two, term))
     if not terms:
         return None
     total = terms[0]
