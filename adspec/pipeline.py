@@ -56,6 +56,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     from .rules.naming import Namer, program_names
     from .rules.tangent import TANGENT
     from .rules.tangent.context import TangentContext
+    from .rules.tangent.vector import DIFFSIZES_INCLUDE
 
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}")
@@ -86,7 +87,9 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         procedure_names = {k: names.vector_proc(k) for k in procedure_names}
     stem = os.path.splitext(os.path.basename(first.ann.get("filename", "out")))[0]
     ext = os.path.splitext(first.ann.get("filename", ""))[1] or (".f90" if file_lang == "fortran" else ".c")
-    tree = mk("file", *units, lang=file_lang, form=first.ann.get("form"), filename=f"{stem}{MODES[mode]}{ext}")
+    includes = (DIFFSIZES_INCLUDE,) if mode == "vector" and file_lang == "c" else ()
+    tree = mk("file", *units, lang=file_lang, form=first.ann.get("form"), filename=f"{stem}{MODES[mode]}{ext}",
+              includes=includes)
     head_names = [_head_names(program, name, zones) for name, zones in heads.items()]
     first_head = program.procedure(head_names[0].procedure) if head_names else None
     diff_formals = facts.diff_formals(first_head.name) if first_head is not None else ()
@@ -113,13 +116,11 @@ def write_outputs(result: Differentiated, outdir: str, stem: str | None = None) 
 
 def _vectorized(units, names, procedure_names, lang, filename) -> list:
     """F_D -> F_DV for every differentiated procedure (paper 4.7)."""
-    from .engine.errors import UnsupportedError
     from .rules.tangent.vector import vectorize_procedure
-    if lang != "fortran":
-        raise UnsupportedError("vector mode in C is not supported yet", filename)
     renamed = {d: names.vector_proc(original) for original, d in procedure_names.items()}
     derivatives = names.derivative_names()
-    return [vectorize_procedure(u, derivatives, renamed, filename, names.temp) if u.op == "procedure" else u for u in units]
+    return [vectorize_procedure(u, derivatives, renamed, filename, names.temp, lang) if u.op == "procedure" else u
+            for u in units]
 
 
 def _head_names(program, proc_name, zones) -> HeadNames:

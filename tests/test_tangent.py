@@ -258,24 +258,39 @@ def test_c_tangent_compiles_with_gcc_wall_werror(tmp_path):
     assert built.returncode == 0, built.stderr
 
 
-def vector_and_scalar_runs(source: str, head: str, args: list, independents: list, dependents: list, nbdirs=3):
+def vector_and_scalar_runs(source: str, head: str, args: list, independents: list, dependents: list, nbdirs=3,
+                           lang="fortran"):
     """(vector results, scalar results): F_DV with nbdirs directions, and F_D once per
     direction, both in the interpreter. args: (name, numpy value); derivative arrays are
-    laid out column-major, the direction first."""
-    from adspec.engine.il import mk
+    flat, the direction varying fastest (Fortran xd(nd, i), C xd[i][nd])."""
+    from adspec.engine.il import Node, mk
     from adspec.engine.interp import Interpreter
-    original = adspec.parse(source, lang="fortran", filename="t.f90")
-    sizes = adspec.parse("module diffsizes\n  integer, parameter :: nbdirsmax = 3\nend module\n", lang="fortran",
-                         filename="diffsizes.f90")
-    scalar = tangent(source, head)
-    vector = tangent(source, head, mode="vector")
+    filename = "t.f90" if lang == "fortran" else "t.c"
+    original = adspec.parse(source, lang=lang, filename=filename)
+    if lang == "fortran":
+        sizes = adspec.parse("module diffsizes\n  integer, parameter :: nbdirsmax = 3\nend module\n", lang="fortran",
+                             filename="diffsizes.f90").kids
+    else:
+        sizes = ()
+    scalar = adspec.differentiate(source, head=head, lang=lang, filename=filename)
+    vector = adspec.differentiate(source, head=head, mode="vector", lang=lang, filename=filename)
+
+    def with_nbdirsmax(node):  # C: the value of the macro of DIFFSIZES.h
+        if isinstance(node, tuple):
+            return tuple(with_nbdirsmax(k) for k in node)
+        if not isinstance(node, Node):
+            return node
+        if node.op == "ident" and node.kids[0] == "NBDirsMax":
+            return mk("intCst", nbdirs, None)
+        return Node(node.op, with_nbdirsmax(node.kids), node.ann)
     rng = np.random.default_rng(7)
     directions = {name: rng.uniform(-1, 1, size=(nbdirs,) + np.shape(value)) for name, value in args
                   if name in independents}
     proc = scalar.heads[0].procedure
 
     def run(result, extra, make_derivative):
-        tree = mk("file", *sizes.kids, *original.kids, *result.tree.kids, lang="fortran", form="free", filename="t.f90")
+        tree = mk("file", *sizes, *original.kids, *with_nbdirsmax(result.tree.kids), lang=lang, form="free",
+                  filename=filename)
         actuals, slots = [], {}
         for name, value in args:
             actuals.append(np.array(value, copy=True))
@@ -387,3 +402,47 @@ end subroutine
     for d in range(3):
         assert np.array_equal(np.asarray(vec["z"]).reshape(-1)[d], scal[d]["z"])
         assert np.array_equal(np.asarray(vec["y"]).reshape(-1, order="F")[d::3], scal[d]["y"])
+
+
+C_VECTOR_CASES = [
+    ("c01_pointer_loop.c", "f(y)/(x)", [("x", np.array([0.7, 1.1, 0.9, 1.3])), ("y", np.array([0.0])),
+                                        ("n", np.array(4, np.int32))], ["x"], ["y"]),
+    ("c02_static_helper.c", "g(r)/(x u)", [("x", np.array(0.8)), ("u", np.array([0.7, 1.1, 0.9, 1.3])),
+                                           ("r", np.array([0.0])), ("n", np.array(4, np.int32))], ["x", "u"], ["r"]),
+]
+
+
+@pytest.mark.parametrize("name, head, args, independents, dependents", C_VECTOR_CASES)
+def test_c_vector_mode_agrees_with_scalar_runs(name, head, args, independents, dependents):
+    """C -vector: F_DV with nbdirs = 3 gives, for each direction, exactly what F_D gives."""
+    vec, scal = vector_and_scalar_runs((C_PROGRAMS / name).read_text(), head, args, independents, dependents,
+                                       lang="c")
+    for out in dependents:
+        for d in range(3):
+            assert np.array_equal(np.asarray(vec[out]).reshape(-1)[d::3], np.asarray(scal[d][out]).reshape(-1))
+
+
+def test_c_vector_mode_structure():
+    """C -vector: a pointer derivative argument points to rows of NBDirsMax directions, a
+    by-value one is an array of them; the direction is the last index; NBDirsMax comes from
+    DIFFSIZES.h; the initial value of a derivative declared in the body is set per direction."""
+    source = (C_PROGRAMS / "c02_static_helper.c").read_text()
+    text = adspec.differentiate(source, head="g(r)/(x u)", mode="vector", lang="c", filename="c02.c").text
+    assert text.startswith('#include "DIFFSIZES.h"\n')
+    assert ("void g_DV(double x, double xd[NBDirsMax], double *u, double ud[][NBDirsMax], double *r, "
+            "double rd[][NBDirsMax], int n, int nbdirs)") in text
+    assert "static void scale_DV(double *v, double vd[][NBDirsMax], int n, double a, double ad[NBDirsMax], int nbdirs)" \
+        in text
+    assert "    double sd[NBDirsMax];\n    for (nd = 0; nd < nbdirs; nd++) {\n        sd[nd] = 0.0;\n" in text
+    assert "rd[0][nd] = 1.0 / n * sd[nd];" in text
+
+
+@pytest.mark.compile
+def test_c_vector_mode_compiles_with_gcc_wall_werror(tmp_path):
+    require_compilers("c")
+    source = (C_PROGRAMS / "c02_static_helper.c").read_text()
+    result = adspec.differentiate(source, head="g(r)/(x u)", mode="vector", lang="c", filename="c02.c")
+    (tmp_path / "DIFFSIZES.h").write_text("#define NBDirsMax 8\n")
+    (tmp_path / "c02_dv.c").write_text(result.text)
+    built = subprocess.run(["gcc", "-Wall", "-Werror", "-c", "c02_dv.c"], cwd=tmp_path, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr

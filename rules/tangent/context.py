@@ -166,14 +166,14 @@ class TangentContext(Context):
         body_d = Node("block", self.initial_zeros(name, decls) + body_d.kids)
         temps = tuple(Node("varDecl", (Node("type", ("real", kind, None)), attrs, (Node("declarator", (temp, None, None, 0)),)))
                       for temp, kind, attrs in self.extra_declarations)
-        if kind == "function" and not _is_void(rtype) and self.lang != "fortran":
+        if kind == "function" and not is_void(rtype) and self.lang != "fortran":
             # C (fig. 8): F_D returns the derivative; the value goes out through a last pointer argument
             result_name = self.c_result_name(proc)
             pointer = Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 1)),)))
             decls_d = derivative_declarations(decls, diff_names, self.names.var) + (pointer,) + temps
             return Node("procedure", (self.names.proc(name), kind, args + (result_name,), None, rtype, attrs,
                                       decls_d, body_d, ()), proc.ann)
-        if kind == "function" and not _is_void(rtype):
+        if kind == "function" and not is_void(rtype):
             # fig. 5, 8: F_D returns the derivative of the result; the result is an extra last argument
             result_name = result or name
             args = args + (result_name,)
@@ -371,5 +371,5 @@ def _replaced(node, replacements: dict):
     return Node(node.op, tuple(_replaced(k, replacements) for k in node.kids), node.ann)
 
 
-def _is_void(rtype) -> bool:
+def is_void(rtype) -> bool:
     return rtype is not None and rtype.op == "type" and rtype.kids[0] == "void"

@@ -1,11 +1,15 @@
 """Vector tangent mode (paper 4.7, fig. 10): F_DV from F_D.
 
 The copies of the original statements do not depend on the direction, so they stay as they
-are; every derivative variable gains an extra dimension of size nbdirsmax, innermost (the
-first one in Fortran), and every run of consecutive derivative statements goes into one loop
-over the directions, `DO nd = 1, nbdirs` — fusing them is always legal, since a derivative
-statement reads original values (which the run does not change) and derivatives of its own
-direction. nbdirsmax comes from module DIFFSIZES, which the user provides.
+are; every derivative variable gains an extra dimension of nbdirsmax directions, innermost
+(the first index in Fortran, `xd(nd, i)`; the last in C, `xd[i][nd]`), and every run of
+consecutive derivative statements goes into one loop over the directions, `DO nd = 1,
+nbdirs` — fusing them is always legal, since a derivative statement reads original values
+(which the run does not change) and derivatives of its own direction. The size comes from
+module DIFFSIZES (nbdirsmax) in Fortran and from the macro NBDirsMax of DIFFSIZES.h in C,
+both provided by the user. In C a pointer derivative argument becomes a pointer to rows of
+directions, `double xd[][NBDirsMax]`, so that offsets (`xd + k`, `&xd[k]`) and addresses
+(`&td`) pass every direction unchanged.
 
 The partial derivatives in a derivative statement do not depend on the direction: each one
 that costs more than a load (`cos(x)`, `u(i+1) - u(i-1)`) is computed once, into a temporary
@@ -21,128 +25,232 @@ from __future__ import annotations
 from ...engine.errors import UnsupportedError
 from ...engine.il import Node, mk, walk
 from ..derivatives import derivative
+from .context import is_void
 
-NBDIRS, NBDIRSMAX, DIRECTION = "nbdirs", "nbdirsmax", "nd"
+NBDIRS, DIRECTION = "nbdirs", "nd"
+DIFFSIZES_INCLUDE = '#include "DIFFSIZES.h"'
 
 
-def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filename: str, temp=None) -> Node:
+def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filename: str, temp=None,
+                        lang: str = "fortran") -> Node:
     """F_D -> F_DV. derivatives: the names of the derivative variables of proc; names:
     differentiated procedure name (_d) -> its vector name (_dv); temp(base): a fresh
     variable name, for the partials computed once outside the direction loops (none: no
     partial is hoisted)."""
     name, kind, params, result, rtype, attrs, decls, body, contains = proc.kids
-    if kind == "function":
-        raise UnsupportedError("vector mode for a function (F_DV would return an array) is not supported yet",
-                               filename, proc.line)
-    arrays = {}
-    decls_v = [mk("use", "diffsizes", None)]
-    for d in decls:
-        if d.op == "varDecl" and any(x.kids[0] in derivatives for x in d.kids[2]):
-            widened = []
-            for x in d.kids[2]:
-                dims = x.kids[1] or ()
-                arrays[x.kids[0]] = len(dims)
-                widened.append(x.with_kids(x.kids[0], (mk("dim", None, mk("ident", NBDIRSMAX)),) + tuple(dims),
-                                           None, x.kids[3]))
-            d = d.with_kids(d.kids[0], d.kids[1], tuple(widened))
-        decls_v.append(d)
-    decls_v.append(mk("varDecl", mk("type", "integer", None, None), (),
-                      (mk("declarator", NBDIRS, None, None, 0), mk("declarator", DIRECTION, None, None, 0))))
-    hoist = _Hoister(_variable_types(decls), arrays, temp) if temp else None
-    body_v = _block(body, arrays, names, filename, hoist)
-    if hoist:
-        by_type: dict = {}
-        for temp_name, typ in hoist.temps:
-            by_type.setdefault(typ, []).append(mk("declarator", temp_name, None, None, 0))
-        decls_v.extend(mk("varDecl", typ, (), tuple(declarators)) for typ, declarators in by_type.items())
+    layout = (_CLayout if lang == "c" else _FortranLayout)(filename)
+    if kind == "function" and not (lang == "c" and is_void(rtype)):
+        layout.refuse(proc, "vector mode for a function (F_DV would return an array)")
+    arrays: dict = {}  # derivative variable -> its rank in F_D
+    decls_v = [layout.widened(d, derivatives, arrays) for d in decls]
+    hoist = _Hoister(_variable_types(decls, body), arrays, temp) if temp else None
+    vector = _Vectorizer(layout, derivatives, arrays, names, hoist)
+    body_v = vector.block(body)
+    temps: dict = {}
+    for temp_name, typ in (hoist.temps if hoist else ()):
+        temps.setdefault(typ, []).append(mk("declarator", temp_name, None, None, 0))
+    decls_v, body_v = layout.declare(decls_v, body_v, [mk("varDecl", typ, (), tuple(ds)) for typ, ds in temps.items()])
     return Node("procedure", (names[name], kind, tuple(params) + (NBDIRS,), result, rtype, attrs, tuple(decls_v),
                               body_v, contains), proc.ann)
 
 
-def _block(block: Node, arrays: dict, names: dict, filename: str, hoist=None) -> Node:
-    out, run = [], []
+class _Vectorizer:
+    """Puts every run of consecutive derivative statements into one loop over the directions."""
 
-    def flush():
-        if run and hoist:
-            run[:] = hoist.partials_of(run, out)
-        if run:
-            out.append(mk("do", mk("ident", DIRECTION), mk("intCst", 1, None), mk("ident", NBDIRS), None,
-                          mk("block", *run)))
-            run.clear()
+    def __init__(self, layout, derivatives: frozenset, arrays: dict, names: dict, hoist):
+        self.layout, self.derivatives, self.arrays, self.names, self.hoist = layout, derivatives, arrays, names, hoist
 
-    for stmt in block.kids:
-        if stmt.ann.get("derivative") or _writes_derivative(stmt, arrays):
-            if stmt.op == "call":
+    def block(self, block: Node) -> Node:
+        out, run = [], []
+
+        def flush():
+            if run and self.hoist:
+                run[:] = self.hoist.partials_of(run, out)
+            if run:
+                out.append(self.layout.direction_loop(mk("block", *run)))
+                run.clear()
+
+        for stmt in block.kids:
+            if stmt.op == "varDecl":  # C: a declaration in the body, its initial values after it
                 flush()
-                out.append(_call(stmt, arrays, names, filename))
-                continue
-            run.append(_indexed(stmt, arrays, filename, names))
-            continue
+                decl, initial_values = self.layout.local(stmt, self.derivatives, self.arrays)
+                out.append(decl)
+                run.extend(self.indexed(a) for a in initial_values)
+            elif stmt.ann.get("derivative") or self.writes_derivative(stmt):
+                if stmt.op == "call":
+                    flush()
+                    out.append(self.call(stmt))
+                else:
+                    run.append(self.indexed(stmt))
+            else:
+                flush()
+                out.append(self.statement(stmt))
         flush()
-        out.append(_statement(stmt, arrays, names, filename, hoist))
-    flush()
-    return Node("block", tuple(out), block.ann)
+        return Node("block", tuple(out), block.ann)
+
+    def writes_derivative(self, stmt: Node) -> bool:
+        return stmt.op == "assign" and _root(stmt.kids[0]) in self.arrays
+
+    def statement(self, stmt: Node) -> Node:
+        """A statement with no derivative of its own: its blocks are vectorized; a call of a
+        differentiated procedure gets nbdirs."""
+        if stmt.op == "call":
+            return self.call(stmt)
+        if stmt.op == "return" and stmt.kids[0] is not None:
+            self.layout.refuse(stmt, "vector mode for a function (F_DV would return an array)")
+        kids = tuple(self.block(k) if isinstance(k, Node) and k.op == "block" else k for k in stmt.kids)
+        if stmt.op == "switch":
+            kids = (kids[0], tuple(self.statement(c) for c in stmt.kids[1]), kids[2])
+        return Node(stmt.op, kids, stmt.ann)
+
+    def call(self, stmt: Node) -> Node:
+        name, args = stmt.kids
+        if name not in self.names:
+            if any(_root(a) in self.arrays for a in walk(args)):
+                self.layout.refuse(stmt, f"vector mode for a derivative passed to {name}")
+            return stmt
+        whole = tuple(self.layout.whole(a, self.arrays) for a in args)
+        return Node("call", (self.names[name], whole + (mk("ident", NBDIRS),)), stmt.ann)
+
+    def indexed(self, node):
+        """Every reference to a derivative variable, for direction nd."""
+        if isinstance(node, tuple):
+            return tuple(self.indexed(k) for k in node)
+        if not isinstance(node, Node):
+            return node
+        if node.op == "call" and node.kids[0] in self.names:
+            self.layout.refuse(node, "vector mode for a differentiated function called in an expression")
+        if node.op == "fieldAccess" and _root(node) in self.arrays:
+            self.layout.refuse(node, "vector mode for derivatives of structures")
+        element = self.layout.element(node, self.arrays, self.indexed)
+        if element is not None:
+            return element
+        return Node(node.op, self.indexed(node.kids), node.ann)
 
 
-def _writes_derivative(stmt: Node, arrays: dict) -> bool:
-    return stmt.op == "assign" and _root(stmt.kids[0]) in arrays
+class _FortranLayout:
+    """Fortran (fig. 10): the direction is the first dimension, xd(nd), ad(nd, i); nbdirsmax
+    comes from module DIFFSIZES."""
+    size = "nbdirsmax"
+
+    def __init__(self, filename: str):
+        self.filename = filename
+
+    def refuse(self, node: Node, what: str):
+        raise UnsupportedError(f"{what} is not supported yet", self.filename, node.line if node else None)
+
+    def widened(self, decl: Node, derivatives, arrays: dict) -> Node:
+        if decl.op != "varDecl" or not any(x.kids[0] in derivatives for x in decl.kids[2]):
+            return decl
+        widened = []
+        for x in decl.kids[2]:
+            dims = x.kids[1] or ()
+            arrays[x.kids[0]] = len(dims)
+            widened.append(x.with_kids(x.kids[0], (mk("dim", None, mk("ident", self.size)),) + tuple(dims),
+                                       None, x.kids[3]))
+        return decl.with_kids(decl.kids[0], decl.kids[1], tuple(widened))
 
 
-def _statement(stmt: Node, arrays: dict, names: dict, filename: str, hoist=None) -> Node:
-    """A statement with no derivative of its own: its blocks are vectorized; a call of a
-    differentiated procedure gets nbdirs."""
-    if stmt.op == "call":
-        return _call(stmt, arrays, names, filename)
-    kids = tuple(_block(k, arrays, names, filename, hoist) if isinstance(k, Node) and k.op == "block" else k
-                 for k in stmt.kids)
-    if stmt.op == "switch":
-        kids = (kids[0], tuple(_statement(c, arrays, names, filename, hoist) for c in stmt.kids[1]), kids[2])
-    return Node(stmt.op, kids, stmt.ann)
+    def declare(self, decls: list, body: Node, temps: list):
+        loop_vars = mk("varDecl", mk("type", "integer", None, None), (),
+                       (mk("declarator", NBDIRS, None, None, 0), mk("declarator", DIRECTION, None, None, 0)))
+        return [mk("use", "diffsizes", None)] + decls + [loop_vars] + temps, body
+
+    def direction_loop(self, body: Node) -> Node:
+        return mk("do", mk("ident", DIRECTION), mk("intCst", 1, None), mk("ident", NBDIRS), None, body)
+
+    def element(self, node: Node, arrays: dict, indexed):
+        """xd -> xd(nd), ad(i) -> ad(nd, i), a whole array ad -> ad(nd, :)."""
+        direction = mk("ident", DIRECTION)
+        if node.op == "ident" and node.kids[0] in arrays:
+            rank = arrays[node.kids[0]]
+            return mk("arrayAccess", node, (direction,) + (mk("arrayTriplet", None, None, None),) * rank)
+        if node.op == "arrayAccess" and node.kids[0].op == "ident" and node.kids[0].kids[0] in arrays:
+            return mk("arrayAccess", node.kids[0], (direction,) + indexed(node.kids[1]))
+        return None
+
+    def whole(self, arg: Node, arrays: dict) -> Node:
+        """A derivative actual argument with all its directions: xd, or ad(:, i) for ad(i)."""
+        root = _root(arg)
+        if root not in arrays or arg.op == "ident":
+            return arg
+        if arg.op == "arrayAccess" and arg.kids[0].op == "ident":
+            return mk("arrayAccess", arg.kids[0], (mk("arrayTriplet", None, None, None),) + tuple(arg.kids[1]))
+        self.refuse(arg, "vector mode for this derivative argument")
 
 
-def _call(stmt: Node, arrays: dict, names: dict, filename: str) -> Node:
-    name, args = stmt.kids
-    if name not in names:
-        return stmt
-    whole = tuple(_whole(a, arrays, filename) for a in args)
-    return Node("call", (names[name], whole + (mk("ident", NBDIRS),)), stmt.ann)
+class _CLayout(_FortranLayout):
+    """C: the direction is the last index, xd[nd], ad[i][nd], (*pd)[nd] as pd[0][nd]; a
+    pointer derivative argument points to rows of NBDirsMax directions, `double xd[][NBDirsMax]`
+    (the type `double (*xd)[NBDirsMax]`), so `xd + k`, `&xd[k]` and `&td` pass all the
+    directions of what they point to; NBDirsMax comes from DIFFSIZES.h."""
+    size = "NBDirsMax"
 
+    def widened(self, decl: Node, derivatives, arrays: dict) -> Node:
+        if decl.op != "varDecl" or not any(x.kids[0] in derivatives for x in decl.kids[2]):
+            return decl
+        widened = []
+        for x in decl.kids[2]:
+            name, dims, init, ptr = x.kids
+            dims = tuple(dims or ())
+            if ptr > 1 or (ptr and dims) or init is not None:
+                self.refuse(decl, f"vector mode for the derivative {name}")
+            if ptr:  # a pointer argument: the rows of its directions
+                dims, arrays[name] = (mk("dim", None, None),), "pointer"
+            else:
+                arrays[name] = len(dims)
+            widened.append(x.with_kids(name, dims + (mk("dim", None, mk("ident", self.size)),), None, 0))
+        return decl.with_kids(decl.kids[0], decl.kids[1], tuple(widened))
 
-def _whole(arg: Node, arrays: dict, filename: str) -> Node:
-    """A derivative actual argument with all its directions: xd, or ad(:, i) for ad(i)."""
-    root = _root(arg)
-    if root not in arrays:
+    def local(self, decl: Node, derivatives, arrays: dict):
+        """A declaration in the body, widened, and the assignments of its derivatives'
+        initial values (`double sd = 0.0;` -> `double sd[NBDirsMax];` then sd[nd] = 0.0)."""
+        initial_values = tuple(Node("assign", (mk("ident", x.kids[0]), x.kids[2]), decl.ann.set("derivative", True))
+                               for x in decl.kids[2] if x.kids[0] in derivatives and x.kids[2] is not None)
+        if initial_values:
+            decl = decl.with_kids(decl.kids[0], decl.kids[1],
+                                  tuple(x.with_kids(x.kids[0], x.kids[1], None, x.kids[3]) if x.kids[0] in derivatives
+                                        else x for x in decl.kids[2]))
+        return self.widened(decl, derivatives, arrays), initial_values
+
+    def declare(self, decls: list, body: Node, temps: list):
+        nbdirs = mk("varDecl", mk("type", "integer", 4, None), (), (mk("declarator", NBDIRS, None, None, 0),))
+        direction = mk("varDecl", mk("type", "integer", 4, None), (), (mk("declarator", DIRECTION, None, None, 0),))
+        return decls + [nbdirs], Node("block", (direction, *temps) + body.kids, body.ann)
+
+    def direction_loop(self, body: Node) -> Node:
+        nd = mk("ident", DIRECTION)
+        return mk("for", mk("assign", nd, mk("intCst", 0, None)), mk("lt", nd, mk("ident", NBDIRS)),
+                  mk("assign", nd, mk("add", nd, mk("intCst", 1, None))), body)
+
+    def element(self, node: Node, arrays: dict, indexed):
+        """td -> td[nd], ad[i] -> ad[i][nd], *pd -> pd[0][nd]."""
+        direction = (mk("ident", DIRECTION),)
+        if node.op == "ident" and arrays.get(node.kids[0]) == 0:
+            return mk("arrayAccess", node, direction)
+        if node.op == "deref" and node.kids[0].op == "ident" and arrays.get(node.kids[0].kids[0]) == "pointer":
+            return mk("arrayAccess", mk("arrayAccess", node.kids[0], (mk("intCst", 0, None),)), direction)
+        if node.op == "arrayAccess":
+            depth, base = 1, node.kids[0]
+            while base.op == "arrayAccess":
+                depth, base = depth + 1, base.kids[0]
+            rank = arrays.get(base.kids[0]) if base.op == "ident" else None
+            if rank is not None and depth == (1 if rank == "pointer" else rank):
+                def access(n):  # the indices are expressions to index in turn, the base stays
+                    return Node("arrayAccess", (access(n.kids[0]), indexed(n.kids[1])), n.ann) \
+                        if n.op == "arrayAccess" else n
+                return mk("arrayAccess", access(node), direction)
+        if node.op == "ident" and node.kids[0] in arrays:
+            self.refuse(node, f"vector mode for a whole derivative array {node.kids[0]} in a statement")
+        return None
+
+    def whole(self, arg: Node, arrays: dict) -> Node:
+        """xd, xd + k, &xd[k], &td, td (a by-value derivative) all pass every direction as they are."""
         return arg
-    if arg.op == "ident":
-        return arg
-    if arg.op == "arrayAccess" and arg.kids[0].op == "ident":
-        return mk("arrayAccess", arg.kids[0], (mk("arrayTriplet", None, None, None),) + tuple(arg.kids[1]))
-    raise UnsupportedError("vector mode for this derivative argument is not supported yet", filename, None)
-
-
-def _indexed(node, arrays: dict, filename: str, names_of_calls=frozenset()):
-    """Every reference to a derivative variable, for direction nd: xd -> xd(nd),
-    ad(i) -> ad(nd, i), a whole array ad -> ad(nd, :)."""
-    if isinstance(node, tuple):
-        return tuple(_indexed(k, arrays, filename, names_of_calls) for k in node)
-    if not isinstance(node, Node):
-        return node
-    direction = mk("ident", DIRECTION)
-    if node.op == "ident" and node.kids[0] in arrays:
-        rank = arrays[node.kids[0]]
-        return mk("arrayAccess", node, (direction,) + (mk("arrayTriplet", None, None, None),) * rank)
-    if node.op == "arrayAccess" and node.kids[0].op == "ident" and node.kids[0].kids[0] in arrays:
-        return mk("arrayAccess", node.kids[0], (direction,) + _indexed(node.kids[1], arrays, filename, names_of_calls))
-    if node.op == "call" and node.kids[0] in names_of_calls:
-        raise UnsupportedError("vector mode for a differentiated function called in an expression is not "
-                               "supported yet", filename, None)
-    if node.op == "fieldAccess" and _root(node) in arrays:
-        raise UnsupportedError("vector mode for derivatives of structures is not supported yet", filename, None)
-    return Node(node.op, _indexed(node.kids, arrays, filename, names_of_calls), node.ann)
 
 
 def _root(ref: Node) -> str | None:
-    while isinstance(ref, Node) and ref.op in ("arrayAccess", "fieldAccess"):
+    while isinstance(ref, Node) and ref.op in ("arrayAccess", "fieldAccess", "deref", "address"):
         ref = ref.kids[0]
     return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
 
@@ -152,9 +260,11 @@ _ARITHMETIC = frozenset({"add", "sub", "mul", "div", "power", "neg", "pos"})
 _LEAVES = frozenset({"ident", "intCst", "realCst", "arrayAccess", "boolCst"})
 
 
-def _variable_types(decls) -> dict:
-    """name -> (type node, is an array), for the variables the procedure declares."""
-    return {x.kids[0]: (d.kids[0], bool(x.kids[1])) for d in decls if d.op == "varDecl" for x in d.kids[2]}
+def _variable_types(decls, body) -> dict:
+    """name -> (type node, is an array), for the variables the procedure declares (C: in its
+    body too). A pointer counts as an array."""
+    return {x.kids[0]: (d.kids[0], bool(x.kids[1]) or bool(x.kids[3]))
+            for d in walk((tuple(decls), body)) if d.op == "varDecl" for x in d.kids[2]}
 
 
 def _keeps_type(intrinsic: str) -> bool:
