@@ -123,7 +123,7 @@ def _cmd_differentiate(args) -> int:
     if args.mode not in ("tangent", "vector"):
         raise UsageError(f"{args.mode} mode is not available yet: only the tangent modes (-d, -vector) are")
     result = differentiate(args.files, args.head, args.mode, vars=args.vars, outvars=args.outvars,
-                           nooptim=frozenset(args.nooptim))
+                           nooptim=frozenset(args.nooptim), tgtlang=args.tgtlang)
     for path in write_outputs(result, args.outdir, args.output):
         print(f"wrote {path}", file=sys.stderr)
     return 0

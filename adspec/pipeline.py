@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from .engine.errors import at_line
+from .engine.errors import SourceError, at_line
 from .engine.il import Node, mk
 
 MODES = {"tangent": "_d", "vector": "_dv"}
@@ -45,9 +45,10 @@ def _read(sources, lang, filename, form):
 
 def differentiate(sources, head, mode: str = "tangent", vars: str | None = None, outvars: str | None = None,
                   lang: str | None = None, filename: str | None = None, form: str | None = None,
-                  nooptim=frozenset()) -> Differentiated:
+                  nooptim=frozenset(), tgtlang: str | None = None) -> Differentiated:
     """Differentiate `sources` (paths, or source text when `lang` is given) for the heads;
-    `nooptim`: improvements switched off ("activity", "diffliveness"), as Tapenade's -nooptim."""
+    `nooptim`: improvements switched off ("activity", "diffliveness"), as Tapenade's -nooptim;
+    `tgtlang`: the output language, which must be the input's for now."""
     from .analyses import run_analyses
     from .analyses.facts import Facts
     from .backends import unparse
@@ -67,6 +68,9 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     facts = Facts(program, results)
     first = files[0]
     file_lang = first.ann.get("lang", "fortran")
+    if tgtlang not in (None, file_lang):
+        raise SourceError(f"writing the derivatives of {file_lang} source in {tgtlang} is not supported yet",
+                          first.ann.get("filename", "<input>"))
     names = Namer(program_names(program.files), "tangent", file_lang)  # vector mode rewrites the tangent
     ctx = TangentContext(TANGENT, facts, names=names, lang=file_lang, program=program,
                          filename=first.ann.get("filename", "<input>"))

@@ -313,3 +313,14 @@ def test_implicitly_typed_host_variable_is_shared_with_the_internal_procedure(tm
 def test_a_head_given_twice_is_refused():
     line = assert_one_line_error(run("analyze", FIG9, "-head", "fig9(d)/(a)", "-head", "FIG9"), "<command line>")
     assert "procedure FIG9 is given twice" in line
+
+
+def test_tgtlang_other_than_the_source_language_is_refused(tmp_path):
+    """-tgtlang c on Fortran input is refused with the file, not ignored (the output would be Fortran)."""
+    src = tmp_path / "a.f90"
+    src.write_text("subroutine f(x, y)\n  real(8) x, y\n  y = x * x\nend subroutine\n")
+    refused = run("-d", "-tgtlang", "c", "-head", "f(y)/(x)", str(src), "-O", str(tmp_path))
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert refused.stderr.strip() == f"{src}: writing the derivatives of fortran source in c is not supported yet"
+    same = run("-d", "-tgtlang", "fortran", "-head", "f(y)/(x)", str(src), "-O", str(tmp_path))
+    assert same.returncode == 0 and (tmp_path / "a_d.f90").exists(), same.stderr

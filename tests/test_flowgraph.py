@@ -483,7 +483,7 @@ def test_ten_thousand_lines_build_quickly():
     elapsed = time.perf_counter() - start
     assert len(program.procedures) == 100 and len(program.call_sites) == 2500
     assert program.bottom_up()[0] == ["p0"] and program.callgraph.has_edge("p0", "p0")
-    assert elapsed < 2.0, elapsed
+    assert elapsed < 6.0, elapsed  # a guard against quadratic growth (~0.7 s); bench/ measures speed
 
 
 def test_loop_nested_first_in_a_do_while_keeps_its_own_header():
