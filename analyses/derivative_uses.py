@@ -40,8 +40,9 @@ class DerivativeUses:
         self._cache: dict[int, int] = {}
 
     def has_derivative(self, proc, instr) -> bool:
-        """I' exists: I writes a zone useful after it and varied before or after it."""
-        if instr.kind not in ("plain",):
+        """I' exists: I writes a zone useful after it and varied before or after it (C's
+        `return E` writes the function's result)."""
+        if instr.kind != "plain" and not (instr.node.op == "return" and instr.node.kids[0] is not None):
             return False
         effects = instruction_effects(instr, proc)
         varied = self.activity.varied[proc.name]

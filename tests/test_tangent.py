@@ -446,3 +446,71 @@ def test_c_vector_mode_compiles_with_gcc_wall_werror(tmp_path):
     (tmp_path / "c02_dv.c").write_text(result.text)
     built = subprocess.run(["gcc", "-Wall", "-Werror", "-c", "c02_dv.c"], cwd=tmp_path, capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
+
+
+EARLY_RETURN = """#include <math.h>
+static double sq(double u, double v) {
+  if (u > v) {
+    return u * sin(v);
+  }
+  return v * u;
+}
+double h(double *x, int n) {
+  double s = 0.0;
+  int i;
+  for (i = 0; i < n; i++) {
+    s = s + 2.0 * sq(x[i], s);
+  }
+  return s;
+}
+void top(double *x, double *y, int n) {
+  *y = h(x, n) * x[0];
+}
+"""
+
+
+def test_c_return_inside_a_branch_is_differentiated():
+    """Found by the vector-mode work: `return E` inside an if was copied as it was (the return
+    wrote the result, but diff-liveness gave it no derivative instruction, so the if was not
+    live for diff) and F_D returned the value for the derivative. Regression test, by numbers."""
+    for head in ("h(h)/(x)", "top(y)/(x)"):  # the bug needed h's result as the dependent
+        text = adspec.differentiate(EARLY_RETURN, head=head, lang="c", filename="t.c").text
+        assert "        *sq_value = u * sin(v);\n        return sin(v) * ud + u * (cos(v) * vd);\n" in text, head
+    check = check_tangent(EARLY_RETURN, "c", "top(y)/(x)", [("x", "real", (4,), None), ("y", "real", (1,), None),
+                                                           ("n", "int", (), 4)])
+    assert check.max_error < 1e-7, check.report()
+
+
+FUNCTION_CALLED_IN_AN_EXPRESSION = """function g(u, v)
+  real(8) g, u, v
+  g = u * sin(v)
+end function
+
+subroutine f(x, y)
+  real(8) x(2), y
+  real(8), external :: g
+  y = g(x(1), x(2)) * x(1) + 1.0d0
+end subroutine
+"""
+
+
+def test_vector_mode_of_functions():
+    """A function's F_DV is a subroutine (it cannot return the array of directions): its value
+    and its derivative are its last arguments before nbdirs, and a call split out of an
+    expression becomes `call g_dv(..., result1, result1d, nbdirs)`. Fortran and C, each
+    direction exactly what F_D gives."""
+    text = tangent(FUNCTION_CALLED_IN_AN_EXPRESSION, "f(y)/(x)", mode="vector").text
+    assert "subroutine g_dv(u, ud, v, vd, g, gd, nbdirs)" in text and "real(8), external :: g_d" not in text
+    assert "call g_dv(x(1), xd(:, 1), x(2), xd(:, 2), result1, result1d, nbdirs)" in text
+    vec, scal = vector_and_scalar_runs(FUNCTION_CALLED_IN_AN_EXPRESSION, "f(y)/(x)",
+                                       [("x", np.array([0.7, 1.2])), ("y", np.array(0.0))], ["x"], ["y"])
+    for d in range(3):
+        assert np.array_equal(np.asarray(vec["y"]).reshape(-1)[d], scal[d]["y"])
+    c_text = adspec.differentiate(EARLY_RETURN, head="top(y)/(x)", mode="vector", lang="c", filename="t.c").text
+    assert ("static void sq_DV(double u, double ud[NBDirsMax], double v, double vd[NBDirsMax], double *sq_value, "
+            "double sqd[NBDirsMax], int nbdirs)") in c_text
+    assert "sq_DV(x[i], xd[i], s, sd, &result1, result1d, nbdirs);" in c_text
+    args = [("x", np.array([0.7, 1.1, 0.9, 1.3])), ("y", np.array([0.0])), ("n", np.array(4, np.int32))]
+    vec, scal = vector_and_scalar_runs(EARLY_RETURN, "top(y)/(x)", args, ["x"], ["y"], lang="c")
+    for d in range(3):
+        assert np.array_equal(np.asarray(vec["y"]).reshape(-1)[d::3], np.asarray(scal[d]["y"]).reshape(-1))

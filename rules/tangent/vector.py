@@ -39,26 +39,36 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
     partial is hoisted)."""
     name, kind, params, result, rtype, attrs, decls, body, contains = proc.kids
     layout = (_CLayout if lang == "c" else _FortranLayout)(filename)
-    if kind == "function" and not (lang == "c" and is_void(rtype)):
-        layout.refuse(proc, "vector mode for a function (F_DV would return an array)")
     arrays: dict = {}  # derivative variable -> its rank in F_D
-    decls_v = [layout.widened(d, derivatives, arrays) for d in decls]
+    decls_v = [w for w in (layout.widened(d, derivatives | set(names), arrays) for d in decls) if w is not None]
+    params = tuple(params)
+    derivative_result = None
+    if kind == "function" and not is_void(rtype):
+        # F_D returns the derivative; F_DV cannot return the array of its directions, so it
+        # is a subroutine with the derivative as its last argument before nbdirs
+        derivative_result = result if lang == "fortran" else temp(name.rsplit("_", 1)[0] + "d")
+        params += (derivative_result,)
+        if lang == "c":
+            decls_v.append(layout.widened(mk("varDecl", rtype, (), (mk("declarator", derivative_result, None, None, 0),)),
+                                          {derivative_result}, arrays))
+        kind, result, rtype = layout.subroutine(rtype)
     hoist = _Hoister(_variable_types(decls, body), arrays, temp) if temp else None
-    vector = _Vectorizer(layout, derivatives, arrays, names, hoist)
+    vector = _Vectorizer(layout, derivatives, arrays, names, hoist, derivative_result)
     body_v = vector.block(body)
     temps: dict = {}
     for temp_name, typ in (hoist.temps if hoist else ()):
         temps.setdefault(typ, []).append(mk("declarator", temp_name, None, None, 0))
     decls_v, body_v = layout.declare(decls_v, body_v, [mk("varDecl", typ, (), tuple(ds)) for typ, ds in temps.items()])
-    return Node("procedure", (names[name], kind, tuple(params) + (NBDIRS,), result, rtype, attrs, tuple(decls_v),
+    return Node("procedure", (names[name], kind, params + (NBDIRS,), result, rtype, attrs, tuple(decls_v),
                               body_v, contains), proc.ann)
 
 
 class _Vectorizer:
     """Puts every run of consecutive derivative statements into one loop over the directions."""
 
-    def __init__(self, layout, derivatives: frozenset, arrays: dict, names: dict, hoist):
+    def __init__(self, layout, derivatives: frozenset, arrays: dict, names: dict, hoist, derivative_result=None):
         self.layout, self.derivatives, self.arrays, self.names, self.hoist = layout, derivatives, arrays, names, hoist
+        self.derivative_result = derivative_result  # C: the argument that replaces F_D's return value
 
     def block(self, block: Node) -> Node:
         out, run = [], []
@@ -76,6 +86,14 @@ class _Vectorizer:
                 decl, initial_values = self.layout.local(stmt, self.derivatives, self.arrays)
                 out.append(decl)
                 run.extend(self.indexed(a) for a in initial_values)
+            elif stmt.op == "return" and stmt.kids[0] is not None:  # C: F_D returned the derivative
+                run.append(self.indexed(Node("assign", (mk("ident", self.derivative_result), stmt.kids[0]), stmt.ann)))
+                flush()
+                out.append(stmt.with_kids(None))
+            elif self.function_call(stmt):  # RESd = G_D(ARGS, RES) -> call G_DV(ARGS, RES, RESd, nbdirs)
+                flush()
+                out.append(self.call(Node("call", (stmt.kids[1].kids[0], stmt.kids[1].kids[1] + (stmt.kids[0],)),
+                                          stmt.ann)))
             elif stmt.ann.get("derivative") or self.writes_derivative(stmt):
                 if stmt.op == "call":
                     flush()
@@ -88,6 +106,9 @@ class _Vectorizer:
         flush()
         return Node("block", tuple(out), block.ann)
 
+    def function_call(self, stmt: Node) -> bool:
+        return stmt.op == "assign" and stmt.kids[1].op == "call" and stmt.kids[1].kids[0] in self.names
+
     def writes_derivative(self, stmt: Node) -> bool:
         return stmt.op == "assign" and _root(stmt.kids[0]) in self.arrays
 
@@ -96,8 +117,6 @@ class _Vectorizer:
         differentiated procedure gets nbdirs."""
         if stmt.op == "call":
             return self.call(stmt)
-        if stmt.op == "return" and stmt.kids[0] is not None:
-            self.layout.refuse(stmt, "vector mode for a function (F_DV would return an array)")
         kids = tuple(self.block(k) if isinstance(k, Node) and k.op == "block" else k for k in stmt.kids)
         if stmt.op == "switch":
             kids = (kids[0], tuple(self.statement(c) for c in stmt.kids[1]), kids[2])
@@ -139,9 +158,19 @@ class _FortranLayout:
     def refuse(self, node: Node, what: str):
         raise UnsupportedError(f"{what} is not supported yet", self.filename, node.line if node else None)
 
+    def subroutine(self, rtype):
+        """(kind, result, return type) of F_DV for a function F."""
+        return "subroutine", None, None
+
     def widened(self, decl: Node, derivatives, arrays: dict) -> Node:
+        """The declaration with each derivative variable widened by the directions; the
+        external declaration of a differentiated function F_D left out (None if that was all:
+        F_DV is a subroutine)."""
         if decl.op != "varDecl" or not any(x.kids[0] in derivatives for x in decl.kids[2]):
             return decl
+        if "external" in decl.kids[1]:
+            kept = tuple(x for x in decl.kids[2] if x.kids[0] not in derivatives)
+            return decl.with_kids(decl.kids[0], decl.kids[1], kept) if kept else None
         widened = []
         for x in decl.kids[2]:
             dims = x.kids[1] or ()
@@ -185,6 +214,9 @@ class _CLayout(_FortranLayout):
     (the type `double (*xd)[NBDirsMax]`), so `xd + k`, `&xd[k]` and `&td` pass all the
     directions of what they point to; NBDirsMax comes from DIFFSIZES.h."""
     size = "NBDirsMax"
+
+    def subroutine(self, rtype):
+        return "function", None, mk("type", "void", None, None)
 
     def widened(self, decl: Node, derivatives, arrays: dict) -> Node:
         if decl.op != "varDecl" or not any(x.kids[0] in derivatives for x in decl.kids[2]):
