@@ -392,9 +392,9 @@ def test_vector_mode_hoists_only_scalar_partials_of_one_real_type():
 end subroutine
 """
     text = tangent(source, "f(y z)/(x)", mode="vector").text
-    assert "yd(nd, :) = x*(-sin(x)*xd(nd, :)) + cos(x)*xd(nd, :)" in text
-    assert ("   temp = cos(x(1))\n   do nd = 1, nbdirs\n      zd(nd) = x(2)*(dble(s)*(temp*xd(nd, 1))) + "
-            "sin(x(1))*dble(s)*xd(nd, 2) + merge(x(2)*xd(nd, 1) + x(1)*xd(nd, 2), 0.0d0, n > 1)\n") in text
+    assert ("   temp = cos(x(1))\n   do nd = 1, nbdirs\n      yd(nd, :) = x*(-sin(x)*xd(nd, :)) + cos(x)*xd(nd, :)\n"
+            "      zd(nd) = x(2)*(dble(s)*(temp*xd(nd, 1))) + sin(x(1))*dble(s)*xd(nd, 2) + "
+            "merge(x(2)*xd(nd, 1) + x(1)*xd(nd, 2), 0.0d0, n > 1)\n   end do\n   y = cos(x)*x\n") in text
     assert "temp0" not in text, text
     args = [("x", np.array([0.7, 1.1])), ("s", np.array(1.5, np.float32)), ("y", np.zeros(2)), ("z", np.array(0.0)),
             ("n", np.array(2, np.int32))]
@@ -514,3 +514,29 @@ def test_vector_mode_of_functions():
     vec, scal = vector_and_scalar_runs(EARLY_RETURN, "top(y)/(x)", args, ["x"], ["y"], lang="c")
     for d in range(3):
         assert np.array_equal(np.asarray(vec["y"]).reshape(-1)[d::3], np.asarray(scal[d]["y"]).reshape(-1))
+
+
+def test_vector_mode_moves_derivative_statements_up_to_share_a_direction_loop():
+    """Paper 4.7: a derivative statement moves above original assignments that write nothing
+    it reads, so it joins the direction loop before them; one that reads t or y after they
+    change starts a new loop. In C, a write through a pointer stops the move (another name
+    may reach what it writes)."""
+    source = """subroutine f(x, y, z)
+  real(8) x, y, z, t
+  t = x * x
+  y = sin(x)
+  z = t * y
+end subroutine
+"""
+    text = tangent(source, "f(z)/(x)", mode="vector").text
+    assert ("   do nd = 1, nbdirs\n      td(nd) = temp*xd(nd)\n      yd(nd) = temp0*xd(nd)\n   end do\n"
+            "   t = x*x\n   y = sin(x)\n   do nd = 1, nbdirs\n      zd(nd) = y*td(nd) + t*yd(nd)\n") in text, text
+    vec, scal = vector_and_scalar_runs(source, "f(z)/(x)", [("x", np.array(0.7)), ("y", np.array(0.0)),
+                                                           ("z", np.array(0.0))], ["x"], ["z"])
+    for d in range(3):
+        assert np.array_equal(np.asarray(vec["z"]).reshape(-1)[d], scal[d]["z"])
+    through_pointer = "void f(double x, double *y, double *z) {\n  *y = x * x;\n  *z = 3.0 * x * x;\n}\n"
+    to_local = "void f(double x, double *z) {\n  double t;\n  t = x * x;\n  *z = 3.0 * x * x;\n  *z = *z + t;\n}\n"
+    loops = [adspec.differentiate(c, head=h, mode="vector", lang="c", filename="t.c").text.count("for (nd = 0;")
+             for c, h in ((through_pointer, "f(y z)/(x)"), (to_local, "f(z)/(x)"))]
+    assert loops == [2, 2]  # to_local: *zd moves above t = x*x; the last one reads t

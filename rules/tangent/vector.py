@@ -52,6 +52,7 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
             decls_v.append(layout.widened(mk("varDecl", rtype, (), (mk("declarator", derivative_result, None, None, 0),)),
                                           {derivative_result}, arrays))
         kind, result, rtype = layout.subroutine(rtype)
+    layout.reached_by_name_only(decls, body)
     hoist = _Hoister(_variable_types(decls, body), arrays, temp) if temp else None
     vector = _Vectorizer(layout, derivatives, arrays, names, hoist, derivative_result)
     body_v = vector.block(body)
@@ -64,14 +65,18 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
 
 
 class _Vectorizer:
-    """Puts every run of consecutive derivative statements into one loop over the directions."""
+    """Puts every run of derivative statements into one loop over the directions. A derivative
+    statement moves above the original assignments before it (to join the run before them)
+    when they write nothing it reads: it writes only derivatives, which they do not read.
+    Only assignments to variables no other name can reach are moved across (`movable`)."""
 
     def __init__(self, layout, derivatives: frozenset, arrays: dict, names: dict, hoist, derivative_result=None):
+        # layout.only_named: the written reference is a variable no other name reaches
         self.layout, self.derivatives, self.arrays, self.names, self.hoist = layout, derivatives, arrays, names, hoist
         self.derivative_result = derivative_result  # C: the argument that replaces F_D's return value
 
     def block(self, block: Node) -> Node:
-        out, run = [], []
+        out, run, between = [], [], []  # between: the original assignments that follow the run
 
         def flush():
             if run and self.hoist:
@@ -79,6 +84,13 @@ class _Vectorizer:
             if run:
                 out.append(self.layout.direction_loop(mk("block", *run)))
                 run.clear()
+            out.extend(between)
+            between.clear()
+
+        def derivative(stmt):
+            if between and _names(stmt) & {_root(s.kids[0]) for s in between}:
+                flush()
+            run.append(self.indexed(stmt))
 
         for stmt in block.kids:
             if stmt.op == "varDecl":  # C: a declaration in the body, its initial values after it
@@ -87,7 +99,7 @@ class _Vectorizer:
                 out.append(decl)
                 run.extend(self.indexed(a) for a in initial_values)
             elif stmt.op == "return" and stmt.kids[0] is not None:  # C: F_D returned the derivative
-                run.append(self.indexed(Node("assign", (mk("ident", self.derivative_result), stmt.kids[0]), stmt.ann)))
+                derivative(Node("assign", (mk("ident", self.derivative_result), stmt.kids[0]), stmt.ann))
                 flush()
                 out.append(stmt.with_kids(None))
             elif self.function_call(stmt):  # RESd = G_D(ARGS, RES) -> call G_DV(ARGS, RES, RESd, nbdirs)
@@ -99,12 +111,18 @@ class _Vectorizer:
                     flush()
                     out.append(self.call(stmt))
                 else:
-                    run.append(self.indexed(stmt))
+                    derivative(stmt)
+            elif run and self.movable(stmt):
+                between.append(stmt)
             else:
                 flush()
                 out.append(self.statement(stmt))
         flush()
         return Node("block", tuple(out), block.ann)
+
+    def movable(self, stmt: Node) -> bool:
+        """An unlabelled assignment to a variable that only its name reaches."""
+        return stmt.op == "assign" and not stmt.ann.get("label") and self.layout.only_named(stmt.kids[0])
 
     def function_call(self, stmt: Node) -> bool:
         return stmt.op == "assign" and stmt.kids[1].op == "call" and stmt.kids[1].kids[0] in self.names
@@ -154,6 +172,19 @@ class _FortranLayout:
 
     def __init__(self, filename: str):
         self.filename = filename
+
+    def reached_by_name_only(self, decls, body):
+        """Fortran: the variables without POINTER or TARGET (none if there is an EQUIVALENCE)."""
+        if any(d.op == "equivalence" for d in decls):
+            self.named_only = frozenset()
+            return
+        self.named_only = frozenset(x.kids[0] for d in decls if d.op == "varDecl"
+                                    and not {"pointer", "target"} & set(d.kids[1]) for x in d.kids[2])
+
+    def only_named(self, ref: Node) -> bool:
+        while ref.op == "arrayAccess":
+            ref = ref.kids[0]
+        return ref.op == "ident" and ref.kids[0] in self.named_only
 
     def refuse(self, node: Node, what: str):
         raise UnsupportedError(f"{what} is not supported yet", self.filename, node.line if node else None)
@@ -218,6 +249,15 @@ class _CLayout(_FortranLayout):
     def subroutine(self, rtype):
         return "function", None, mk("type", "void", None, None)
 
+    def reached_by_name_only(self, decls, body):
+        """C: the scalar locals whose address is never taken."""
+        addressed = {n.kids[0].kids[0] for n in walk(body) if n.op == "address" and n.kids[0].op == "ident"}
+        self.named_only = frozenset(x.kids[0] for d in walk(body) if d.op == "varDecl" for x in d.kids[2]
+                                    if not x.kids[1] and not x.kids[3]) - addressed
+
+    def only_named(self, ref: Node) -> bool:
+        return ref.op == "ident" and ref.kids[0] in self.named_only
+
     def widened(self, decl: Node, derivatives, arrays: dict) -> Node:
         if decl.op != "varDecl" or not any(x.kids[0] in derivatives for x in decl.kids[2]):
             return decl
@@ -279,6 +319,10 @@ class _CLayout(_FortranLayout):
     def whole(self, arg: Node, arrays: dict) -> Node:
         """xd, xd + k, &xd[k], &td, td (a by-value derivative) all pass every direction as they are."""
         return arg
+
+
+def _names(node: Node) -> set:
+    return {n.kids[0] for n in walk(node) if n.op == "ident"}
 
 
 def _root(ref: Node) -> str | None:
