@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 from adspec.rules import tangent  # noqa: F401  (importing the rule modules registers their rule sets)
+from adspec.rules.tangent import vector
 from adspec.engine.rules import RULE_SETS
 
 INTRO = """\
@@ -54,6 +55,8 @@ def reference() -> str:
                 doc = inspect.getdoc(r.relation)
                 if doc:
                     out += [doc, ""]
+    out += ["## Vector tangent mode (paper 4.7)", "", inspect.getdoc(vector), "",
+            inspect.getdoc(vector._Vectorizer), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 

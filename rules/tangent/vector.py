@@ -14,8 +14,13 @@ directions, `double xd[][NBDirsMax]`, so that offsets (`xd + k`, `&xd[k]`) and a
 The partial derivatives in a derivative statement do not depend on the direction: each one
 that costs more than a load (`cos(x)`, `u(i+1) - u(i-1)`) is computed once, into a temporary
 before the loop over the directions (`temp0 = cos(x)`), so F_DV does the work of F_D's
-partials once for all directions (`hoist_partials`). The loop reads the same values in the
+partials once for all directions (`_Hoister`). The loop reads the same values in the
 same order as F_D, so each direction's derivatives are bit for bit those of F_D.
+
+A function's F_D returns its derivative; F_DV cannot return the array of directions, so it
+is a subroutine (C: a void function) whose last arguments before nbdirs are the value and
+its derivative, and a call split out of an expression, `resd = g_d(..., res)`, becomes
+`call g_dv(..., res, resd, nbdirs)` (reconstructed: the paper shows subroutines only).
 
 This is a rewrite of the tangent the rules produced, not a rule set of its own: the
 derivation of each statement is the tangent's (explain shows it).
