@@ -83,7 +83,8 @@ PROGRAMS = [
 @pytest.mark.parametrize("name, head, args", PROGRAMS)
 def test_program(name, head, args):
     check = check_tangent((HERE / f"{name}.f90").read_text(), "fortran", head, args)
-    assert check.max_error < 1e-6, check.report()
+    assert check.max_error < 1e-6 and check.complex_step_error < 1e-12, check.report()
+    assert check.complex_step_skipped is None, check.report()
 
 
 def test_all_program_files_are_tested():
@@ -170,7 +171,18 @@ end subroutine
 @pytest.mark.parametrize("source, head, args", MINIMAL)
 def test_minimal(source, head, args):
     check = check_tangent(source, "fortran", head, args)
-    assert check.max_error < 1e-6, check.report()
+    assert check.max_error < 1e-6 and check.complex_step_error < 1e-12, check.report()
+
+
+def test_min_nooptim_activity_constant_initializer_c():
+    """Found by the -nooptim checks (tests/test_tangent_compiled.py): with activity off, a C
+    local initialized with a constant was refused as "an active initial value"; its derivative
+    is zero (double sd = 0.0), whatever the activity of s."""
+    source = "void f(double *x, double *y) {\n  double s = 2.0;\n  s = s * *x;\n  *y = s;\n}\n"
+    args = [("x", R, (1,), None), ("y", R, (1,), None)]
+    naive = check_tangent(source, "c", "f(y)/(x)", args, nooptim=frozenset({"activity"}))
+    assert "double sd = 0.0;" in naive.tangent_text
+    assert naive.max_error < 1e-7 and naive.complex_step_error < 1e-12, naive.report()
 
 
 # --- refusals (intended for now) --------------------------------------------------------------------

@@ -33,8 +33,10 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
             for x in d.kids[2]:
                 dims = x.kids[1] or ()
                 arrays[x.kids[0]] = len(dims)
-                widened.append(x.with_kids(x.kids[0], (mk("dim", None, mk("ident", NBDIRSMAX)),) + tuple(dims),
-                                           None, x.kids[3]))
+                # a deferred shape (allocatable) stays deferred: td(:, :), allocated with nbdirsmax
+                deferred = bool(dims) and all(k.kids == (None, None) for k in dims)
+                direction = mk("dim", None, None) if deferred else mk("dim", None, mk("ident", NBDIRSMAX))
+                widened.append(x.with_kids(x.kids[0], (direction,) + tuple(dims), None, x.kids[3]))
             d = d.with_kids(d.kids[0], d.kids[1], tuple(widened))
         decls_v.append(d)
     decls_v.append(mk("varDecl", mk("type", "integer", None, None), (),
@@ -54,6 +56,13 @@ def _block(block: Node, arrays: dict, names: dict, filename: str) -> Node:
             run.clear()
 
     for stmt in block.kids:
+        if stmt.op in ("allocate", "deallocate") and _root(stmt.kids[0]) in arrays:
+            flush()   # allocate(td(n)) -> allocate(td(nbdirsmax, n)), once for all directions
+            if stmt.op == "allocate":
+                target, dims, type_ = stmt.kids
+                stmt = Node("allocate", (target, (mk("ident", NBDIRSMAX),) + tuple(dims), type_), stmt.ann)
+            out.append(stmt)
+            continue
         if stmt.ann.get("derivative") or _writes_derivative(stmt, arrays):
             if stmt.op == "call":
                 flush()
