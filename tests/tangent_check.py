@@ -30,7 +30,7 @@ import numpy as np
 import adspec
 from adspec.engine.errors import UnsupportedError
 from adspec.engine.il import mk
-from adspec.engine.interp import Interpreter
+from adspec.engine.interp import Interpreter, InterpError
 from adspec.engine.interp_complex_step import STEP as COMPLEX_STEP, NonSmoothPoint
 from harness import DERIVATIVE_TAG, RESULT, Arg, Call, Spec, compile_calls_and_run, with_derivatives
 
@@ -180,7 +180,7 @@ class TangentCase:
         check = TangentCheck(self.result.text, self.interp_tangent(), self.divided_differences(step))
         try:
             check.complex_step = self.complex_step()
-        except NonSmoothPoint as e:
+        except (NonSmoothPoint, InterpError) as e:   # a kink reached, or complex variables
             check.complex_step_skipped = str(e)
         return check
 
@@ -270,13 +270,14 @@ class CompiledRuns:
 
 
 def compiled_errors(case: TangentCase, runs: CompiledRuns) -> dict:
-    """The relative errors of the compiled tangent against complex step (None when not valid
-    here), central differences, the interpreter tangent, and of the primal outputs."""
+    """The relative errors of the compiled tangent against complex step, central differences,
+    the interpreter tangent, and of the primal outputs; where complex step is not valid, no
+    "complex step" entry but a "complex step skipped" one, the reason."""
     errors = {}
     try:
         errors["complex step"] = relative_error(runs.tangent, case.complex_step())
-    except NonSmoothPoint:
-        errors["complex step"] = None
+    except (NonSmoothPoint, InterpError) as e:
+        errors["complex step skipped"] = str(e)
     divided = case.divided_differences()
     errors["central differences"] = TangentCheck("", runs.tangent, divided).max_error
     errors["interpreter"] = relative_error(runs.tangent, case.interp_tangent())

@@ -185,6 +185,21 @@ def test_min_nooptim_activity_constant_initializer_c():
     assert naive.max_error < 1e-7 and naive.complex_step_error < 1e-12, naive.report()
 
 
+def test_min_vector_allocatable_local():
+    """Found by the compiled vector checks (tests/test_tangent_compiled.py, p38): -vector
+    declared td(nbdirsmax, :) and allocated td(nd, :)(n) in a direction loop; a deferred
+    shape stays deferred and is allocated once with the direction dimension."""
+    from test_tangent import vector_and_scalar_runs
+    source = (HERE / "p38_allocatable_local.f90").read_text()
+    text = adspec.differentiate(source, head="f(y)/(x)", mode="vector", lang="fortran", filename="t.f90").text
+    assert "real(8), allocatable :: td(:, :)" in text and "allocate(td(nbdirsmax, n))" in text
+    assert "deallocate(td)" in text and "td(nd, :)" not in text
+    import numpy as np
+    vec, scal = vector_and_scalar_runs(source, "f(y)/(x)", [("x", np.array([0.7, 1.1, 0.9])), ("y", np.array(0.0)),
+                                                             ("n", np.array(3, np.int32))], ["x"], ["y"])
+    assert all(abs(vec["y"][d] - scal[d]["y"]) <= 1e-14 * abs(scal[d]["y"]) for d in range(3))
+
+
 # --- refusals (intended for now) --------------------------------------------------------------------
 def refusal(source, head="f(y)/(x)"):
     with pytest.raises(UnsupportedError) as info:
