@@ -342,13 +342,16 @@ def _guess_fixed_form(text: str) -> bool:
     return any(_FIXED_COMMENT.match(line) for line in text.splitlines())
 
 
-def _run(cmd: list[str], cwd: Path, what: str, error=CompileError) -> str:
+def _run(cmd: list[str], cwd: Path, what: str, error=CompileError, messages: list | None = None) -> str:
+    """Run cmd; its stdout (its stderr appended to `messages` when given)."""
     try:
         proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise error(f"{what}: timed out after {RUN_TIMEOUT} s: {' '.join(cmd)}") from None
     if proc.returncode != 0:
         raise error(f"{what} failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr}{proc.stdout}")
+    if messages is not None:
+        messages.append(proc.stderr)
     return proc.stdout
 
 
@@ -359,10 +362,11 @@ def compile_commands(lang: str, form: str | None, src: str, obj: str) -> list[st
     return ["gcc", "-O0", "-ffp-contract=off", "-std=c99", "-c", src, "-o", obj]
 
 
-def compile_calls_and_run(sources: list, lang: str, calls: list, workdir) -> list:
+def compile_calls_and_run(sources: list, lang: str, calls: list, workdir, messages: list | None = None) -> list:
     """Compile the source files `sources` ((file name, text) in order: modules first) with a
-    driver making `calls`, in one gcc/gfortran -O0 call (the file suffix gives the Fortran
-    form); run it; return each call's outputs (name -> ndarray), in order."""
+    driver making `calls`, in one gcc/gfortran -O0 -Wall call (the file suffix gives the
+    Fortran form; the compiler's warnings are appended to `messages` when given); run it;
+    return each call's outputs (name -> ndarray), in order."""
     require_compilers(lang)
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -370,8 +374,8 @@ def compile_calls_and_run(sources: list, lang: str, calls: list, workdir) -> lis
         (workdir / filename).write_text(text)
     (workdir / "driver.c").write_text(build_calls_driver(calls, lang))
     compiler = ["gfortran", "-J", ".", "-I", str(PROGRAMS_DIR)] if lang == "fortran" else ["gcc", "-std=c99"]
-    _run([*compiler, "-O0", "-ffp-contract=off", *(f for f, _ in sources), "driver.c", "-lm", "-o", "prog"],
-         workdir, f"compiling {lang} sources")
+    _run([*compiler, "-O0", "-Wall", "-ffp-contract=off", *(f for f, _ in sources), "driver.c", "-lm", "-o", "prog"],
+         workdir, f"compiling {lang} sources", messages=messages)
     out = _run([str(workdir / "prog")], workdir, "running", RunError)
     return [parse_output(out, call.spec, call.tag) for call in calls]
 

@@ -240,7 +240,10 @@ class TangentCase:
                 derivs[name + DERIVATIVE_TAG] = self._flat(stacked)
             calls.append(Call(vspec, {**inputs, **derivs, "nbdirs": np.array(NBDIRS)}, "v_"))
             sources = [("diffsizes.f90", DIFFSIZES)] + sources + [("tangent_dv" + suffix, vector.text)]
-        outputs = compile_calls_and_run(sources, self.lang, calls, workdir)
+        messages = []
+        outputs = compile_calls_and_run(sources, self.lang, calls, workdir, messages)
+        tangent_files = tuple(f for f, _ in sources if f.startswith("tangent"))
+        warnings = [line for line in "".join(messages).splitlines() if line.startswith(tangent_files)]
 
         def derivative_of(out, name, shape):
             if name == result_name:
@@ -257,7 +260,7 @@ class TangentCase:
         if vector is not None:
             vec = {name: self._shaped(outputs[-1][name + DERIVATIVE_TAG], (NBDIRS,) + shapes[name])
                    for name in self.dependents}
-        return CompiledRuns(runs[0], runs, vec, primal, directions)
+        return CompiledRuns(runs[0], runs, vec, primal, directions, warnings, "".join(messages))
 
 
 @dataclass
@@ -267,6 +270,8 @@ class CompiledRuns:
     vector: dict | None      # dependent -> (NBDIRS, ...) derivatives from F_DV, None if refused
     primal: dict             # the compiled tangent's primal outputs (first run)
     directions: list
+    warnings: list           # the compiler's -Wall warnings located in the derivative code
+    compiler_messages: str   # all the compiler said
 
 
 def compiled_errors(case: TangentCase, runs: CompiledRuns) -> dict:

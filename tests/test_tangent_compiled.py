@@ -2,7 +2,8 @@
 tests/test_tangent_programs.py and the C_TANGENT_PROGRAMS of tests/test_tangent.py: a program
 appended to either list is checked here too):
 
-- the tangent compiled (gcc/gfortran -O0, with the original, in one compiler call) agrees with
+- the tangent compiled (gcc/gfortran -O0 -Wall, with the original, in one compiler call; no
+  warning in the derivative code) agrees with
   complex step to 1e-12 relative, with central differences to 1e-6, with the tangent in the
   interpreter to 1e-14, and its primal outputs with the original's in the interpreter;
 - -vector, nbdirs = 3, compiled in the same call, agrees with three compiled scalar runs to
@@ -74,6 +75,7 @@ def test_compiled_tangent(path, lang, head, args, tmp_path_factory):
     assert errors["central differences"] <= DIVIDED_DIFFERENCES_TOLERANCE, report
     assert errors["interpreter"] <= SAME_CODE_TOLERANCE, report
     assert errors["primal"] <= SAME_CODE_TOLERANCE, report
+    assert not runs.warnings, runs.compiler_messages   # gcc/gfortran -Wall: nothing in the derivative code
     if "complex step skipped" in errors:   # inputs in (0.5, 1.5) should avoid the kinks
         pytest.skip(f"complex step not valid here: {errors['complex step skipped']}")
     assert errors["complex step"] <= COMPLEX_STEP_TOLERANCE, report

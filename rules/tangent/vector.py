@@ -13,7 +13,7 @@ derivation of each statement is the tangent's (explain shows it).
 from __future__ import annotations
 
 from ...engine.errors import UnsupportedError
-from ...engine.il import Node, mk
+from ...engine.il import Node, mk, walk
 
 NBDIRS, NBDIRSMAX, DIRECTION = "nbdirs", "nbdirsmax", "nd"
 
@@ -39,9 +39,12 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
                 widened.append(x.with_kids(x.kids[0], (direction,) + tuple(dims), None, x.kids[3]))
             d = d.with_kids(d.kids[0], d.kids[1], tuple(widened))
         decls_v.append(d)
-    decls_v.append(mk("varDecl", mk("type", "integer", None, None), (),
-                      (mk("declarator", NBDIRS, None, None, 0), mk("declarator", DIRECTION, None, None, 0))))
     body_v = _block(body, arrays, names, filename)
+    # nd only where a direction loop uses it (gfortran -Wall: no unused variable)
+    counters = (NBDIRS, DIRECTION) if any(n.op == "ident" and n.kids[0] == DIRECTION for n in walk(body_v)) \
+        else (NBDIRS,)
+    decls_v.append(mk("varDecl", mk("type", "integer", None, None), (),
+                      tuple(mk("declarator", c, None, None, 0) for c in counters)))
     return Node("procedure", (names[name], kind, tuple(params) + (NBDIRS,), result, rtype, attrs, tuple(decls_v),
                               body_v, contains), proc.ann)
 
