@@ -117,8 +117,8 @@ class TangentCase:
                            for name in self.independents}
         self.is_function = self._result_name() is not None   # the function's result is a dependent
 
-    def _file(self, *results, extra=()):
-        return mk("file", *extra, *self.original.kids, *(k for r in results for k in r.tree.kids), lang=self.lang,
+    def _file(self, *results):
+        return mk("file", *self.original.kids, *(k for r in results for k in r.tree.kids), lang=self.lang,
                   form=self.form, filename=self.filename)
 
     def _array(self, value):

@@ -110,3 +110,25 @@ def test_nooptim_gives_the_same_derivatives(path, lang, head, args, nooptim):
     optimised = _OPTIMISED[key]
     naive = _case(path, lang, head, args, nooptim=frozenset({nooptim})).interp_tangent()
     assert relative_error(naive, optimised) <= SAME_CODE_TOLERANCE, (naive, optimised)
+
+
+# --- the harness on function heads: F_D returns the derivative, the result is a last argument ----
+FUNCTION_HEADS = [
+    pytest.param("function f(x, y)\n  real(8) f, x, y\n  y = x * x\n  f = x * sin(x) + y\nend function\n",
+                 "fortran", [("x", "real", (), None), ("y", "real", (), None)], id="fortran"),
+    pytest.param("#include <math.h>\ndouble f(double x, double *y) {\n  *y = x * x;\n  return sin(x) * x + *y;\n}\n",
+                 "c", [("x", "real", (), None), ("y", "real", (1,), None)], id="c"),
+]
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("source, lang, args", FUNCTION_HEADS)
+def test_function_head_compiled(source, lang, args, tmp_path):
+    require_compilers(lang)
+    case = TangentCase(source, lang, "f(f y)/(x)", args)
+    assert case.is_function
+    runs = case.compiled(tmp_path)
+    errors = compiled_errors(case, runs)
+    assert errors["complex step"] <= COMPLEX_STEP_TOLERANCE and errors["interpreter"] <= SAME_CODE_TOLERANCE, errors
+    assert errors["primal"] <= SAME_CODE_TOLERANCE and errors["central differences"] <= 1e-6, errors
+    assert runs.vector is None   # -vector refuses functions
