@@ -48,24 +48,34 @@ def _out(v):
     return as_value(np.asarray(v))
 
 
-def _by_real_part(plain):
+def _at_integers(x):
+    """The jumps of int, floor, ceiling, aint."""
+    return x == np.trunc(x)
+
+
+def _at_halves(x):
+    """The jumps of nint, anint, C round."""
+    return np.abs(x - np.trunc(x)) == 0.5
+
+
+def _by_real_part(plain, jumps=_at_integers):
     """A function of the real part only (int, floor, ...): the imaginary part is dropped."""
     def run(a, *rest, **kw):
         a = as_value(a)
         if a.dtype.kind == "c":
-            _check_smooth(a.real == np.trunc(a.real), a, name=plain.__name__)
+            _check_smooth(jumps(a.real), a, name=plain.__name__)
             a = a.real
         return plain(a, *rest, **kw)
     return run
 
 
-def _real_valued(plain):
+def _real_valued(plain, jumps=_at_integers):
     """aint, anint, C floor, ...: real-valued but locally constant: a zero imaginary part."""
     def run(a, *rest, **kw):
         a = as_value(a)
         if a.dtype.kind != "c":
             return plain(a, *rest, **kw)
-        _check_smooth(a.real == np.trunc(a.real), a, name=getattr(plain, "__name__", "rounding"))
+        _check_smooth(jumps(a.real), a, name=getattr(plain, "__name__", "rounding"))
         return convert(as_value(plain(a.real, *rest)), C128)
     return run
 
@@ -217,10 +227,10 @@ FORTRAN_CS.update({
     "mod": cs_mod, "amod": cs_mod, "dmod": cs_mod, "modulo": cs_modulo,
     "sign": cs_sign, "dsign": cs_sign, "dim": cs_dim,
     "int": _by_real_part(ii.f_int), "ifix": _by_real_part(ii.f_int), "idint": _by_real_part(ii.f_int),
-    "nint": _by_real_part(ii.f_nint), "idnint": _by_real_part(ii.f_nint),
+    "nint": _by_real_part(ii.f_nint, _at_halves), "idnint": _by_real_part(ii.f_nint, _at_halves),
     "floor": _by_real_part(ii.f_floor), "ceiling": _by_real_part(ii.f_ceiling),
     "aint": _real_valued(ii.f_aint), "dint": _real_valued(ii.f_aint),
-    "anint": _real_valued(ii.f_anint), "dnint": _real_valued(ii.f_anint),
+    "anint": _real_valued(ii.f_anint, _at_halves), "dnint": _real_valued(ii.f_anint, _at_halves),
     "real": to_stepped_real, "float": to_stepped_real, "sngl": to_stepped_real, "dble": to_stepped_real,
     "dfloat": to_stepped_real,
     "cmplx": _refuse("cmplx"), "dcmplx": _refuse("dcmplx"), "aimag": _refuse("aimag"),
@@ -233,7 +243,7 @@ FORTRAN_CS.update({
 _C_CS_MATH = dict(ii._C_MATH, atan2=cs_atan2, hypot=cs_hypot, cbrt=cs_cbrt, erf=cs_erf, erfc=cs_erfc,
                   fabs=cs_abs, fmin=cs_min, fmax=cs_max, fmod=cs_mod, copysign=cs_sign,
                   floor=_real_valued(np.floor), ceil=_real_valued(np.ceil), trunc=_real_valued(np.trunc),
-                  round=_real_valued(ii._C_MATH["round"]))
+                  round=_real_valued(ii._C_MATH["round"], _at_halves))
 C_CS = dict(ii.C_IMPL)
 C_CS.update({name: ii._c_math(name, fn, C128) for name, fn in _C_CS_MATH.items()})
 C_CS.update({name + "f": ii._c_math(name, _C_CS_MATH[name], C128) for name in ii._C_FLOAT_FORMS})

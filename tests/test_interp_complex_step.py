@@ -151,3 +151,19 @@ def test_complex_variables_are_refused():
                         lang="fortran", filename="t.f90")
     with pytest.raises(InterpError, match="complex step on a program with complex variables"):
         Interpreter(tree, complex_step=True).call("f", [np.array(0.5 + 0j), np.zeros((), np.complex128)])
+
+
+@pytest.mark.parametrize("call, x, smooth", [("nint(x)", 2.0, True), ("nint(x)", 2.5, False), ("int(x)", 2.5, True),
+                                             ("floor(x)", 2.0, False), ("anint(x)", -1.5, False),
+                                             ("aint(x)", -1.5, True)])
+def test_rounding_jumps(call, x, smooth):
+    """int, floor, aint jump at integers; nint, anint at halves: a step there is refused."""
+    tree = adspec.parse(f"subroutine f(x, y)\n  real(8) x, y\n  y = x * {call}\nend subroutine\n",
+                        lang="fortran", filename="t.f90")
+    args = [np.array(x + 1j * STEP), np.zeros((), np.complex128)]
+    if smooth:
+        Interpreter(tree, complex_step=True).call("f", args)
+        assert args[1].imag / STEP == float(np.real(args[1])) / x
+    else:
+        with pytest.raises(NonSmoothPoint):
+            Interpreter(tree, complex_step=True).call("f", args)
