@@ -216,12 +216,11 @@ def _refuse(name):
 
 
 # --- tables ----------------------------------------------------------------------------------------
-_SMOOTH = {"atan2": cs_atan2}
-
+# The generic smooth functions (sin, sqrt, ...) of interp_intrinsics already take complex
+# arguments; numpy's arctan2 does not.
 FORTRAN_CS = dict(ii.FORTRAN_IMPL)
-for _name, _fn in _SMOOTH.items():
-    FORTRAN_CS[_name] = FORTRAN_CS["d" + _name] = ii._math(_name, _fn)
 FORTRAN_CS.update({
+    "atan2": ii._math("atan2", cs_atan2), "datan2": ii._math("atan2", cs_atan2),
     "abs": cs_abs, "dabs": cs_abs,
     "max": cs_max, "min": cs_min, "amax1": cs_max, "amin1": cs_min, "dmax1": cs_max, "dmin1": cs_min,
     "mod": cs_mod, "amod": cs_mod, "dmod": cs_mod, "modulo": cs_modulo,
