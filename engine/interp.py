@@ -4,6 +4,9 @@
     result = it.call("head", args)     # numpy arrays by reference (Fortran; C pointers), numbers by value (C)
     it.output                          # text printed so far
 
+    Interpreter(file_node, complex_step=True)   # complex step: reals are complex128
+                                                # (engine/interp_complex_step.py)
+
 Values are numpy scalars (np.int32, np.float32, np.float64, ..., np.bool_) so that single
 precision and integer arithmetic behave like the compiled code; arrays are numpy arrays.
 
@@ -32,6 +35,7 @@ import numpy as np
 from .enums import ENUM_OPS, ENUM_TYPE, enumerator_values
 from .il import Node, walk
 from . import interp_intrinsics as ii
+from . import interp_complex_step as cs
 from .interp_constructs import FortranConstructs, ABSENT
 from .symbols import data_names, used_name
 from .interp_intrinsics import INT_KINDS, REAL_KINDS, COMPLEX_KINDS, convert, promote
@@ -343,7 +347,7 @@ class Frame:
 # ---------------------------------------------------------------------------
 
 class Interpreter(FortranConstructs):
-    def __init__(self, file_node: Node, lang: str | None = None):
+    def __init__(self, file_node: Node, lang: str | None = None, complex_step: bool = False):
         if file_node.op != "file":
             raise InterpError(f"the interpreter runs an IL file node, not {file_node.op}")
         self.file = file_node
@@ -372,7 +376,11 @@ class Interpreter(FortranConstructs):
         self.frame: Frame | None = None
         self._stmt = {name[2:]: getattr(self, name) for name in dir(self) if name.startswith("s_")}
         self._expr = {name[2:]: getattr(self, name) for name in dir(self) if name.startswith("e_")}
-        self._intrinsics = ii.C_IMPL if self.is_c else ii.FORTRAN_IMPL
+        self.complex_step = complex_step
+        if complex_step:
+            self._intrinsics = cs.C_CS if self.is_c else cs.FORTRAN_CS
+        else:
+            self._intrinsics = ii.C_IMPL if self.is_c else ii.FORTRAN_IMPL
 
     def _index_units(self, units, module=None):
         for u in units:
@@ -562,8 +570,11 @@ class Interpreter(FortranConstructs):
         if base == "integer":
             return INT_KINDS.get(kind or 4) or _bad_kind(type_node), None
         if base == "real":
-            return REAL_KINDS.get(kind or 4) or _bad_kind(type_node), None
+            dtype = REAL_KINDS.get(kind or 4) or _bad_kind(type_node)
+            return (cs.C128 if self.complex_step else dtype), None
         if base == "complex":
+            if self.complex_step:
+                raise _err(type_node, "complex step on a program with complex variables is not supported")
             return COMPLEX_KINDS.get(kind or 4) or _bad_kind(type_node), None
         if base == "logical":
             return (np.dtype(np.int32) if self.is_c else np.dtype(np.bool_)), None
@@ -1401,6 +1412,8 @@ class Interpreter(FortranConstructs):
         return node.value
 
     def e_complexCst(self, node):
+        if self.complex_step:
+            raise _err(node, "complex step on a program with complex constants is not supported")
         re_, im = ii.as_value(self.eval(node.re)), ii.as_value(self.eval(node.im))
         kinds = [v.dtype.itemsize for v in (re_, im) if v.dtype.kind == "f"]
         dt = COMPLEX_KINDS[max(kinds) if kinds else 4]
@@ -1652,7 +1665,10 @@ class Interpreter(FortranConstructs):
             r = fn(*_ptr_keys(a, b, node))
         else:
             dt = promote(a.dtype, b.dtype, self.is_c)
-            r = fn(convert(a, dt), convert(b, dt))
+            a, b = convert(a, dt), convert(b, dt)
+            if self.complex_step and dt.kind == "c":  # complex step: branches follow the real parts
+                a, b = np.real(a), np.real(b)
+            r = fn(a, b)
         return np.int32(r) if self.is_c else (np.bool_(r) if not isinstance(r, np.ndarray) else r)
 
     def e_eq(self, node):

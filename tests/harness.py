@@ -5,8 +5,12 @@ line (format in tests/programs/README.md). The harness
 
 - parses the signature (`parse_spec`) and makes deterministic inputs (`make_inputs`);
 - writes a C driver (`build_driver`) that sets the inputs bit-exactly (hex float literals),
-  calls the head and prints every argument element and the result as hex floats;
-- compiles source + driver with gcc/gfortran -O0 and runs it (`compile_and_run`);
+  calls the head and prints every argument element and the result as hex floats; a driver
+  may make several calls (`build_calls_driver`, each `Call` with its own tag);
+- compiles source + driver with gcc/gfortran -O0 and runs it (`compile_and_run`), or several
+  sources + a several-call driver in one compiler call (`compile_calls_and_run`);
+- `with_derivatives` turns the signature of P into that of its tangent P_D (each
+  differentiated argument followed by its derivative), which the driver calls like any other;
 - runs the same call on the IL interpreter (`interp_run`);
 - compares two output dicts bit for bit (`compare_bits`) or to a relative tolerance
   (`compare_rel`).
@@ -228,54 +232,96 @@ def _print_lines(name: str, typ: str, expr: str, index: str) -> list[str]:
     return [f'  printf("{OUTPUT_TAG} {name} %d {fmt}\\n", {index}, {expr});']
 
 
+@dataclass(frozen=True)
+class Call:
+    """One call made by a driver: the callee's signature, its inputs, and a tag (a C
+    identifier prefix) naming the driver's variables and printed values of this call."""
+    spec: Spec
+    inputs: dict
+    tag: str = ""
+
+
 def build_driver(spec: Spec, lang: str, inputs: dict | None = None) -> str:
     """C source of a main() that sets `inputs` (default make_inputs(spec)), calls the head
     (Fortran: `name_` with every argument by pointer) and prints the outputs."""
+    return build_calls_driver([Call(spec, make_inputs(spec) if inputs is None else inputs)], lang)
+
+
+def build_calls_driver(calls: list, lang: str) -> str:
+    """C source of a main() making each call in turn, its outputs printed under its tag."""
     if lang not in ("fortran", "c"):
         raise HarnessError(f"unknown language {lang!r}")
-    if inputs is None:
-        inputs = make_inputs(spec)
     fortran = lang == "fortran"
-    callee = spec.name.lower() + "_" if fortran else spec.name
-    result_ctype = TYPES[spec.result][1] if spec.result else "void"
-    params, actuals, decls, prints = [], [], [], []
-    for arg in spec.args:
-        ctype = TYPES[arg.type][1]
-        values = np.asarray(inputs[arg.name]).reshape(-1)
-        if len(values) != arg.size:
-            raise HarnessError(f"input {arg.name}: {len(values)} values, signature says {arg.size}")
-        items = ", ".join(_c_literal(v, arg.type) for v in values)
-        if arg.by_value and not fortran:
-            params.append(f"{ctype} {arg.name}")
-            decls.append(f"  {ctype} {arg.name} = {items};")
-            actuals.append(arg.name)
-            prints += _print_lines(arg.name, arg.type, arg.name, "0")
-        else:
-            params.append(f"{ctype} *{arg.name}")
-            decls.append(f"  static {ctype} {arg.name}[{arg.size}] = {{{items}}};")
-            actuals.append(arg.name)
-            prints.append(f"  for (i = 0; i < {arg.size}; i++) {{")
-            prints += ["  " + p for p in _print_lines(arg.name, arg.type, f"{arg.name}[i]", "i")]
-            prints.append("  }")
-    call = f"{callee}({', '.join(actuals)})"
-    if spec.result:
-        call = f"{result_ctype} result_ = {call}"
-        prints += _print_lines(RESULT, spec.result, "result_", "0")
+    prototypes, body = {}, []
+    for call in calls:
+        spec, inputs, tag = call.spec, call.inputs, call.tag
+        callee = spec.name.lower() + "_" if fortran else spec.name
+        result_ctype = TYPES[spec.result][1] if spec.result else "void"
+        params, actuals, decls, prints = [], [], [], []
+        for arg in spec.args:
+            ctype = TYPES[arg.type][1]
+            var = tag + arg.name
+            values = np.asarray(inputs[arg.name]).reshape(-1)
+            if len(values) != arg.size:
+                raise HarnessError(f"input {arg.name}: {len(values)} values, signature says {arg.size}")
+            items = ", ".join(_c_literal(v, arg.type) for v in values)
+            if arg.by_value and not fortran:
+                params.append(f"{ctype} {arg.name}")
+                decls.append(f"  {ctype} {var} = {items};")
+                prints += _print_lines(var, arg.type, var, "0")
+            else:
+                params.append(f"{ctype} *{arg.name}")
+                decls.append(f"  static {ctype} {var}[{arg.size}] = {{{items}}};")
+                prints.append(f"  for (i = 0; i < {arg.size}; i++) {{")
+                prints += ["  " + p for p in _print_lines(var, arg.type, f"{var}[i]", "i")]
+                prints.append("  }")
+            actuals.append(var)
+        prototypes[callee] = f"{result_ctype} {callee}({', '.join(params) or 'void'});"
+        invoke = f"{callee}({', '.join(actuals)})"
+        if spec.result:
+            invoke = f"{result_ctype} {tag}result_ = {invoke}"
+            prints += _print_lines(tag + RESULT, spec.result, f"{tag}result_", "0")
+        body += ["  {", *decls, f"  {invoke};", *prints, "  }"]
     lines = [
         "/* generated by tests/harness.py */",
         "#include <stdio.h>",
         "#include <complex.h>",
-        f"{result_ctype} {callee}({', '.join(params) or 'void'});",
+        *prototypes.values(),
         "int main(void) {",
         "  int i;",
-        *decls,
-        f"  {call};",
+        *body,
         "  (void)i;",
-        *prints,
         "  return 0;",
         "}",
     ]
     return "\n".join(lines) + "\n"
+
+
+DERIVATIVE_TAG = "__d"  # the driver's name of an argument's derivative: x -> x__d
+
+
+def with_derivatives(spec: Spec, name: str, diff_formals, lang: str, nbdirs: int | None = None,
+                     function_result: str | None = None) -> Spec:
+    """The signature of a tangent procedure `name` (Tapenade's order, paper 4.x): each
+    argument in `diff_formals` followed by its derivative `x__d` of the same type and
+    passing (vector mode, nbdirs given: an array of the directions, then `nbdirs` by value
+    last); a function head returns the derivative and takes its result as a last pointer
+    argument named `function_result`."""
+    args = []
+    for arg in spec.args:
+        args.append(arg)
+        if arg.name in diff_formals:
+            dims = arg.dims if nbdirs is None else (nbdirs,) + (arg.dims or ())
+            args.append(Arg(arg.name + DERIVATIVE_TAG, arg.type, dims, arg.pointer))
+    result = spec.result
+    if function_result is not None:
+        args.append(Arg(function_result, spec.result, None, pointer=lang == "c"))
+        if nbdirs is not None:  # a function's F_DV is a subroutine: the value's derivatives come last
+            args.append(Arg(function_result + DERIVATIVE_TAG, spec.result, (nbdirs,)))
+            result = None
+    if nbdirs is not None:
+        args.append(Arg("nbdirs", "i4", None, False, nbdirs))
+    return Spec(name, tuple(args), result)
 
 
 # ---------------------------------------------------------------------------
@@ -300,13 +346,16 @@ def _guess_fixed_form(text: str) -> bool:
     return any(_FIXED_COMMENT.match(line) for line in text.splitlines())
 
 
-def _run(cmd: list[str], cwd: Path, what: str, error=CompileError) -> str:
+def _run(cmd: list[str], cwd: Path, what: str, error=CompileError, messages: list | None = None) -> str:
+    """Run cmd; its stdout (its stderr appended to `messages` when given)."""
     try:
         proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise error(f"{what}: timed out after {RUN_TIMEOUT} s: {' '.join(cmd)}") from None
     if proc.returncode != 0:
         raise error(f"{what} failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr}{proc.stdout}")
+    if messages is not None:
+        messages.append(proc.stderr)
     return proc.stdout
 
 
@@ -315,6 +364,25 @@ def compile_commands(lang: str, form: str | None, src: str, obj: str) -> list[st
         return ["gfortran", "-O0", "-ffp-contract=off", f"-f{form}-form", "-J", ".", "-I", str(PROGRAMS_DIR),
                 "-c", src, "-o", obj]
     return ["gcc", "-O0", "-ffp-contract=off", "-std=c99", "-c", src, "-o", obj]
+
+
+def compile_calls_and_run(sources: list, lang: str, calls: list, workdir, messages: list | None = None) -> list:
+    """Compile the source files `sources` ((file name, text) in order: modules first) with a
+    driver making `calls`, in one gcc/gfortran -O0 -Wall call (the file suffix gives the
+    Fortran form; the compiler's warnings are appended to `messages` when given); run it;
+    return each call's outputs (name -> ndarray), in order."""
+    require_compilers(lang)
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    for filename, text in sources:
+        (workdir / filename).write_text(text)
+    (workdir / "driver.c").write_text(build_calls_driver(calls, lang))
+    compiler = ["gfortran", "-J", ".", "-I", str(PROGRAMS_DIR)] if lang == "fortran" else ["gcc", "-std=c99"]
+    compiled = [f for f, _ in sources if not f.endswith(".h")]  # headers are only written
+    _run([*compiler, "-O0", "-Wall", "-ffp-contract=off", *compiled, "driver.c", "-lm", "-o", "prog"],
+         workdir, f"compiling {lang} sources", messages=messages)
+    out = _run([str(workdir / "prog")], workdir, "running", RunError)
+    return [parse_output(out, call.spec, call.tag) for call in calls]
 
 
 def compile_and_run(source_text: str, lang: str, spec: Spec, inputs: dict, workdir,
@@ -339,8 +407,9 @@ def compile_and_run(source_text: str, lang: str, spec: Spec, inputs: dict, workd
     return parse_output(out, spec)
 
 
-def parse_output(stdout: str, spec: Spec) -> dict:
-    """The driver's tagged output lines -> name -> ndarray (shapes as make_inputs)."""
+def parse_output(stdout: str, spec: Spec, tag: str = "") -> dict:
+    """The driver's output lines (of the call tagged `tag`) -> name -> ndarray (shapes as
+    make_inputs)."""
     shapes = {a.name: (a.type, a.dims, a.size) for a in spec.args}
     if spec.result:
         shapes[RESULT] = (spec.result, None, 1)
@@ -349,6 +418,10 @@ def parse_output(stdout: str, spec: Spec) -> dict:
         if not line.startswith(OUTPUT_TAG):
             continue
         _, name, index, *fields = line.split()
+        if tag:
+            if not name.startswith(tag):
+                continue
+            name = name[len(tag):]
         if name not in values:
             raise RunError(f"driver printed unknown name {name!r}")
         typ = shapes[name][0]

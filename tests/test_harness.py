@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness import (RESULT, Arg, HarnessError, Spec, build_driver, compare_bits, compare_rel,
-                     load_program, make_inputs, parse_spec, program_paths, run_original)
+from harness import (RESULT, Arg, Call, HarnessError, Spec, build_driver, compare_bits, compare_rel,
+                     compile_calls_and_run, load_program, make_inputs, parse_spec, program_paths, run_original,
+                     with_derivatives)
 
 PROGRAMS = program_paths()
 
@@ -54,6 +55,23 @@ def test_driver_is_bit_exact():
     text = build_driver(spec, "fortran", {"x": np.array(0.1), "s": np.array(0.1, dtype=np.float32)})
     assert "double f_(double *x, float *s);" in text
     assert (0.1).hex() in text and float(np.float32(0.1)).hex() + "f" in text
+
+
+def test_tangent_signature_and_several_calls(tmp_path):
+    """with_derivatives: x, xd after it with x's passing (C: by value for a by-value scalar,
+    a pointer for an array); a driver with two tagged calls of the same procedure."""
+    spec = Spec("f", (Arg("x", "r8"), Arg("u", "r8", (2,)), Arg("n", "i4")))
+    tangent = with_derivatives(spec, "f_D", {"x", "u"}, "c")
+    assert [(a.name, a.by_value) for a in tangent.args] == [("x", True), ("x__d", True), ("u", False),
+                                                            ("u__d", False), ("n", True)]
+    source = "void f_D(double x, double xd, double *u, double *ud, int n) {\n  ud[0] = x * xd * n;\n" \
+             "  ud[1] = u[1];\n}\n"
+    inputs = {"x": np.array(1.5), "x__d": np.array(2.0), "u": np.array([0.0, 3.0]), "u__d": np.zeros(2),
+              "n": np.array(2, dtype=np.int32)}
+    first, second = compile_calls_and_run([("t.c", source)], "c", [Call(tangent, inputs, "a_"),
+                                                                   Call(tangent, dict(inputs, n=np.int32(3)), "b_")],
+                                          tmp_path)
+    assert list(first["u__d"]) == [6.0, 3.0] and list(second["u__d"]) == [9.0, 3.0]
 
 
 def test_compare_helpers():

@@ -83,7 +83,8 @@ PROGRAMS = [
 @pytest.mark.parametrize("name, head, args", PROGRAMS)
 def test_program(name, head, args):
     check = check_tangent((HERE / f"{name}.f90").read_text(), "fortran", head, args)
-    assert check.max_error < 1e-6, check.report()
+    assert check.max_error < 1e-6 and check.complex_step_error < 1e-12, check.report()
+    assert check.complex_step_skipped is None, check.report()
 
 
 def test_all_program_files_are_tested():
@@ -170,7 +171,33 @@ end subroutine
 @pytest.mark.parametrize("source, head, args", MINIMAL)
 def test_minimal(source, head, args):
     check = check_tangent(source, "fortran", head, args)
-    assert check.max_error < 1e-6, check.report()
+    assert check.max_error < 1e-6 and check.complex_step_error < 1e-12, check.report()
+
+
+def test_min_nooptim_activity_constant_initializer_c():
+    """Found by the -nooptim checks (tests/test_tangent_compiled.py): with activity off, a C
+    local initialized with a constant was refused as "an active initial value"; its derivative
+    is zero (double sd = 0.0), whatever the activity of s."""
+    source = "void f(double *x, double *y) {\n  double s = 2.0;\n  s = s * *x;\n  *y = s;\n}\n"
+    args = [("x", R, (1,), None), ("y", R, (1,), None)]
+    naive = check_tangent(source, "c", "f(y)/(x)", args, nooptim=frozenset({"activity"}))
+    assert "double sd = 0.0;" in naive.tangent_text
+    assert naive.max_error < 1e-7 and naive.complex_step_error < 1e-12, naive.report()
+
+
+def test_min_vector_allocatable_local():
+    """Found by the compiled vector checks (tests/test_tangent_compiled.py, p38): -vector
+    declared td(nbdirsmax, :) and allocated td(nd, :)(n) in a direction loop; a deferred
+    shape stays deferred and is allocated once with the direction dimension."""
+    from test_tangent import vector_and_scalar_runs
+    source = (HERE / "p38_allocatable_local.f90").read_text()
+    text = adspec.differentiate(source, head="f(y)/(x)", mode="vector", lang="fortran", filename="t.f90").text
+    assert "real(8), allocatable :: td(:, :)" in text and "allocate(td(nbdirsmax, n))" in text
+    assert "deallocate(td)" in text and "td(nd, :)" not in text
+    import numpy as np
+    vec, scal = vector_and_scalar_runs(source, "f(y)/(x)", [("x", np.array([0.7, 1.1, 0.9])), ("y", np.array(0.0)),
+                                                             ("n", np.array(3, np.int32))], ["x"], ["y"])
+    assert all(abs(vec["y"][d] - scal[d]["y"]) <= 1e-14 * abs(scal[d]["y"]) for d in range(3))
 
 
 # --- refusals (intended for now) --------------------------------------------------------------------

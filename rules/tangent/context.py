@@ -89,6 +89,16 @@ class TangentContext(Context):
         """¬(hasDerivativeInstruction(I) ∧ isActiveExpr(RHS))."""
         return not (self.facts.has_derivative_instruction(stmt) and self.facts.is_active_expr(stmt.kids[1], stmt))
 
+    def active_initial_value(self, decl: Node) -> bool:
+        """hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT) for an initial value INIT of DECL
+        (a constant initial value, even of a varied variable, has the zero derivative)."""
+        return self.facts.has_derivative_instruction(decl) and any(
+            self.facts.is_active_expr(d.kids[2], decl) for d in decl.kids[2] if d.kids[2] is not None)
+
+    def passive_initial_values(self, decl: Node) -> bool:
+        """¬(hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT))."""
+        return not self.active_initial_value(decl)
+
     def derivative_unread(self, stmt: Node) -> bool:
         """¬(isDiff(LHS) ∧ derivativeReadLater(LHS))."""
         lhs = stmt.kids[0]

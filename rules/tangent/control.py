@@ -164,19 +164,21 @@ def t_pointer_diff(stmt, out, ctx):
 
 @TANGENT.rule("T-local-decl", judgment="tangent", ops=("varDecl",), section="4.2",
               source="reconstructed: docs/rules.md#t-passive",
-              premises=("¬hasDerivativeInstruction(DECL)", "DECL →decl DECLd"),
+              premises=("¬(hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT))", "DECL →decl DECLd"),
               conclusion="T V = INIT  →  T V = INIT ; T Vd")
 def t_local_decl(stmt, out, ctx):
-    """A C declaration inside a block declares the derivatives of its variables after them."""
-    guard = ctx.no_fact("has_derivative_instruction", stmt)
+    """A C declaration inside a block declares the derivatives of its variables after them
+    (zero for a passive initial value)."""
+    guard = ctx.check(ctx.passive_initial_values, stmt)
     return guard, ctx.compute(lambda s: ctx.local_declaration(s), stmt, out)
 
 
 @TANGENT.rule("T-local-decl-active", judgment="tangent", ops=("varDecl",), section="4.2",
               source="reconstructed: docs/rules.md#t-passive",
-              premises=("hasDerivativeInstruction(DECL)",), conclusion="refused: not differentiated yet")
+              premises=("hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT)",),
+              conclusion="refused: not differentiated yet")
 def t_local_decl_active(stmt, out, ctx):
-    guard = ctx.fact("has_derivative_instruction", stmt)
+    guard = ctx.check(ctx.active_initial_value, stmt)
     return guard, ctx.compute(lambda s: ctx.unsupported(s, "an active initial value in a declaration"), stmt, out)
 
 

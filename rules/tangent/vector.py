@@ -107,6 +107,9 @@ class _Vectorizer:
                 derivative(Node("assign", (mk("ident", self.derivative_result), stmt.kids[0]), stmt.ann))
                 flush()
                 out.append(stmt.with_kids(None))
+            elif stmt.op in ("allocate", "deallocate") and _root(stmt.kids[0]) in self.arrays:
+                flush()
+                out.append(self.layout.allocation(stmt))
             elif self.function_call(stmt):  # RESd = G_D(ARGS, RES) -> call G_DV(ARGS, RES, RESd, nbdirs)
                 flush()
                 out.append(self.call(Node("call", (stmt.kids[1].kids[0], stmt.kids[1].kids[1] + (stmt.kids[0],)),
@@ -211,14 +214,24 @@ class _FortranLayout:
         for x in decl.kids[2]:
             dims = x.kids[1] or ()
             arrays[x.kids[0]] = len(dims)
-            widened.append(x.with_kids(x.kids[0], (mk("dim", None, mk("ident", self.size)),) + tuple(dims),
-                                       None, x.kids[3]))
+            # a deferred shape (allocatable) stays deferred, td(:, :), allocated with nbdirsmax
+            deferred = bool(dims) and all(k.kids == (None, None) for k in dims)
+            direction = mk("dim", None, None) if deferred else mk("dim", None, mk("ident", self.size))
+            widened.append(x.with_kids(x.kids[0], (direction,) + tuple(dims), None, x.kids[3]))
         return decl.with_kids(decl.kids[0], decl.kids[1], tuple(widened))
 
+    def allocation(self, stmt: Node) -> Node:
+        """allocate(td(n)) -> allocate(td(nbdirsmax, n)), once for all directions."""
+        if stmt.op != "allocate":
+            return stmt
+        target, dims, type_ = stmt.kids
+        return Node("allocate", (target, (mk("ident", self.size),) + tuple(dims), type_), stmt.ann)
 
     def declare(self, decls: list, body: Node, temps: list):
+        # nd only where a direction loop uses it (gfortran -Wall: no unused variable)
+        counters = (NBDIRS, DIRECTION) if DIRECTION in _names(body) else (NBDIRS,)
         loop_vars = mk("varDecl", mk("type", "integer", None, None), (),
-                       (mk("declarator", NBDIRS, None, None, 0), mk("declarator", DIRECTION, None, None, 0)))
+                       tuple(mk("declarator", c, None, None, 0) for c in counters))
         return [mk("use", "diffsizes", None)] + decls + [loop_vars] + temps, body
 
     def direction_loop(self, body: Node) -> Node:
@@ -288,12 +301,18 @@ class _CLayout(_FortranLayout):
             decl = decl.with_kids(decl.kids[0], decl.kids[1],
                                   tuple(x.with_kids(x.kids[0], x.kids[1], None, x.kids[3]) if x.kids[0] in derivatives
                                         else x for x in decl.kids[2]))
+        if any(x.kids[3] for x in decl.kids[2] if x.kids[0] in derivatives):
+            self.refuse(decl, "vector mode for a derivative pointer declared in the body")
         return self.widened(decl, derivatives, arrays), initial_values
+
+    def allocation(self, stmt: Node) -> Node:
+        self.refuse(stmt, "vector mode for an allocated derivative")
 
     def declare(self, decls: list, body: Node, temps: list):
         nbdirs = mk("varDecl", mk("type", "integer", 4, None), (), (mk("declarator", NBDIRS, None, None, 0),))
         direction = mk("varDecl", mk("type", "integer", 4, None), (), (mk("declarator", DIRECTION, None, None, 0),))
-        return decls + [nbdirs], Node("block", (direction, *temps) + body.kids, body.ann)
+        used = (direction,) if DIRECTION in _names(body) else ()
+        return decls + [nbdirs], Node("block", used + tuple(temps) + body.kids, body.ann)
 
     def direction_loop(self, body: Node) -> Node:
         nd = mk("ident", DIRECTION)
