@@ -56,6 +56,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     from .rules.naming import Namer, program_names
     from .rules.tangent import TANGENT
     from .rules.tangent.context import TangentContext
+    from .rules.tangent.globals import c_units, fortran_units, refuse_in_vector_mode
 
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}")
@@ -69,7 +70,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     names = Namer(program_names(program.files), "tangent", file_lang)  # vector mode rewrites the tangent
     ctx = TangentContext(TANGENT, facts, names=names, lang=file_lang, program=program,
                          filename=first.ann.get("filename", "<input>"))
-    units, derivations, procedure_names = [], {}, {}
+    entries, derivations, procedure_names = [], {}, {}
     for proc_name in facts.diff_procedures():
         proc = program.procedure(proc_name)
         ctx.procedure, ctx.extra_declarations = proc, []
@@ -77,11 +78,15 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
             differentiated, derivation = TANGENT.apply("proc", proc.node, ctx)
         if differentiated is None:
             continue
-        units.extend(header_comment(proc, facts, results, heads))
-        units.append(differentiated)
+        entries.append((proc, header_comment(proc, facts, results, heads) + [differentiated]))
         derivations[differentiated.kids[0]] = derivation
         procedure_names[proc.source_name] = differentiated.kids[0]
+    if file_lang == "fortran":
+        units = fortran_units(entries, ctx)
+    else:
+        units = c_units([u for _, us in entries for u in us], ctx)
     if mode == "vector":
+        refuse_in_vector_mode(ctx)
         units = _vectorized(units, names, procedure_names, file_lang, ctx.filename)
         procedure_names = {k: names.vector_proc(k) for k in procedure_names}
     stem = os.path.splitext(os.path.basename(first.ann.get("filename", "out")))[0]

@@ -288,6 +288,9 @@ class Facts:
             # a C pointer whose pointee has a derivative gets a derivative pointer (4.2)
             names |= {z.name.lstrip("*") for z in proc.zones.zones
                       if z.name.startswith("*") and (anywhere >> z.index) & 1 and z.name.lstrip("*") in proc.zones.vars}
+            # a Fortran pointer that may point to active memory gets a derivative pointer (pd => ad)
+            names |= {name for name, loc in proc.zones.vars.items() if loc.fortran_pointer
+                      and _ref_zones(proc, Node("ident", (name,))) & anywhere}
             names |= set(self.diff_formals(proc.name))
             cached = self._diff_vars[proc.name] = frozenset(names)
         return cached
