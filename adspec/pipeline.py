@@ -86,7 +86,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     else:
         units = c_units([u for _, us in entries for u in us], ctx)
     if mode == "vector":
-        refuse_in_vector_mode(ctx)
+        refuse_in_vector_mode(ctx, units)
         units = _vectorized(units, names, procedure_names, file_lang, ctx.filename)
         procedure_names = {k: names.vector_proc(k) for k in procedure_names}
     stem = os.path.splitext(os.path.basename(first.ann.get("filename", "out")))[0]

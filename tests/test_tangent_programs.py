@@ -83,6 +83,7 @@ PROGRAMS = [
     case("g03_module_variables", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
     case("g04_derived_type_helper", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
     case("g05_array_of_structures", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (), None), ("n", I, (), 3)]),
+    case("g08_module_typed_variable", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
     # pointers: p => a gives pd => ad
     case("g07_pointer_target", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (), None), ("n", I, (), 3)]),
 ]
@@ -160,7 +161,7 @@ end subroutine
 
 GLOBALS_COMPILED = [("g01_common_head_sets", "f90"), ("g02_common_callee_sets", "f90"), ("g03_module_variables", "f90"),
                     ("g04_derived_type_helper", "f90"), ("g05_array_of_structures", "f90"), ("g06_c_global", "c"),
-                    ("g07_pointer_target", "f90")]
+                    ("g07_pointer_target", "f90"), ("g08_module_typed_variable", "f90")]
 
 
 @pytest.mark.compile
@@ -374,3 +375,10 @@ subroutine f(x, y)
 end subroutine
 """)
     assert message == "t.f90:10: a passive array passed where the callee expects a derivative is not supported yet"
+
+
+def test_vector_mode_refuses_global_derivatives():
+    source = (HERE / "g03_module_variables.f90").read_text()
+    with pytest.raises(UnsupportedError) as info:
+        adspec.differentiate(source, head="f(y)/(x)", mode="vector", lang="fortran", filename="t.f90")
+    assert "vector mode with active global variables" in str(info.value)

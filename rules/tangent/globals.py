@@ -80,39 +80,49 @@ def fortran_units(entries, ctx) -> list:
         else:
             outside.append(units)
     modules = program.root_scope.modules
+    variables = {m: global_derivative_declarations(modules[m], vars_, names.var,
+                                                   lambda typ, owner=modules[m]: ctx.types.derivative_of(typ, owner))
+                 for m, vars_ in active.items()}  # first: they may use the T_D of any module
     diff_modules = {m: names.module(m) for m in modules
                     if m in active or m in contained or ctx.types.definitions_of(modules[m])}
     out = []
     for module_name, diff_name in diff_modules.items():
         owner = modules[module_name]
-        derivatives = ctx.types.definitions_of(owner) + global_derivative_declarations(
-            owner, active.get(module_name, []), names.var, lambda typ: ctx.types.derivative_of(typ, owner))
-        procedures = tuple(with_diff_uses(u, diff_modules) for u in contained.get(module_name, []))
+        derivatives = ctx.types.definitions_of(owner) + variables.get(module_name, ())
+        procedures = tuple(with_diff_uses(u, diff_modules, modules) for u in contained.get(module_name, []))
         exported = [decl.kids[0] if decl.op == "typeDef" else d.kids[0]
                     for decl in derivatives for d in (decl.kids[2] if decl.op == "varDecl" else (None,))]
         exported += [u.kids[0] for u in procedures if u.op == "procedure"]
-        uses = (Node("use", (module_name, None)),) + diff_uses(owner.node.kids[1], diff_modules)
+        uses = (Node("use", (module_name, None)),) + diff_uses(owner.node.kids[1], diff_modules, modules)
         implicit = tuple(d for d in owner.node.kids[1] if isinstance(d, Node) and d.op == "implicit")
         decls = uses + implicit + (Node("attrDecl", ("private", ())),
                         Node("attrDecl", ("public", tuple(Node("declarator", (n, None, None, 0)) for n in exported))))
         out.append(Node("module", (diff_name, decls + derivatives, procedures), owner.node.ann))
     for units in outside:
-        out.extend(with_diff_uses(u, diff_modules) for u in units)
+        out.extend(with_diff_uses(u, diff_modules, modules) for u in units)
     return out
 
 
-def diff_uses(decls, diff_modules: dict) -> tuple:
-    """`use m_diff` for each `use m` of decls whose module has a differentiated module."""
-    return tuple(Node("use", (diff_modules[d.kids[0]], None), d.ann) for d in decls
-                 if isinstance(d, Node) and d.op == "use" and d.kids[0] in diff_modules)
+def diff_uses(decls, diff_modules: dict, modules: dict) -> tuple:
+    """`use m_diff` for each module m that decls USE, directly or through the modules they
+    USE (m's entities, types included, may come through them), when m has an m_diff."""
+    reached, stack = [], [d.kids[0] for d in decls if isinstance(d, Node) and d.op == "use"]
+    while stack:
+        name = stack.pop(0)
+        if name in reached:
+            continue
+        reached.append(name)
+        scope = modules.get(name)
+        stack.extend(used for used, _, _ in (scope.uses if scope is not None else ()))
+    return tuple(Node("use", (diff_modules[m], None)) for m in reached if m in diff_modules)
 
 
-def with_diff_uses(unit: Node, diff_modules: dict) -> Node:
+def with_diff_uses(unit: Node, diff_modules: dict, modules: dict) -> Node:
     """A differentiated procedure that USEs m also USEs m_diff (after its other USEs)."""
     if unit.op != "procedure":
         return unit
     decls = unit.kids[6]
-    added = diff_uses(decls, diff_modules)
+    added = diff_uses(decls, diff_modules, modules)
     if not added:
         return unit
     last_use = max(i for i, d in enumerate(decls) if d.op == "use")
@@ -143,8 +153,9 @@ def c_units(units, ctx) -> list:
     return out + list(units)
 
 
-def refuse_in_vector_mode(ctx):
-    """F_DV would need the derivatives of globals with a direction dimension too."""
-    if ctx.active_commons() or active_globals(ctx.facts, ctx.program):
-        raise UnsupportedError("vector mode with active global variables (COMMON, module, file scope)",
-                               ctx.filename)
+def refuse_in_vector_mode(ctx, units):
+    """F_DV would need the derivatives of globals and the components of T_D with a direction
+    dimension too, and the procedures of m_diff vectorized."""
+    if ctx.active_commons() or active_globals(ctx.facts, ctx.program) or any(u.op == "module" for u in units):
+        raise UnsupportedError("vector mode with active global variables (COMMON, module, file scope), "
+                               "derived types or module procedures", ctx.filename)
