@@ -382,3 +382,88 @@ def test_vector_mode_refuses_global_derivatives():
     with pytest.raises(UnsupportedError) as info:
         adspec.differentiate(source, head="f(y)/(x)", mode="vector", lang="fortran", filename="t.f90")
     assert "vector mode with active global variables" in str(info.value)
+
+
+def test_refuses_active_save_variable_read_before_set():
+    """Its derivative would have to persist between calls as its value does (the analyses
+    treat it as a local): refused rather than reset to zero at each call."""
+    message = refusal("""subroutine acc(x, s)
+  real(8) x, s
+  real(8), save :: total = 0.0d0
+  total = total + x * x
+  s = total
+end subroutine
+
+subroutine f(x, y)
+  real(8) x, y, a
+  call acc(x, a)
+  call acc(x, y)
+  y = y + a
+end subroutine
+""")
+    assert message.startswith("t.f90:1: an active SAVE or static local variable read before it is set (total")
+
+
+def test_module_procedure_head():
+    """The head is a module procedure: step_d and inner_d go in model_diff with kd."""
+    source = """module model
+  implicit none
+  real(8) :: k
+contains
+  subroutine step(x, y)
+    real(8) x, y
+    k = x * 3.0d0
+    call inner(y)
+  end subroutine
+  subroutine inner(y)
+    real(8) y
+    y = k * k
+  end subroutine
+end module
+"""
+    check = check_tangent(source, "fortran", "step(y)/(x)", [("x", R, (), None), ("y", R, (), None)])
+    assert "public :: kd, inner_d, step_d" in check.tangent_text
+    assert check.max_error < 1e-6, check.report()
+
+
+STALE_AFTER_PASSIVE_CALL = {
+    "argument": """subroutine setc(c)
+  real(8) c
+  c = 0.5d0
+end subroutine
+
+subroutine f(x, y)
+  real(8) x, y, c
+  c = x * x
+  if (x > 1.0d0) call setc(c)
+  y = c * c + x
+end subroutine
+""",
+    "common": """subroutine reset()
+  real(8) c
+  common /blk/ c
+  c = 0.5d0
+end subroutine
+
+subroutine f(x, y)
+  real(8) x, y, c
+  common /blk/ c
+  c = x * x
+  if (x > 1.0d0) call reset()
+  y = c * c + x
+end subroutine
+""",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(STALE_AFTER_PASSIVE_CALL))
+def test_passive_call_resets_the_derivatives_it_overwrites(kind):
+    """Found with the COMMON programs: a call that is not active overwrites c with a value
+    of zero derivative; c is active again after the IF, so cd must not keep its value from
+    before the call (it did: wrong derivatives whenever x > 1)."""
+    source = STALE_AFTER_PASSIVE_CALL[kind]
+    text = adspec.differentiate(source, head="f(y)/(x)", mode="tangent", lang="fortran", filename="t.f90").text
+    assert "call setc(c)\n      cd = 0.0d0" in text or "call reset()\n      cd = 0.0d0" in text
+    for seed in range(1, 6):  # x on both sides of 1
+        check = check_tangent(source, "fortran", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)], seed=seed)
+        assert check.max_error < 1e-6, check.report()

@@ -49,10 +49,10 @@ def active_globals(facts, program) -> dict:
     return found
 
 
-def global_derivative_declarations(owner, active: list, var_name, derivative_type=None) -> tuple:
-    """The declarations of the derivatives of owner's active variables (same type and
+def module_derivative_declarations(module, active: list, var_name, derivative_type=None) -> tuple:
+    """The declarations of the derivatives of the module's active variables (same type and
     dimensions, PUBLIC/PRIVATE dropped: m_diff decides what it exports)."""
-    decls = tuple(d for d in owner.node.kids[1 if owner.kind == "module" else 0] if isinstance(d, Node))
+    decls = module.node.kids[1]
     derived = derivative_declarations(decls, frozenset(active), var_name, derivative_type=derivative_type)
     out = []
     for decl in derived:
@@ -80,8 +80,8 @@ def fortran_units(entries, ctx) -> list:
         else:
             outside.append(units)
     modules = program.root_scope.modules
-    variables = {m: global_derivative_declarations(modules[m], vars_, names.var,
-                                                   lambda typ, owner=modules[m]: ctx.types.derivative_of(typ, owner))
+    variables = {m: module_derivative_declarations(modules[m], vars_, names.var,
+                                                   lambda typ, module=modules[m]: ctx.types.derivative_of(typ, module))
                  for m, vars_ in active.items()}  # first: they may use the T_D of any module
     diff_modules = {m: names.module(m) for m in modules
                     if m in active or m in contained or ctx.types.definitions_of(modules[m])}
