@@ -146,14 +146,21 @@ def header_comment(proc, facts, results, heads) -> list:
         lines.append(f"  variations   of useful results: {name(zones[1])}")
         lines.append(f"  with respect to varying inputs: {name(zones[0])}")
     summary = results.inout.summary(proc)
+
+    def rw(zones):
+        read = summary is not None and bool(summary[0] & zones)
+        written = summary is not None and bool(summary[1] & zones)
+        return "in-out" if read and written else "out" if written else "in"
     status = []
     for position, formal in enumerate(proc.formals):
-        if not facts.is_diff_formal_arg(proc.name, formal):
-            continue
-        z = proc.zones.formal_zones[position] & proc.zones.differentiable_mask  # C: what a pointer points to
-        read = summary is not None and bool(summary[0] & z)
-        written = summary is not None and bool(summary[1] & z)
-        status.append(f"{formal}:{'in-out' if read and written else 'out' if written else 'in'}")
+        if facts.is_diff_formal_arg(proc.name, formal):  # C: what a pointer points to
+            status.append(f"{formal}:{rw(proc.zones.formal_zones[position] & proc.zones.differentiable_mask)}")
+    # the globals whose derivatives it reads or writes (COMMON, module, file scope): the caller shares them
+    for name in sorted(facts.diff_variables(proc.name)):
+        loc = proc.zones.vars.get(name)
+        zones = loc.all & proc.zones.differentiable_mask & proc.zones.caller_globals_mask if loc is not None else 0
+        if zones and summary is not None and (summary[0] | summary[1]) & zones:
+            status.append(f"{name}:{rw(zones)}")
     lines.append("  RW status of diff variables: " + " ".join(status))
     return [mk("comment", line) for line in lines]
 

@@ -118,6 +118,8 @@ def test_globals_and_types_follow_tapenade_names():
                                     lang="fortran", filename="t.f90").text
     common = text("g02_common_callee_sets")
     assert common.count("common /state_d/ wd, sd, md") == 3
+    # the header tells the caller which global derivatives it reads and writes
+    assert "subroutine accumulate_d()" in common and "RW status of diff variables: s:in-out w:in\n" in common
     module = text("g03_module_variables")
     assert "module physics_diff" in module and "   use physics\n   use physics_diff\n" in module
     assert "public :: scaled, damped_d, set_scale_d" in module
