@@ -57,6 +57,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     from .rules.naming import Namer, program_names
     from .rules.tangent import TANGENT
     from .rules.tangent.context import TangentContext
+    from .rules.tangent.globals import c_units, fortran_units, refuse_in_vector_mode
     from .rules.tangent.vector import DIFFSIZES_INCLUDE
 
     if mode not in MODES:
@@ -74,7 +75,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     names = Namer(program_names(program.files), "tangent", file_lang)  # vector mode rewrites the tangent
     ctx = TangentContext(TANGENT, facts, names=names, lang=file_lang, program=program,
                          filename=first.ann.get("filename", "<input>"))
-    units, derivations, procedure_names = [], {}, {}
+    entries, derivations, procedure_names = [], {}, {}
     for proc_name in facts.diff_procedures():
         proc = program.procedure(proc_name)
         ctx.procedure, ctx.extra_declarations = proc, []
@@ -82,11 +83,15 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
             differentiated, derivation = TANGENT.apply("proc", proc.node, ctx)
         if differentiated is None:
             continue
-        units.extend(header_comment(proc, facts, results, heads))
-        units.append(differentiated)
+        entries.append((proc, header_comment(proc, facts, results, heads) + [differentiated]))
         derivations[differentiated.kids[0]] = derivation
         procedure_names[proc.source_name] = differentiated.kids[0]
+    if file_lang == "fortran":
+        units = fortran_units(entries, ctx)
+    else:
+        units = c_units([u for _, us in entries for u in us], ctx)
     if mode == "vector":
+        refuse_in_vector_mode(ctx, units)
         units = _vectorized(units, names, procedure_names, file_lang, ctx.filename)
         procedure_names = {k: names.vector_proc(k) for k in procedure_names}
     stem = os.path.splitext(os.path.basename(first.ann.get("filename", "out")))[0]
@@ -146,14 +151,21 @@ def header_comment(proc, facts, results, heads) -> list:
         lines.append(f"  variations   of useful results: {name(zones[1])}")
         lines.append(f"  with respect to varying inputs: {name(zones[0])}")
     summary = results.inout.summary(proc)
+
+    def rw(zones):
+        read = summary is not None and bool(summary[0] & zones)
+        written = summary is not None and bool(summary[1] & zones)
+        return "in-out" if read and written else "out" if written else "in"
     status = []
     for position, formal in enumerate(proc.formals):
-        if not facts.is_diff_formal_arg(proc.name, formal):
-            continue
-        z = proc.zones.formal_zones[position] & proc.zones.differentiable_mask  # C: what a pointer points to
-        read = summary is not None and bool(summary[0] & z)
-        written = summary is not None and bool(summary[1] & z)
-        status.append(f"{formal}:{'in-out' if read and written else 'out' if written else 'in'}")
+        if facts.is_diff_formal_arg(proc.name, formal):  # C: what a pointer points to
+            status.append(f"{formal}:{rw(proc.zones.formal_zones[position] & proc.zones.differentiable_mask)}")
+    # the globals whose derivatives it reads or writes (COMMON, module, file scope): the caller shares them
+    for name in sorted(facts.diff_variables(proc.name)):
+        loc = proc.zones.vars.get(name)
+        zones = loc.all & proc.zones.differentiable_mask & proc.zones.caller_globals_mask if loc is not None else 0
+        if zones and summary is not None and (summary[0] | summary[1]) & zones:
+            status.append(f"{name}:{rw(zones)}")
     lines.append("  RW status of diff variables: " + " ".join(status))
     return [mk("comment", line) for line in lines]
 

@@ -28,6 +28,7 @@ from ..engine.effects import instruction_effects
 from ..engine.errors import SourceError
 from ..engine.il import Node, walk
 from ..engine.program import _CONTAINER_KINDS, _kid_kinds
+from .common import external_call_effects
 
 _CONTROL_KINDS = ("test", "loop")
 
@@ -288,6 +289,9 @@ class Facts:
             # a C pointer whose pointee has a derivative gets a derivative pointer (4.2)
             names |= {z.name.lstrip("*") for z in proc.zones.zones
                       if z.name.startswith("*") and (anywhere >> z.index) & 1 and z.name.lstrip("*") in proc.zones.vars}
+            # a Fortran pointer that may point to active memory gets a derivative pointer (pd => ad)
+            names |= {name for name, loc in proc.zones.vars.items() if loc.fortran_pointer
+                      and _ref_zones(proc, Node("ident", (name,))) & anywhere}
             names |= set(self.diff_formals(proc.name))
             cached = self._diff_vars[proc.name] = frozenset(names)
         return cached
@@ -318,6 +322,37 @@ class Facts:
         if zones & useful.after(instr) & useful.at_exit:
             return True  # its value may reach the exit, where the caller reads the derivative
         return self._reachable_meets(proc, instr, zones, lambda i: self.activity.active_before(proc, i))
+
+    def stale_derivatives_after(self, call_stmt: Node) -> tuple:
+        """(killed, partly written): names of the variables with a derivative (diff_variables)
+        that a call statement which is not active (is_active_call false) may overwrite and whose
+        derivative may be read after it (as derivative_read_later). Nothing varied reaches
+        what such a call writes, so their derivative is zero there (paper 4.6): a variable the
+        call overwrites completely (effects' kills) gets `vd = 0`; one it may overwrite only
+        in part cannot be reset."""
+        proc, instr = self._call_instr(call_stmt)
+        site = self.program.call_sites.get(id(instr))
+        summary = self.results.inout.summary(site.callee) if site is not None else None
+        if summary is None:  # no source (or never returns): it may write, kills nothing
+            written, kills = external_call_effects(instr, proc)[1], 0
+        else:
+            written, kills = site.to_caller(summary[1], written=True), site.to_caller(summary[2], must=True)
+        written &= proc.zones.differentiable_mask
+        if not written:
+            return frozenset(), frozenset()
+        useful = self.activity.useful[proc.name]
+        killed, partial = set(), set()
+        for name in self.diff_variables(proc.name):
+            loc = proc.zones.vars.get(name)
+            zones = (loc.all & written) if loc is not None else 0
+            if not zones:
+                continue
+            read_later = bool(zones & useful.after(instr) & useful.at_exit) or self._reachable_meets(
+                proc, instr, zones, lambda i: self.activity.active_before(proc, i))
+            if read_later:
+                whole = loc.all & proc.zones.differentiable_mask
+                (killed if kills & whole == whole else partial).add(name)
+        return frozenset(killed), frozenset(partial)
 
     @staticmethod
     def _reachable_meets(proc, instr, zones: int, before) -> bool:

@@ -1,6 +1,6 @@
 """Names of differentiated symbols (paper 4.1, fig. 4): `v` -> `vd` (tangent) / `vb` (adjoint),
 procedure `F` -> `F_D` / `F_B` (`f_d` in Fortran, which ignores case), type `T` -> `T_D`,
-COMMON `/c/` -> `/c_d/`. When the name is taken, "0", then "1", ... is appended until it is
+COMMON `/c/` -> `/c_d/`, module `m` -> `m_diff`. When the name is taken, "0", then "1", ... is appended until it is
 free (paper 4.1).
 
 One `Namer` serves a whole program, so that a global's derivative has one name in every
@@ -66,6 +66,10 @@ class Namer:
 
     def common(self, name: str) -> str:
         return self._fresh("common", name + self.unit_suffix)
+
+    def module(self, name: str) -> str:
+        """The module holding the derivatives of module `name`'s variables (Tapenade's M_DIFF)."""
+        return self._fresh("module", name + "_diff")
 
     def result_pointer(self, function: str) -> str:
         """The argument of a differentiated C function that receives its value (one per function)."""

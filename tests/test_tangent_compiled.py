@@ -43,8 +43,10 @@ def _cases():
 CASES = _cases()
 
 # Programs -vector refuses, with the reason (checked below; everything else must vectorize).
-VECTOR_REFUSED = {
-}
+_GLOBALS = "vector mode with active global variables (COMMON, module, file scope), derived types or module procedures"
+VECTOR_REFUSED = {name: _GLOBALS for name in ("g01_common_head_sets", "g02_common_callee_sets", "g03_module_variables",
+                                             "g04_derived_type_helper", "g05_array_of_structures",
+                                             "g06_c_global", "g08_module_typed_variable")}
 
 
 def _case(path, lang, head, args, **options) -> TangentCase:

@@ -45,13 +45,15 @@ def t_assign_diff(stmt, out, ctx):
 def t_assign_zero(stmt, out, ctx):
     """LHS receives a value with a zero derivative. Its derivative may stay implicit zero
     (4.6) unless it is read later: by a derivative instruction once LHS is active again
-    (perhaps after a merge of control flow), or by the caller (fig. 9: `ed = 0.0`)."""
+    (perhaps after a merge of control flow), or by the caller (fig. 9: `ed = 0.0`). Fortran
+    has no zero of a derived type: a structure's derivative is reset component by component
+    (`vd%x = 0.0d0`), over a loop of its elements for an array of structures with array
+    components (Fortran allows one part with a rank in a reference)."""
     lhs, rhs, lhs_d = var(), var(), var()
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(ctx.not_differentiated, stmt),
                  ctx.fact("has_derivative", lhs, stmt), ctx.fact("derivative_read_later", lhs, stmt))
     body = lall(ctx.derive("ref", lhs, lhs_d),
-                ctx.compute(lambda d, s: _derivative_then_copy(ctx, s, d, ctx.zero_like(s.kids[0])),
-                            lhs_d, stmt, out))
+                ctx.compute(lambda d, s: _zero_then_copy(ctx, s, d), lhs_d, stmt, out))
     return guard, body
 
 
@@ -74,3 +76,10 @@ def _derivative_then_copy(ctx, stmt: Node, lhs_d: Node, value: Node) -> Node:
     primal = ctx.primal(stmt)
     derivative = (Node("assign", (lhs_d, value), ctx.derivative_ann(stmt)),) if value != lhs_d else ()
     return Node("block", primal[:-1] + derivative + primal[-1:])
+
+
+def _zero_then_copy(ctx, stmt: Node, lhs_d: Node) -> Node:
+    """LHSd = 0 (component by component for a structure) before the copy of stmt."""
+    primal = ctx.primal(stmt)
+    return Node("block", primal[:-1] + ctx.zero_assignments(lhs_d, stmt.kids[0], ctx.derivative_ann(stmt))
+                + primal[-1:])

@@ -16,9 +16,14 @@ from .ruleset import TANGENT
 
 @TANGENT.rule("T-call-passive", judgment="tangent", ops=("call",), section="5.3",
               source="reconstructed: docs/rules.md#t-call",
-              premises=("¬isActiveCall(CALL)",), conclusion="call P(ARGS)  →  call P(ARGS)")
+              premises=("¬isActiveCall(CALL)", "V = variables CALL overwrites whose derivative is read later"),
+              conclusion="call P(ARGS)  →  call P(ARGS) ; Vd = 0")
 def t_call_passive(stmt, out, ctx):
-    return ctx.no_fact("is_active_call", stmt), eq(out, pattern("block", stmt))
+    """What a call that is not active writes has a zero derivative (nothing varied reaches
+    it); a derivative read later is reset after the call (4.6, as `ed = 0.0` after an
+    assignment in fig. 9), so it does not keep the value from before the call. A variable the
+    call may overwrite only in part is refused."""
+    return ctx.no_fact("is_active_call", stmt), ctx.compute(lambda s: ctx.passive_call(s), stmt, out)
 
 
 @TANGENT.rule("T-call-active", judgment="tangent", ops=("call",), section="5.3",

@@ -5,10 +5,12 @@ predicates the paper does "not detail", DECLS → DECLSd)."""
 from __future__ import annotations
 
 from ...engine.errors import UnsupportedError
-from ...engine.il import Node, walk
+from ...engine.il import EMPTY_ANN, Node, walk
 from ...engine.rules import Context
 from ..derivatives import derivative
+from .globals import global_owner
 from .procedures import derivative_declarations, differentiated_arguments
+from .types import DerivativeTypes
 
 
 class TangentContext(Context):
@@ -19,9 +21,11 @@ class TangentContext(Context):
         self.names, self.lang, self.program, self.filename = names, lang, program, filename
         self.procedure = None  # the program's Procedure being differentiated
         self.messages = []  # warnings for the .msg file: "file:line: message"
-        self.extra_declarations = []  # (name, real kind, attributes) of the temporaries it needs
+        self.extra_declarations = []  # (name, real kind or IL type, attributes) of the temporaries it needs
         self.pending = []  # derivative calls split out of the statement being differentiated
         self.replacements = {}  # id(call expression) -> the temporary holding its result
+        self._active_commons = None
+        self.types = DerivativeTypes(names)  # Fortran T -> T_D
 
     # --- refusals -----------------------------------------------------------------------------
     def unsupported(self, node: Node, what: str):
@@ -36,11 +40,6 @@ class TangentContext(Context):
     def no_derivative(self, expr: Node, stmt: Node):
         name = expr.kids[0] if expr.op == "intrinsic" else expr.op
         self.unsupported(stmt, f"the derivative of {name} (it is not in the derivative table)")
-
-    def no_derivative_through(self, stmt: Node) -> bool:
-        """Neither the pointer nor its target of `P => TARGET` has a derivative."""
-        return not any(self.facts.has_derivative(ref, stmt) for ref in stmt.kids
-                       if ref.op in ("ident", "arrayAccess", "fieldAccess"))
 
     def declared_derivative(self, ref: Node) -> str:
         """The name of a variable whose derivative variable the differentiated procedure
@@ -163,24 +162,29 @@ class TangentContext(Context):
         declared = {d.kids[0] for decl in proc.kids[6] + tuple(walk(proc.kids[7]))
                     if isinstance(decl, Node) and decl.op == "varDecl" for d in decl.kids[2]}
         scope = self.program.procedure(name).scope
-        for other in sorted(diff_names - set(params)):
-            sym = scope.lookup(other)
-            if sym is not None and sym.common is not None:
-                self.unsupported(proc, f"an active COMMON variable ({other})")
         for other in sorted(diff_names - set(params) - declared - {result or name}):
             sym = scope.lookup(other)
-            if sym is not None and sym.kind == "variable":
-                self.unsupported(proc, f"an active global variable ({other}: its derivative would live in "
-                                       f"the differentiated module or file)")
+            if sym is None or sym.kind != "variable":
+                continue
+            owner, remote = global_owner(scope, other)
+            if owner is None:
+                self.unsupported(proc, f"an active variable of a host procedure ({other})")
+            if remote != other:
+                self.unsupported(proc, f"an active module variable renamed by USE ({other} => {remote})")
+        for other in sorted(diff_names & self.facts.zero_at_entry(name)):
+            if self.is_saved(scope, decls, other):
+                self.unsupported(proc, f"an active SAVE or static local variable read before it is set ({other}: "
+                                       f"its derivative would have to persist between calls)")
         args = differentiated_arguments(params, lambda f: self.facts.is_diff_formal_arg(name, f), self.names.var)
         body_d = Node("block", self.initial_zeros(name, decls) + body_d.kids)
-        temps = tuple(Node("varDecl", (Node("type", ("real", kind, None)), attrs, (Node("declarator", (temp, None, None, 0)),)))
+        temps = tuple(Node("varDecl", (kind if isinstance(kind, Node) else Node("type", ("real", kind, None)), attrs,
+                                       (Node("declarator", (temp, None, None, 0)),)))
                       for temp, kind, attrs in self.extra_declarations)
         if kind == "function" and not is_void(rtype) and self.lang != "fortran":
             # C (fig. 8): F_D returns the derivative; the value goes out through a last pointer argument
             result_name = self.c_result_name(proc)
             pointer = Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 1)),)))
-            decls_d = derivative_declarations(decls, diff_names, self.names.var) + (pointer,) + temps
+            decls_d = self.derivative_declarations(decls, diff_names) + (pointer,) + temps
             return Node("procedure", (self.names.proc(name), kind, args + (result_name,), None, rtype, attrs,
                                       decls_d, body_d, ()), proc.ann)
         if kind == "function" and not is_void(rtype):
@@ -188,14 +192,102 @@ class TangentContext(Context):
             result_name = result or name
             args = args + (result_name,)
             result_d = self.names.var(result_name)
-            decls_d = derivative_declarations(decls, diff_names | {result_name}, self.names.var) + temps
+            decls_d = self.derivative_declarations(decls, diff_names | {result_name}) + temps
             if rtype is not None:  # the header's type now types the derivative; the result is declared
                 decls_d = (Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),))),) + decls_d
             return Node("procedure", (self.names.proc(name), kind, args, result_d, rtype, attrs, decls_d, body_d, ()),
                         proc.ann)
-        decls_d = derivative_declarations(decls, diff_names, self.names.var) + temps
+        decls_d = self.derivative_declarations(decls, diff_names) + temps
         return Node("procedure", (self.names.proc(name), kind, args, result, rtype, attrs, decls_d, body_d, ()),
                     proc.ann)
+
+    def is_saved(self, scope, decls, name: str) -> bool:
+        """A local variable of the procedure keeps its value between calls: SAVE (or DATA, or
+        a bare SAVE statement), a Fortran initial value, a C static local."""
+        sym = scope.symbols.get(name)
+        if sym is None or sym.kind != "variable" or sym.formal is not None or sym.common is not None:
+            return False
+        if "save" in sym.attrs or "static" in sym.attrs:
+            return True
+        bare_save = any(d.op == "attrDecl" and d.kids[0] == "save" and not d.kids[1] for d in decls)
+        return self.lang == "fortran" and (sym.init is not None or bare_save)
+
+    def active_commons(self) -> dict:
+        """{COMMON block: its derivative block /c_d/} for the blocks with a variable that has
+        a derivative in some differentiated procedure (activity is a whole-program fact: a
+        block active anywhere gets /c_d/ in every differentiated procedure declaring it)."""
+        if self._active_commons is None:
+            blocks = set()
+            for proc_name in self.facts.diff_procedures():
+                scope = self.program.procedure(proc_name).scope
+                for var_name in self.facts.diff_variables(proc_name):
+                    sym = scope.lookup(var_name)
+                    if sym is not None and sym.common is not None:
+                        blocks.add(sym.common)
+            self._active_commons = {b: self.names.common(b) for b in sorted(blocks)}
+        return self._active_commons
+
+    def derivative_declarations(self, decls, diff_names) -> tuple:
+        """DECLS → DECLSd: decls, each followed by the declarations of the derivatives
+        (procedures.derivative_declarations); COMMON /c/ → /c_d/; in Fortran, type(T) →
+        type(T_D) and the T_D of the procedure's own types after its type definitions."""
+        if self.lang != "fortran":
+            return derivative_declarations(decls, diff_names, self.names.var)
+        scope = self.procedure.scope
+        out = derivative_declarations(decls, diff_names, self.names.var, self.active_commons(),
+                                      lambda typ: self.types.derivative_of(typ, scope))
+        local_types = self.types.definitions_of(scope)
+        if local_types:
+            last = max(i for i, d in enumerate(out) if d.op == "typeDef")
+            out = out[:last + 1] + local_types + out[last + 1:]
+        return out
+
+    def type_of_ref(self, ref: Node):
+        """(the type of reference ref, how many of its parts have a rank): `c%p(2)` is a
+        scalar type(point), `c%p%x` a rank-1 real."""
+        if ref.op == "ident":
+            sym = self.symbol_of(ref)
+            if sym is None:
+                return None, 0
+            return sym.type, int(sym.dims is not None)
+        if ref.op == "arrayAccess":
+            typ, ranked = self.type_of_ref(ref.kids[0])
+            sectioned = any(isinstance(i, Node) and i.op == "arrayTriplet" for i in ref.kids[1])
+            return typ, max(0, ranked - 1) + int(sectioned)  # indexed: no rank left, unless a section
+        if ref.op == "fieldAccess":
+            typ, ranked = self.type_of_ref(ref.kids[0])
+            is_structure = typ is not None and typ.op == "typeRef"
+            found = self.types.type_def(self.procedure.scope, typ.kids[0]) if is_structure else None
+            if found is not None:
+                for field in found[1].kids[1]:
+                    for d in field.kids[2] if field.op == "varDecl" else ():
+                        if d.kids[0] == ref.kids[1]:
+                            return field.kids[0], ranked + int(d.kids[1] is not None)
+        return None, 0
+
+    def zero_assignments(self, ref_d: Node, ref: Node, ann) -> tuple:
+        """REFd = 0 for REFd the derivative of ref; component by component for a structure
+        (rules/tangent/types.py)."""
+        typ, ranked = self.type_of_ref(ref) if self.lang == "fortran" and self.procedure is not None else (None, 0)
+
+        def zero_of(t):
+            return Node("realCst", ("0.0", (t.kids[1] if t is not None and t.op == "type" else None) or 4))
+        if typ is None or typ.op != "typeRef":
+            return (Node("assign", (ref_d, self.zero_like(ref) if typ is None else zero_of(typ)), ann),)
+        scope = self.procedure.scope
+        found = self.types.zero_assignments(ref_d, typ, scope, ranked, zero_of, ann)
+        if found is not None:
+            return found
+        sym = self.symbol_of(ref)
+        if ref.op != "ident" or sym is None or sym.dims is None or len(sym.dims) != 1:
+            self.unsupported(ref, "a zero derivative of an array of structures with array components")
+        # Fortran allows one part with a rank: a loop over the structures
+        index = self.names.temp("ii1")
+        self.extra_declarations.append((index, Node("type", ("integer", None, None)), ()))
+        i = Node("ident", (index,))
+        bound = lambda which: Node("intrinsic", (which, (ref_d, Node("intCst", (1, None)))))  # noqa: E731
+        body = self.types.zero_assignments(Node("arrayAccess", (ref_d, (i,))), typ, scope, 0, zero_of, ann)
+        return (Node("do", (i, bound("lbound"), bound("ubound"), None, Node("block", body)), ann),)
 
     # --- function calls inside expressions (split out first, fig. 10: result1, result1d) -------
     def function_call_derivative(self, call: Node, stmt: Node) -> Node:
@@ -212,8 +304,10 @@ class TangentContext(Context):
         kind = self.result_kind(callee)
         self.extra_declarations.extend(((temp, kind, ()), (temp_d, kind, ())))
         function_d = self.names.proc(callee.source_name)
-        if self.lang == "fortran" and (function_d, kind, ("external",)) not in self.extra_declarations:
-            self.extra_declarations.append((function_d, kind, ("external",)))
+        external = (function_d, kind, ("external",))
+        in_module = callee.scope.parent is not None and callee.scope.parent.kind == "module"  # USEd, not EXTERNAL
+        if self.lang == "fortran" and not in_module and external not in self.extra_declarations:
+            self.extra_declarations.append(external)
         before, actuals = self.call_arguments(call, stmt)
         self.pending.extend(before)
         result_arg = Node("ident", (temp,)) if self.lang == "fortran" else Node("address", (Node("ident", (temp,)),))
@@ -269,7 +363,7 @@ class TangentContext(Context):
             for d in decl.kids[2]:
                 if d.kids[0] in reset:
                     ref = Node("ident", (d.kids[0],))
-                    out.append(Node("assign", (Node("ident", (self.names.var(d.kids[0]),)), self.zero_like(ref))))
+                    out.extend(self.zero_assignments(Node("ident", (self.names.var(d.kids[0]),)), ref, EMPTY_ANN))
         return tuple(out)
 
     def call_arguments(self, call: Node, stmt: Node | None = None):
@@ -300,6 +394,16 @@ class TangentContext(Context):
         if len(actuals) != len(callee.formals):
             self.unsupported(call, "a call with optional arguments left out")
         return tuple(before), tuple(out)
+
+    def passive_call(self, call: Node) -> Node:
+        """call P(ARGS) ; Vd = 0 for the variables it overwrites whose derivative is read later."""
+        killed, partial = self.facts.stale_derivatives_after(call)
+        if partial:
+            self.unsupported(call, f"a passive call that may overwrite part of {sorted(partial)[0]}, whose "
+                                   f"derivative is read later")
+        resets = tuple(r for v in sorted(killed) for r in self.zero_assignments(
+            Node("ident", (self.names.var(v),)), Node("ident", (v,)), self.derivative_ann(call)))
+        return Node("block", (call,) + resets)
 
     def external_call_arguments(self, call: Node, stmt: Node):
         """A procedure with no source (Tapenade's behaviour): its differentiated version is

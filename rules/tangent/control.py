@@ -148,18 +148,59 @@ def t_allocation(stmt, out, ctx):
 
 
 @TANGENT.rule("T-pointer", judgment="tangent", ops=("pointerAssign",), section="4.2",
-              source="reconstructed: docs/rules.md#t-passive",
-              premises=("¬isDiff(P)", "¬isDiff(TARGET)"), conclusion="P => TARGET  →  P => TARGET")
+              source="reconstructed: docs/rules.md#t-pointer",
+              premises=("¬isDiff(P)",), conclusion="P => TARGET  →  P => TARGET")
 def t_pointer(stmt, out, ctx):
-    return ctx.check(ctx.no_derivative_through, stmt), eq(out, pattern("block", stmt))
+    """A pointer with no derivative is never read actively: the assignment is only copied."""
+    return ctx.no_fact("has_derivative", stmt.kids[0], stmt), eq(out, pattern("block", stmt))
 
 
 @TANGENT.rule("T-pointer-diff", judgment="tangent", ops=("pointerAssign",), section="4.2",
-              source="reconstructed: docs/rules.md#t-passive",
-              premises=("isDiff(P) ∨ isDiff(TARGET)",), conclusion="refused: not differentiated yet")
+              source="reconstructed: docs/rules.md#t-pointer",
+              premises=("isDiff(P)", "TARGET ≠ null()", "isDiff(TARGET)", "P →ref Pd", "TARGET →ref TARGETd"),
+              conclusion="P => TARGET  →  Pd => TARGETd ; P => TARGET")
 def t_pointer_diff(stmt, out, ctx):
-    guard = ctx.check(lambda s: not ctx.no_derivative_through(s), stmt)
-    return guard, ctx.compute(lambda s: ctx.unsupported(s, "an active pointer assignment"), stmt, out)
+    """The derivative pointer points to the derivative of the target (4.2: the derivative of
+    a pointer is a pointer to derivatives, Tapenade's `pd => ad`), so that `p(i)` and `pd(i)`
+    stay the value and the derivative of the same memory. The target's derivative is
+    declared like the target, TARGET attribute included."""
+    lhs, target, lhs_d, target_d = var(), var(), var(), var()
+    guard = lall(eq(stmt, pattern("pointerAssign", lhs, target)), ctx.fact("has_derivative", lhs, stmt),
+                 ctx.check(lambda s: not _is_null(s.kids[1]), stmt), ctx.fact("has_derivative", target, stmt))
+    body = lall(ctx.derive("ref", lhs, lhs_d), ctx.derive("ref", target, target_d),
+                ctx.compute(lambda d, t, s: _derivative_then_copy(ctx, s, d, t), lhs_d, target_d, stmt, out))
+    return guard, body
+
+
+@TANGENT.rule("T-pointer-null", judgment="tangent", ops=("pointerAssign",), section="4.2",
+              source="reconstructed: docs/rules.md#t-pointer",
+              premises=("isDiff(P)", "TARGET = null()"), conclusion="P => null()  →  Pd => null() ; P => null()")
+def t_pointer_null(stmt, out, ctx):
+    lhs, lhs_d = var(), var()
+    guard = lall(eq(stmt, pattern("pointerAssign", lhs, pattern("intrinsic", "null", ()))),
+                 ctx.fact("has_derivative", lhs, stmt))
+    body = lall(ctx.derive("ref", lhs, lhs_d),
+                ctx.compute(lambda d, s: _derivative_then_copy(ctx, s, d, s.kids[1]), lhs_d, stmt, out))
+    return guard, body
+
+
+@TANGENT.rule("T-pointer-passive-target", judgment="tangent", ops=("pointerAssign",), section="4.2",
+              source="reconstructed: docs/rules.md#t-pointer",
+              premises=("isDiff(P)", "TARGET ≠ null()", "¬isDiff(TARGET)"),
+              conclusion="refused: not differentiated yet")
+def t_pointer_passive_target(stmt, out, ctx):
+    guard = lall(ctx.fact("has_derivative", stmt.kids[0], stmt), ctx.check(lambda s: not _is_null(s.kids[1]), stmt),
+                 ctx.no_fact("has_derivative", stmt.kids[1], stmt))
+    return guard, ctx.compute(lambda s: ctx.unsupported(s, "an active pointer to a passive target"), stmt, out)
+
+
+def _is_null(target: Node) -> bool:
+    return target.op == "intrinsic" and target.kids[0] == "null"
+
+
+def _derivative_then_copy(ctx, stmt: Node, pointer_d: Node, target_d: Node) -> Node:
+    """Pd => TARGETd before the copy of P => TARGET."""
+    return Node("block", (Node("pointerAssign", (pointer_d, target_d), ctx.derivative_ann(stmt)), stmt))
 
 
 @TANGENT.rule("T-local-decl", judgment="tangent", ops=("varDecl",), section="4.2",

@@ -19,6 +19,35 @@ from .ruleset import TANGENT
                         "INSTRS →  INSTRSd"),
               conclusion="procedure P(ARGS) {DECLS; INSTRS}  →  procedure Pd(ARGSd) {DECLSd; INSTRSd}")
 def t_proc(proc, out, ctx):
+    """DECLS → DECLSd (4.2, reconstructed where the paper does not detail it): each declaration
+    of a variable with a derivative is followed by that of its derivative, same dimensions.
+    Globals follow Tapenade's names (DESIGN.md), one derivative per global for the whole
+    program, since activity is a whole-program fact (rules/tangent/globals.py):
+
+    - COMMON `/c/` → `/c_d/`. When some variable of /c/ has a derivative in some
+      differentiated procedure, every differentiated procedure declaring /c/ declares /c_d/,
+      with the whole layout of its /c/ mirrored: each member, active or not, real or not,
+      gets a derivative of the same type and dimensions (`common /c/ w(4), s, m` →
+      `common /c_d/ wd(4), sd, md`; `md` is an integer placeholder that nothing reads). So the
+      declarations of /c_d/ are identical wherever those of /c/ are, and storage association
+      between procedures that name the members differently carries over to the derivatives;
+      only the members active somewhere would not give one layout in every procedure.
+    - Fortran module `m` → `m_diff`, which USEs `m`, holds the derivatives `vd` of m's active
+      variables, the T_D of m's types and the differentiated module procedures; it is PRIVATE
+      by default and exports only those, and a differentiated procedure that USEs m also USEs
+      m_diff. Tapenade's m_diff holds copies of m's variables instead; keeping them in m (the
+      closest sound scheme) lets a differentiated procedure share them with the original
+      procedures it still calls, so the original source is compiled with the tangent file.
+      A module variable renamed by USE (`use m, only: s => scale`) is refused.
+    - C file-scope variables the differentiated functions use are declared `extern` in the
+      tangent file (the original file defines them), each active one followed by the
+      definition of its derivative, once: `extern double g; double gd;`. A `static` one is
+      refused (another file cannot reach it).
+    - Fortran derived type `T` → `T_D` with the components that can have a derivative (real,
+      complex, and `type(U)` when U has a U_D, typed `type(U_D)`); the derivative of a
+      `type(T)` variable is a `type(T_D)`, and of `v%x` is `vd%x`. The T_D of a module's type
+      goes in m_diff, that of a procedure's own type after its definition.
+    """
     name, body, body_d = var(), var(), var()
     guard = lall(ctx.compute(lambda p: p.kids[0], proc, name), ctx.fact("is_diff_proc", name))
     body_goal = lall(ctx.compute(lambda p: p.kids[7], proc, body),
@@ -46,18 +75,44 @@ def differentiated_arguments(formals, diff_formal, var_name) -> tuple:
     return tuple(out)
 
 
-def derivative_declarations(decls, diff_names, var_name) -> tuple:
+def derivative_declarations(decls, diff_names, var_name, active_commons=None, derivative_type=None) -> tuple:
     """Each declaration of a variable with a derivative is followed by the same declaration
-    of its derivative (same type and dimensions; no initial value, no PARAMETER)."""
+    of its derivative (same type and dimensions; no initial value, no PARAMETER).
+    active_commons: {COMMON block name: its derivative block name} for the blocks that hold
+    an active variable somewhere in the program; `common /c/ a, n(3)` of such a block is
+    followed by `common /c_d/ ad, nd(3)`, the whole layout mirrored (docs/rules.md#t-proc).
+    derivative_type: the type of a derivative given its variable's (Fortran `type(T)` →
+    `type(T_D)`, rules/tangent/types.py); the same type when None."""
+    active_commons = active_commons or {}
+    mirrored = set()  # every member of an active block gets a derivative: the layouts stay identical
+    for decl in decls:
+        if decl.op == "common" and decl.kids[0] in active_commons:
+            mirrored |= {_common_member(v) for v in decl.kids[1]}
+    diff_names = set(diff_names) | mirrored
     out = []
     for decl in decls:
         out.append(decl)
+        if decl.op == "common" and decl.kids[0] in active_commons:
+            members = tuple(_renamed_member(v, var_name) for v in decl.kids[1])
+            out.append(Node("common", (active_commons[decl.kids[0]], members), decl.ann))
         if decl.op != "varDecl":
             continue
         typ, attrs, declarators = decl.kids
         derived = tuple(Node("declarator", (var_name(d.kids[0]), d.kids[1], None, d.kids[3]), d.ann)
                         for d in declarators if d.kids[0] in diff_names)
         if derived:
-            kept = tuple(a for a in attrs if a not in ("parameter", "save", "external", "intrinsic"))
-            out.append(Node("varDecl", (typ, kept, derived), decl.ann))
+            kept = tuple(a for a in attrs if a not in ("parameter", "save", "external", "intrinsic", "extern"))
+            typ_d = derivative_type(typ) if derivative_type is not None else typ
+            out.append(Node("varDecl", (typ_d, kept, derived), decl.ann))
     return tuple(out)
+
+
+def _common_member(ref: Node) -> str:
+    """The variable of a COMMON list item (`a` or `a(3)`)."""
+    return ref.kids[0].kids[0] if ref.op == "arrayAccess" else ref.kids[0]
+
+
+def _renamed_member(ref: Node, var_name) -> Node:
+    if ref.op == "arrayAccess":
+        return ref.with_kids(Node("ident", (var_name(ref.kids[0].kids[0]),)), *ref.kids[1:])
+    return Node("ident", (var_name(ref.kids[0]),))

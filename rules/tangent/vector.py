@@ -107,6 +107,9 @@ class _Vectorizer:
                 derivative(Node("assign", (mk("ident", self.derivative_result), stmt.kids[0]), stmt.ann))
                 flush()
                 out.append(stmt.with_kids(None))
+            elif stmt.op == "pointerAssign" and _root(stmt.kids[0]) in self.arrays:  # pd => ad: every direction
+                flush()
+                out.append(stmt.with_kids(*(self.layout.whole(k, self.arrays) for k in stmt.kids)))
             elif stmt.op in ("allocate", "deallocate") and _root(stmt.kids[0]) in self.arrays:
                 flush()
                 out.append(self.layout.allocation(stmt))
