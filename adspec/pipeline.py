@@ -86,6 +86,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         procedure_names = {k: names.vector_proc(k) for k in procedure_names}
     stem = os.path.splitext(os.path.basename(first.ann.get("filename", "out")))[0]
     ext = os.path.splitext(first.ann.get("filename", ""))[1] or (".f90" if file_lang == "fortran" else ".c")
+    if file_lang == "c":
+        units = _type_definitions(files) + units
     tree = mk("file", *units, lang=file_lang, form=first.ann.get("form"), filename=f"{stem}{MODES[mode]}{ext}")
     head_names = [_head_names(program, name, zones) for name, zones in heads.items()]
     first_head = program.procedure(head_names[0].procedure) if head_names else None
@@ -109,6 +111,12 @@ def write_outputs(result: Differentiated, outdir: str, stem: str | None = None) 
     with open(msg, "w") as f:
         f.write("".join(line + "\n" for line in result.messages))
     return [code, msg]
+
+
+def _type_definitions(files) -> list:
+    """The C struct, union, enum and typedef definitions of the sources: the differentiated
+    file declares with them (a derivative of a struct has the struct's type, 4.2)."""
+    return [unit for f in files for unit in f.kids if unit.op in ("typeDef", "enumDef", "typeAlias")]
 
 
 def _vectorized(units, names, procedure_names, lang, filename) -> list:
