@@ -140,6 +140,36 @@ class TangentContext(Context):
                             for d in declarators)
         return Node("block", (decl, Node("varDecl", (typ, attrs, declarators), derived[1].ann)))
 
+    def initial_values(self, decl: Node) -> tuple:
+        """The initial values of a declaration's variables that have a derivative (scalars)."""
+        diff = self.facts.diff_variables(self.procedure.name)
+        inits = []
+        for d in decl.kids[2]:
+            if d.kids[0] in diff and d.kids[2] is not None:
+                if d.kids[1] or d.kids[2].op in ("arrayConstructor", "InitList"):
+                    self.unsupported(decl, f"an active initial value of the array {d.kids[0]}")
+                inits.append(d.kids[2])
+        return tuple(inits)
+
+    def active_local_declaration(self, decl: Node, inits_d: tuple) -> Node:
+        """T V = INIT, ... → T V = INIT ; T Vd = INITd ; ... (a zero INITd for a passive INIT),
+        after the derivative calls split out of the initial values."""
+        inits_d = iter(tuple(self.with_results(d) if d is not None else None for d in inits_d))
+        *pending, copy = self.primal(decl)
+        typ, attrs, declarators = copy.kids
+        diff = self.facts.diff_variables(self.procedure.name)
+        out = []
+        for d in declarators:
+            out.append(Node("varDecl", (typ, attrs, (d,)), decl.ann))
+            if d.kids[0] not in diff:
+                continue
+            init_d = next(inits_d) if d.kids[2] is not None else None
+            if d.kids[2] is not None and init_d is None:
+                init_d = self.zero_like(Node("ident", (d.kids[0],)))
+            declarator = Node("declarator", (self.names.var(d.kids[0]), d.kids[1], init_d, d.kids[3]), d.ann)
+            out.append(Node("varDecl", (typ, attrs, (declarator,)), self.derivative_ann(decl)))
+        return Node("block", tuple(pending) + tuple(out))
+
     def derivative_ann(self, stmt: Node):
         """Annotations of a derivative statement: the source line of the statement it comes from."""
         return stmt.ann.discard("label").discard("directives").set("derivative", True)

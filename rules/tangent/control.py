@@ -174,10 +174,19 @@ def t_local_decl(stmt, out, ctx):
 
 @TANGENT.rule("T-local-decl-active", judgment="tangent", ops=("varDecl",), section="4.2",
               source="reconstructed: docs/rules.md#t-passive",
-              premises=("hasDerivativeInstruction(DECL)",), conclusion="refused: not differentiated yet")
+              premises=("hasDerivativeInstruction(DECL)", "INITi →expr INITid"),
+              conclusion="T V1 = INIT1, V2 = INIT2  →  T V1 = INIT1 ; T V1d = INIT1d ; T V2 = INIT2 ; T V2d = INIT2d")
 def t_local_decl_active(stmt, out, ctx):
-    guard = ctx.fact("has_derivative_instruction", stmt)
-    return guard, ctx.compute(lambda s: ctx.unsupported(s, "an active initial value in a declaration"), stmt, out)
+    """A C declaration whose initial value is active: like an assignment, the derivative of
+    each variable starts with the derivative of its initial value (4.4). Each variable gets
+    its own declarations, the value then its derivative, so that a later initial value can
+    read an earlier variable and its derivative (C's declaration order)."""
+    inits, inits_d = var(), var()
+    guard = lall(ctx.fact("has_derivative_instruction", stmt),
+                 ctx.compute(lambda s: ctx.initial_values(s), stmt, inits))
+    body = lall(ctx.derive_all("expr", inits, inits_d, stmt),
+                ctx.compute(lambda s, d: ctx.active_local_declaration(s, d), stmt, inits_d, out))
+    return guard, body
 
 
 @TANGENT.rule("T-return", judgment="tangent", ops=("return",), section="4.5",
