@@ -131,13 +131,20 @@ def has_no_derivative(stmt) -> bool:
               premises=("isDiff(TARGET)", "TARGET →ref TARGETd"),
               conclusion="allocate(TARGET(DIMS))  →  allocate(TARGET(DIMS)) ; allocate(TARGETd(DIMS))")
 def t_allocation_diff(stmt, out, ctx):
-    """A variable with a derivative gets its derivative allocated (and freed) with it."""
+    """A variable with a derivative gets its derivative allocated (and freed) with it. In C
+    the derivative block is zeroed (calloc): its derivatives are zero until written, and the
+    analyses see a block as one zone, not which elements are written before being read."""
     target_d = var()
     guard = ctx.fact("has_derivative", stmt.kids[0], stmt)
     body = lall(ctx.derive("ref", stmt.kids[0], target_d),
-                ctx.compute(lambda s, t: Node("block", (s, Node(s.op, (t,) + s.kids[1:], ctx.derivative_ann(s)))),
+                ctx.compute(lambda s, t: Node("block", (s, Node(s.op, (t,) + s.kids[1:], _allocation_ann(s, ctx)))),
                             stmt, target_d, out))
     return guard, body
+
+
+def _allocation_ann(stmt: Node, ctx):
+    ann = ctx.derivative_ann(stmt)
+    return ann.set("zeroed", True) if stmt.op == "allocate" and ctx.lang == "c" else ann
 
 
 @TANGENT.rule("T-allocation", judgment="tangent", ops=("allocate", "deallocate"), section="4.2",
