@@ -373,7 +373,7 @@ def _grouped_declarators(typ: Node, items: list, line) -> list:
         if run:
             out.append(mk("varDecl", typ, run_attrs, tuple(run), line=line))
     for item in items:
-        if isinstance(item, tuple) and item[0] == run_attrs:
+        if isinstance(item, tuple) and item[0] == run_attrs and not _reads_any(item[1].kids[2], run):
             run.append(item[1])
             continue
         flush()
@@ -384,6 +384,13 @@ def _grouped_declarators(typ: Node, items: list, line) -> list:
             run_attrs, run = None, []
     flush()
     return out
+
+
+def _reads_any(init, declarators) -> bool:
+    """The initial value reads a variable declared before it in the same declaration: the
+    declaration is split there (C initialises in order; one IL statement is one instruction)."""
+    names = {d.kids[0] for d in declarators}
+    return init is not None and any(n.op == "ident" and n.kids[0] in names for n in walk(init))
 
 
 def _pointer_sums_as_addresses(body: Node, decls) -> Node:
@@ -408,6 +415,10 @@ def _pointer_sums_as_addresses(body: Node, decls) -> Node:
             for base, index in (n.kids, n.kids[::-1]):
                 if base.op == "ident" and base.kids[0] in pointers:
                     return Node("address", (mk("arrayAccess", base, (index,)),), n.ann.set("pointer_sum", True))
+                if base.op == "address" and base.ann.get("pointer_sum"):  # (p + j) + k is p + (j + k)
+                    element = base.kids[0]
+                    offset = mk("add", element.kids[1][0], index)
+                    return Node("address", (element.with_kids(element.kids[0], (offset,)),), base.ann)
         return n
     return rewrite(body) if pointers else body
 

@@ -140,35 +140,28 @@ class TangentContext(Context):
                             for d in declarators)
         return Node("block", (decl, Node("varDecl", (typ, attrs, declarators), derived[1].ann)))
 
-    def initial_values(self, decl: Node) -> tuple:
-        """The initial values of a declaration's variables that have a derivative (scalars)."""
-        diff = self.facts.diff_variables(self.procedure.name)
-        inits = []
-        for d in decl.kids[2]:
-            if d.kids[0] in diff and d.kids[2] is not None:
-                if d.kids[1] or d.kids[2].op in ("arrayConstructor", "InitList"):
-                    self.unsupported(decl, f"an active initial value of the array {d.kids[0]}")
-                inits.append(d.kids[2])
-        return tuple(inits)
-
-    def active_local_declaration(self, decl: Node, inits_d: tuple) -> Node:
-        """T V = INIT, ... → T V = INIT ; T Vd = INITd ; ... (a zero INITd for a passive INIT),
-        after the derivative calls split out of the initial values."""
-        inits_d = iter(tuple(self.with_results(d) if d is not None else None for d in inits_d))
-        *pending, copy = self.primal(decl)
-        typ, attrs, declarators = copy.kids
+    def active_local_declaration(self, decl: Node) -> Node:
+        """T V1 = INIT1, V2 = INIT2 → per variable: the derivative calls split out of INITi,
+        T Vi = INITi ; T Vid = INITid (a zero INITid for a passive INITi). One variable at a
+        time, so that a later initial value and its split calls can read an earlier variable."""
+        typ, attrs, declarators = decl.kids
         diff = self.facts.diff_variables(self.procedure.name)
         out = []
         for d in declarators:
-            out.append(Node("varDecl", (typ, attrs, (d,)), decl.ann))
-            if d.kids[0] not in diff:
+            name, dims, init, _ = d.kids
+            if name not in diff:
+                out.extend(self.primal(Node("varDecl", (typ, attrs, (d,)), decl.ann)))
                 continue
-            init_d = next(inits_d) if d.kids[2] is not None else None
-            if d.kids[2] is not None and init_d is None:
-                init_d = self.zero_like(Node("ident", (d.kids[0],)))
-            declarator = Node("declarator", (self.names.var(d.kids[0]), d.kids[1], init_d, d.kids[3]), d.ann)
+            if init is not None and (dims or init.op in ("arrayConstructor", "InitList")):
+                self.unsupported(decl, f"an active initial value of the array {name}")
+            init_d = self.ruleset.apply("expr", init, self, decl)[0] if init is not None else None
+            init_d = self.with_results(init_d) if init_d is not None else None
+            if init is not None and init_d is None:
+                init_d = self.zero_like(Node("ident", (name,)))
+            out.extend(self.primal(Node("varDecl", (typ, attrs, (d,)), decl.ann)))
+            declarator = Node("declarator", (self.names.var(name), dims, init_d, d.kids[3]), d.ann)
             out.append(Node("varDecl", (typ, attrs, (declarator,)), self.derivative_ann(decl)))
-        return Node("block", tuple(pending) + tuple(out))
+        return Node("block", tuple(out))
 
     def derivative_ann(self, stmt: Node):
         """Annotations of a derivative statement: the source line of the statement it comes from."""
@@ -315,6 +308,10 @@ class TangentContext(Context):
                 else:  # an expression: its value and its derivative go through temporaries
                     out[-1], derived = self.expression_argument(actual, callee, formal, before, stmt)
                     out.append(derived)
+            elif self.lang == "c" and _is_pointer_formal(callee, formal):
+                self.unsupported(call, f"a pointer argument ({index + 1} of {name}) that is passive or not "
+                                       f"recognised as an access path, where {self.names.proc(name)} expects a "
+                                       f"derivative pointer,")
             else:  # fig. 8: a dummy derivative, zero, for this call's passive actual
                 out.append(self.dummy_zero(actual, before, call))
         if len(actuals) != len(callee.formals):
@@ -349,7 +346,7 @@ class TangentContext(Context):
     def expression_argument(self, actual: Node, callee, formal: str, before: list, stmt: Node):
         """argN = EXPR ; argNd = EXPRd before the call, which passes argN, argNd."""
         sym = callee.scope.lookup(formal)
-        if sym is not None and sym.dims:
+        if sym is not None and (sym.dims or (self.lang == "c" and sym.is_pointer)):
             self.unsupported(stmt, "an active array expression as an actual argument")
         kind = (sym.type.kids[1] if sym is not None and sym.type is not None and sym.type.op == "type" else None) or 4
         value_d, _ = self.ruleset.apply("expr", actual, self, stmt)
@@ -371,6 +368,11 @@ class TangentContext(Context):
         self.extra_declarations.append((temp, zero.kids[1], ()))
         before.append(Node("assign", (Node("ident", (temp,)), zero), call.ann.discard("label")))
         return Node("ident", (temp,))
+
+
+def _is_pointer_formal(callee, formal: str) -> bool:
+    sym = callee.scope.lookup(formal)
+    return sym is not None and sym.is_pointer
 
 
 def _leaves(expr: Node):

@@ -25,13 +25,17 @@ def t_seq(block, out, ctx):
     stmts, stmts_d = var(), var()
     guard = ctx.compute(lambda b: b.kids, block, stmts)
     body = lall(ctx.derive_all("tangent", stmts, stmts_d),
-                ctx.compute(lambda parts: Node("block", tuple(s for part in parts for s in _spliced(part))),
-                            stmts_d, out))
+                ctx.compute(lambda b, parts: Node("block", tuple(s for stmt, part in zip(b.kids, parts)
+                                                                 for s in _spliced(stmt, part))),
+                            block, stmts_d, out))
     return guard, body
 
 
-def _spliced(part: Node) -> tuple:
-    """The statements of a rule's output block, to splice into the enclosing sequence."""
+def _spliced(stmt: Node, part: Node) -> tuple:
+    """The statements of a rule's output block, to splice into the enclosing sequence; a
+    nested C block `{ ... }` stays a block (its declarations are local to it)."""
+    if stmt.op == "block":
+        return (part,)
     return part.kids if part.op == "block" else (part,)
 
 
@@ -186,14 +190,11 @@ def t_local_decl(stmt, out, ctx):
 def t_local_decl_active(stmt, out, ctx):
     """A C declaration whose initial value is active: like an assignment, the derivative of
     each variable starts with the derivative of its initial value (4.4). Each variable gets
-    its own declarations, the value then its derivative, so that a later initial value can
-    read an earlier variable and its derivative (C's declaration order)."""
-    inits, inits_d = var(), var()
-    guard = lall(ctx.fact("has_derivative_instruction", stmt),
-                 ctx.compute(lambda s: ctx.initial_values(s), stmt, inits))
-    body = lall(ctx.derive_all("expr", inits, inits_d, stmt),
-                ctx.compute(lambda s, d: ctx.active_local_declaration(s, d), stmt, inits_d, out))
-    return guard, body
+    its own declarations, the value then its derivative, after the calls split out of its
+    initial value, so that a later initial value can read an earlier variable (C's
+    declaration order); the premises INITi →expr INITid are derived one variable at a time."""
+    guard = ctx.fact("has_derivative_instruction", stmt)
+    return guard, ctx.compute(lambda s: ctx.active_local_declaration(s), stmt, out)
 
 
 @TANGENT.rule("T-return", judgment="tangent", ops=("return",), section="4.5",
