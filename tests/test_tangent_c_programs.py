@@ -169,3 +169,28 @@ def test_float_checks_need_the_single_precision_tolerance():
     step, tolerance = SINGLE_PRECISION[name]
     assert check_tangent(source(name), "c", head, args, step=step).max_error < tolerance
     assert np.isfinite(check_tangent(source(name), "c", head, args).max_error)
+
+
+def test_zero_derivative_of_a_double_field_is_a_double_zero():
+    src = """struct c { double a; float b; };
+void f(double *x, double *y, int n) {
+  struct c v;
+  v.a = 2.0;
+  v.b = 1.0f;
+  if (n > 2) { v.a = x[0]; v.b = (float)x[1]; }
+  y[0] = v.a * v.b;
+  y[1] = x[2];
+}
+"""
+    text = tangent_text(src, "f(y)/(x)")
+    assert "vd.a = 0.0;" in text and "vd.b = 0.0f;" in text, text
+
+
+def test_float_partials_stay_in_float():
+    src = """#include <math.h>
+void f(double *x, double *y, int n) {
+  y[0] = x[0] * expf((float)x[1]);
+  y[1] = x[2];
+}
+"""
+    assert "expf((float)x[1]) * (float)xd[1]" in tangent_text(src, "f(y)/(x)")

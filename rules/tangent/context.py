@@ -4,7 +4,8 @@ and the assembly of differentiated procedures and call arguments (paper 5.3: the
 predicates the paper does "not detail", DECLS → DECLSd)."""
 from __future__ import annotations
 
-from ...engine.errors import UnsupportedError
+from ...engine.bitsets import zones_of
+from ...engine.errors import SourceError, UnsupportedError
 from ...engine.il import Node, walk
 from ...engine.rules import Context
 from ..derivatives import derivative
@@ -105,6 +106,8 @@ class TangentContext(Context):
     def kind_of(self, expr: Node) -> int | None:
         """The real kind an expression computes in (8 when it reads a real(8) variable)."""
         kinds = [8 if n.op == "realCst" and n.kids[1] == 8 else None for n in _leaves(expr)]
+        kinds += [leaf.kids[0].kids[1] for leaf in _leaves(expr)
+                  if leaf.op == "cast" and leaf.kids[0].op == "type" and leaf.kids[0].kids[0] == "real"]
         for leaf in _leaves(expr):
             sym = self.symbol_of(leaf) if leaf.op == "ident" else None
             if sym is not None and sym.type is not None and sym.type.op == "type" and sym.type.kids[0] == "real":
@@ -121,9 +124,18 @@ class TangentContext(Context):
         return typ if typ is not None and typ.op == "type" else None
 
     def zero_like(self, ref: Node) -> Node:
-        """0.0 of the kind of the reference's variable."""
+        """0.0 of the kind of the reference's variable (of its field, for a structure)."""
         typ = self.element_type(ref)
-        return Node("realCst", ("0.0", (typ.kids[1] if typ is not None else None) or 4))
+        if ref.op == "fieldAccess" and self.procedure is not None:
+            try:
+                zones = self.procedure.zones.ref(ref).zones
+            except SourceError:  # a reference the zones do not resolve: keep the variable's type
+                zones = 0
+            types = {self.procedure.zones.zones[z].type for z in zones_of(zones)}
+            if len(types) == 1:
+                typ = types.pop()
+        kind = typ.kids[1] if typ is not None and typ.op == "type" else None
+        return Node("realCst", ("0.0", kind or 4))
 
     def local_declaration(self, decl: Node) -> Node:
         """A C declaration in a block, followed by that of the derivatives of its variables."""
@@ -385,6 +397,8 @@ def _leaves(expr: Node):
             continue
         if n.op in ("ident", "realCst"):
             yield n
+        elif n.op == "cast" and n.kids[0].op == "type" and n.kids[0].kids[0] == "real":
+            yield n  # (float)x computes in float, whatever x is
         elif n.op != "arrayAccess":
             stack.extend(n.kids)
         else:
