@@ -304,6 +304,23 @@ class Facts:
                     & proc.zones.differentiable_mask)
         return frozenset(name for name, loc in proc.zones.vars.items() if loc.all & at_entry)
 
+    def zero_at_entry_fields(self, proc_name: str, name: str) -> tuple:
+        """The field paths (tuples of field names, () for the variable itself) of the parts of
+        variable `name` whose derivative must be set to zero at the entry (zero_at_entry):
+        a structure is reset field by field, only where needed."""
+        proc = self.program.procedure(proc_name)
+        at_entry = (self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
+                    & proc.zones.differentiable_mask)
+        out = []
+        stack = [((), proc.zones.vars[name])]
+        while stack:
+            path, loc = stack.pop()
+            if loc.fields and not loc.pointer:
+                stack.extend((path + (f,), sub) for f, sub in reversed(loc.fields.items()))
+            elif loc.all & at_entry:
+                out.append(path)
+        return tuple(out)
+
     def derivative_read_later(self, ref: Node, stmt: Node) -> bool:
         """Whether the derivative of ref's variable may be read after stmt: the variable is
         active (Active⁻) at some instruction reachable after stmt (loops included), or it is

@@ -37,6 +37,8 @@ C_CASES = [
     ("c13_rows_stencil.c", "heat(u total)/(u k)", [real("u", 16), real("k"), real("total", 1), integer("n", 4)]),
     ("c14_int_pointer_switch.c", "mode_eval(y)/(x)", [real("x", 3), integer("mode", 2, 1), real("y", 3),
                                                       integer("n", 3)]),
+    ("c15_struct_return.c", "cpoly(y)/(x)", [real("x", 3), real("y", 2), integer("n", 3)]),
+    ("c16_passive_and_dropped_calls.c", "branches(y)/(x)", [real("x", 3), real("y", 2), integer("n", 3)]),
 ]
 
 # Single precision: divided differences of float code lose about half the digits, so the

@@ -194,3 +194,36 @@ void f(double *x, double *y, int n) {
 }
 """
     assert "expf((float)x[1]) * (float)xd[1]" in tangent_text(src, "f(y)/(x)")
+
+
+def test_struct_result_temporaries_have_the_struct_type():
+    text = tangent_text(source("c15_struct_return.c"), "cpoly(y)/(x)")
+    assert "    cplx result1;\n    cplx result1d;\n" in text and "float result1" not in text
+
+
+def test_struct_formal_reset_at_entry_field_by_field():
+    """`bd = 0.0f` on a whole struct was invalid C and zeroed active fields too."""
+    src = """typedef struct { double re; double im; } cplx;
+static double dot(cplx a, cplx b) { return a.re * b.re + a.im * b.im; }
+void f(double *x, double *y, int n) {
+  cplx a, b;
+  a.re = x[0]; a.im = x[1]; b.re = x[2]; b.im = 1.0;
+  y[0] = dot(a, b); y[1] = x[2];
+}
+"""
+    text = tangent_text(src, "f(y)/(x)")
+    assert "bd.im = 0.0;" in text and "bd = " not in text, text
+    assert_numbers(src, "f(y)/(x)", X3)
+
+
+def test_function_value_dropped_still_passes_a_result_pointer():
+    text = tangent_text(source("c16_passive_and_dropped_calls.c"), "branches(y)/(x)")
+    assert "logged_D(&y[1], &yd[1], arg10, arg10d, &result10);" in text, text
+
+
+def test_passively_called_static_function_is_copied_and_its_unused_derivative_left_out():
+    text = tangent_text(source("c16_passive_and_dropped_calls.c"), "branches(y)/(x)")
+    assert "static double sq(double v) {" in text and "sq_D" not in text
+    src = "double sq(double v) { return v * v; }\nvoid f(double *x, double *y, int n) {\n" \
+          "  if (sq(x[0]) > 1.0) y[0] = x[1]; else y[0] = x[2];\n  y[1] = x[0];\n}\n"
+    assert "double sq(double v);" in tangent_text(src, "f(y)/(x)")

@@ -199,7 +199,7 @@ class TangentContext(Context):
                                        f"the differentiated module or file)")
         args = differentiated_arguments(params, lambda f: self.facts.is_diff_formal_arg(name, f), self.names.var)
         body_d = Node("block", self.initial_zeros(name, decls) + body_d.kids)
-        temps = tuple(Node("varDecl", (Node("type", ("real", kind, None)), attrs, (Node("declarator", (temp, None, None, 0)),)))
+        temps = tuple(Node("varDecl", ((kind if isinstance(kind, Node) else Node("type", ("real", kind, None))), attrs, (Node("declarator", (temp, None, None, 0)),)))
                       for temp, kind, attrs in self.extra_declarations)
         if kind == "function" and not _is_void(rtype) and self.lang != "fortran":
             # C (fig. 8): F_D returns the derivative; the value goes out through a last pointer argument
@@ -235,6 +235,9 @@ class TangentContext(Context):
         temp = self.names.temp("result1")
         temp_d = self.names.var(temp)
         kind = self.result_kind(callee)
+        rtype = callee.node.kids[4]
+        if self.lang == "c" and rtype is not None and rtype.op != "type":  # a struct result: its own type
+            kind = rtype
         self.extra_declarations.extend(((temp, kind, ()), (temp_d, kind, ())))
         function_d = self.names.proc(callee.source_name)
         if self.lang == "fortran" and (function_d, kind, ("external",)) not in self.extra_declarations:
@@ -246,6 +249,22 @@ class TangentContext(Context):
                                  self.derivative_ann(stmt)))
         self.replacements[id(call)] = Node("ident", (temp,))
         return Node("ident", (temp_d,))
+
+    def discarded_result(self, call: Node) -> tuple:
+        """C: a function called as a statement, its value dropped: F_D still gives the value
+        through its last pointer argument, here a temporary nobody reads."""
+        try:
+            callee = self.program.procedure(call.kids[0]) if self.lang == "c" else None
+        except KeyError:  # an external procedure
+            callee = None
+        if callee is None:
+            return ()
+        if callee.node.kids[1] != "function" or _is_void(callee.node.kids[4]):
+            return ()
+        temp = self.names.temp("result1")
+        rtype = callee.node.kids[4]
+        self.extra_declarations.append((temp, rtype if rtype.op != "type" else self.result_kind(callee), ()))
+        return (Node("address", (Node("ident", (temp,)),)),)
 
     def c_result_name(self, proc: Node) -> str:
         """The pointer argument through which a differentiated C function gives its value."""
@@ -292,10 +311,23 @@ class TangentContext(Context):
             if decl.op != "varDecl" or "parameter" in decl.kids[1]:
                 continue
             for d in decl.kids[2]:
-                if d.kids[0] in reset:
-                    ref = Node("ident", (d.kids[0],))
-                    out.append(Node("assign", (Node("ident", (self.names.var(d.kids[0]),)), self.zero_like(ref))))
+                if d.kids[0] not in reset:
+                    continue
+                paths = self.facts.zero_at_entry_fields(name, d.kids[0]) if self.lang == "c" else ((),)
+                for path in paths:
+                    ref, ref_d = Node("ident", (d.kids[0],)), Node("ident", (self.names.var(d.kids[0]),))
+                    for field in path:  # C assigns no zero to a whole structure: field by field
+                        ref, ref_d = Node("fieldAccess", (ref, field)), Node("fieldAccess", (ref_d, field))
+                    if self.lang == "c" and (d.kids[1] or self._field_is_array(ref)):
+                        self.unsupported(decl, f"a derivative array ({d.kids[0]}) to reset at the entry")
+                    out.append(Node("assign", (ref_d, self.zero_like(ref))))
         return tuple(out)
+
+    def _field_is_array(self, ref: Node) -> bool:
+        if ref.op != "fieldAccess":
+            return False
+        zones = self.procedure.zones.ref(ref).zones
+        return any(self.procedure.zones.zones[z].is_array for z in zones_of(zones))
 
     def call_arguments(self, call: Node, stmt: Node | None = None):
         """(statements before the call, actual arguments of the differentiated call). stmt:
