@@ -227,3 +227,19 @@ def test_passively_called_static_function_is_copied_and_its_unused_derivative_le
     src = "double sq(double v) { return v * v; }\nvoid f(double *x, double *y, int n) {\n" \
           "  if (sq(x[0]) > 1.0) y[0] = x[1]; else y[0] = x[2];\n  y[1] = x[0];\n}\n"
     assert "double sq(double v);" in tangent_text(src, "f(y)/(x)")
+
+
+def test_pointer_field_of_a_struct_argument_is_refused_not_ignored():
+    """The callee's reads through `v.data` were not matched with what the caller's `v.data`
+    points to: the derivative was silently zero. The analyses now see them; the derivative
+    of such a structure is refused."""
+    src = """struct vec { double *data; int n; };
+static double total(struct vec v) { double s = 0.0; int i; for (i = 0; i < v.n; i++) s += v.data[i] * v.data[i]; return s; }
+void f(double *x, double *y, int n) {
+  struct vec v;
+  v.data = x; v.n = n;
+  y[0] = total(v); y[1] = x[0];
+}
+"""
+    with pytest.raises(UnsupportedError, match=r"t\.c:\d+: the derivative of v .*is not supported yet"):
+        tangent_text(src, "f(y)/(x)")
