@@ -152,28 +152,37 @@ class TangentContext(Context):
                             for d in declarators)
         return Node("block", (decl, Node("varDecl", (typ, attrs, declarators), derived[1].ann)))
 
-    def active_local_declaration(self, decl: Node) -> Node:
-        """T V1 = INIT1, V2 = INIT2 → per variable: the derivative calls split out of INITi,
-        T Vi = INITi ; T Vid = INITid (a zero INITid for a passive INITi). One variable at a
-        time, so that a later initial value and its split calls can read an earlier variable."""
-        typ, attrs, declarators = decl.kids
+    def initial_values(self, decl: Node) -> tuple:
+        """The initial values of the declaration's variables that have a derivative."""
+        diff = self.facts.diff_variables(self.procedure.name)
+        inits = []
+        for name, dims, init, _ in (d.kids for d in decl.kids[2]):
+            if name in diff and init is not None:
+                if dims or init.op in ("arrayConstructor", "InitList"):
+                    self.unsupported(decl, f"an active initial value of the array {name}")
+                inits.append(init)
+        return tuple(inits)
+
+    def active_local_declaration(self, decl: Node, inits_d: tuple) -> Node:
+        """T V1 = INIT1, V2 = INIT2 → the derivative calls split out of the INITi, then per
+        variable T Vi = INITi ; T Vid = INITid (a zero INITid for a passive INITi). No INITi
+        reads an earlier Vj of the same declaration: the C reader splits such declarations."""
+        inits_d = iter(tuple(self.with_results(d) if d is not None else None for d in inits_d))
+        *pending, copy = self.primal(decl)
+        typ, attrs, declarators = copy.kids
         diff = self.facts.diff_variables(self.procedure.name)
         out = []
         for d in declarators:
-            name, dims, init, _ = d.kids
+            name, dims, init, ptr = d.kids
+            out.append(Node("varDecl", (typ, attrs, (d,)), decl.ann))
             if name not in diff:
-                out.extend(self.primal(Node("varDecl", (typ, attrs, (d,)), decl.ann)))
                 continue
-            if init is not None and (dims or init.op in ("arrayConstructor", "InitList")):
-                self.unsupported(decl, f"an active initial value of the array {name}")
-            init_d = self.ruleset.apply("expr", init, self, decl)[0] if init is not None else None
-            init_d = self.with_results(init_d) if init_d is not None else None
+            init_d = next(inits_d) if init is not None else None
             if init is not None and init_d is None:
                 init_d = self.zero_like(Node("ident", (name,)))
-            out.extend(self.primal(Node("varDecl", (typ, attrs, (d,)), decl.ann)))
-            declarator = Node("declarator", (self.names.var(name), dims, init_d, d.kids[3]), d.ann)
+            declarator = Node("declarator", (self.names.var(name), dims, init_d, ptr), d.ann)
             out.append(Node("varDecl", (typ, attrs, (declarator,)), self.derivative_ann(decl)))
-        return Node("block", tuple(out))
+        return Node("block", tuple(pending) + tuple(out))
 
     def derivative_ann(self, stmt: Node):
         """Annotations of a derivative statement: the source line of the statement it comes from."""

@@ -190,11 +190,14 @@ def t_local_decl(stmt, out, ctx):
 def t_local_decl_active(stmt, out, ctx):
     """A C declaration whose initial value is active: like an assignment, the derivative of
     each variable starts with the derivative of its initial value (4.4). Each variable gets
-    its own declarations, the value then its derivative, after the calls split out of its
-    initial value, so that a later initial value can read an earlier variable (C's
-    declaration order); the premises INITi →expr INITid are derived one variable at a time."""
-    guard = ctx.fact("has_derivative_instruction", stmt)
-    return guard, ctx.compute(lambda s: ctx.active_local_declaration(s), stmt, out)
+    its own declarations, the value then its derivative, after the calls split out of the
+    initial values (C's declaration order: a derivative is declared after what it reads)."""
+    inits, inits_d = var(), var()
+    guard = lall(ctx.fact("has_derivative_instruction", stmt),
+                 ctx.compute(lambda s: ctx.initial_values(s), stmt, inits))
+    body = lall(ctx.derive_all("expr", inits, inits_d, stmt),
+                ctx.compute(lambda s, d: ctx.active_local_declaration(s, d), stmt, inits_d, out))
+    return guard, body
 
 
 @TANGENT.rule("T-return", judgment="tangent", ops=("return",), section="4.5",
