@@ -289,7 +289,7 @@ class Facts:
             names |= {z.name.lstrip("*") for z in proc.zones.zones
                       if z.name.startswith("*") and (anywhere >> z.index) & 1 and z.name.lstrip("*") in proc.zones.vars}
             names |= set(self.diff_formals(proc.name))
-            names |= _pointers_to_active_heap(proc.zones, anywhere)
+            names |= _pointers_to_active_memory(proc.zones, anywhere)
             cached = self._diff_vars[proc.name] = frozenset(names)
         return cached
 
@@ -459,13 +459,13 @@ def _names(proc, zones: int) -> frozenset:
 __all__ = ["Facts"]
 
 
-def _pointers_to_active_heap(zones, active: int) -> set:
-    """The pointer variables that may point to an active malloc'd block: they get a
-    derivative pointer, allocated and freed with them (4.2)."""
+def _pointers_to_active_memory(zones, active: int) -> set:
+    """The local C pointer variables that may point to active memory (a malloc'd block, an
+    array, a formal's pointee): they get a derivative pointer, moved with them (4.2)."""
     out = set()
     for name, loc in zones.vars.items():
-        for leaf in loc.pointer_leaves():
-            if any(t.all & active and zones.zones[t.zone].kind == "heap" for t in zones.pts.get(leaf.zone, ())
-                   if t.zone is not None):
-                out.add(name)
+        if not loc.pointer or loc.zone is None or zones.zones[loc.zone].kind not in ("local", "temp"):
+            continue
+        if any(t.all & active for t in zones.pts.get(loc.zone, ())):
+            out.add(name)
     return out

@@ -243,3 +243,35 @@ void f(double *x, double *y, int n) {
 """
     with pytest.raises(UnsupportedError, match=r"t\.c:\d+: the derivative of v .*is not supported yet"):
         tangent_text(src, "f(y)/(x)")
+
+
+def test_local_pointer_walking_an_array_moves_its_derivative_pointer():
+    """`double *p = x; ... p++` was refused; p now has pd, moved with it (4.2)."""
+    src = """void f(double *x, double *y, int n) {
+  double *p = x;
+  double s = 0.0;
+  double *ps = &s;
+  int i;
+  for (i = 0; i < n; i++) { *ps += *p * *p; p++; }
+  y[0] = s; y[1] = x[0];
+}
+"""
+    text = tangent_text(src, "f(y)/(x)")
+    assert "double *pd = xd;" in text and "double *psd = &sd;" in text and "pd = pd + 1;" in text, text
+    assert_numbers(src, "f(y)/(x)", X3)
+
+
+def test_end_pointer_only_compared_gets_no_derivative():
+    text = tangent_text(source("c17_pointer_walk.c"), "walk(y)/(a x)")
+    assert "const double *xe = x + m;" in text and "xed" not in text
+
+
+def test_pointer_value_with_no_matching_derivative_pointer_is_refused():
+    src = """void f(double *x, double *y, int n) {
+  double *p;
+  p = n > 1 ? x : x + 1;
+  y[0] = *p * *p; y[1] = x[0];
+}
+"""
+    with pytest.raises(UnsupportedError, match=r"t\.c:3: this value of a pointer to active memory is not supported yet"):
+        tangent_text(src, "f(y)/(x)")

@@ -90,6 +90,28 @@ class TangentContext(Context):
         """¬(hasDerivativeInstruction(I) ∧ isActiveExpr(RHS))."""
         return not (self.facts.has_derivative_instruction(stmt) and self.facts.is_active_expr(stmt.kids[1], stmt))
 
+    def derivative_pointer_assignment(self, stmt: Node) -> bool:
+        """isDiffPointer(LHS): C `p = E` for a pointer variable p that has a derivative pointer."""
+        lhs = stmt.kids[0]
+        if self.lang != "c" or lhs.op != "ident" or self.procedure is None:
+            return False
+        sym = self.procedure.scope.lookup(lhs.kids[0])
+        return sym is not None and sym.ptr > 0 and lhs.kids[0] in self.facts.diff_variables(self.procedure.name)
+
+    def not_derivative_pointer_assignment(self, stmt: Node) -> bool:
+        return not self.derivative_pointer_assignment(stmt)
+
+    def pointer_value_derivative(self, value: Node, stmt: Node) -> Node:
+        """The derivative pointer matching a pointer value: q → qd, &a[k] → &ad[k], p + k → pd + k."""
+        if value.op == "cast" and value.kids[0].op == "pointerType":
+            return Node("cast", (value.kids[0], self.pointer_value_derivative(value.kids[1], stmt)), value.ann)
+        if value.op not in ("ident", "address", "arrayAccess", "fieldAccess", "deref"):
+            self.unsupported(stmt, "this value of a pointer to active memory")
+        if value.op == "address" and value.kids[0].op == "ident" and not self.facts.has_derivative(value.kids[0], stmt):
+            self.unsupported(stmt, f"a pointer to {value.kids[0].kids[0]}, which has no derivative,")
+        derived, _ = self.ruleset.apply("ref", value, self)
+        return derived
+
     def derivative_unread(self, stmt: Node) -> bool:
         """¬(isDiff(LHS) ∧ derivativeReadLater(LHS))."""
         lhs = stmt.kids[0]
@@ -144,12 +166,17 @@ class TangentContext(Context):
         derived = derivative_declarations((decl,), self.facts.diff_variables(self.procedure.name), self.names.var)
         if len(derived) == 1:
             return Node("block", derived)
-        # a passive initial value has the zero derivative
-        initialized = {self.names.var(d.kids[0]) for d in decl.kids[2] if d.kids[2] is not None}
+        # a passive initial value has the zero derivative; a pointer's, the matching derivative pointer
+        initial = {self.names.var(d.kids[0]): d for d in decl.kids[2] if d.kids[2] is not None}
         zero = self.zero_like(Node("ident", (decl.kids[2][0].kids[0],)))
+
+        def initial_d(d):
+            source = initial.get(d.kids[0])
+            if source is None:
+                return None
+            return self.pointer_value_derivative(source.kids[2], decl) if source.kids[3] else zero
         typ, attrs, declarators = derived[1].kids
-        declarators = tuple(d.with_kids(d.kids[0], d.kids[1], zero if d.kids[0] in initialized else None, d.kids[3])
-                            for d in declarators)
+        declarators = tuple(d.with_kids(d.kids[0], d.kids[1], initial_d(d), d.kids[3]) for d in declarators)
         return Node("block", (decl, Node("varDecl", (typ, attrs, declarators), derived[1].ann)))
 
     def initial_values(self, decl: Node) -> tuple:
@@ -190,6 +217,15 @@ class TangentContext(Context):
 
     # --- procedures and calls --------------------------------------------------------------------
     def differentiated_procedure(self, proc: Node, body_d: Node) -> Node:
+        assembled = self._assembled_procedure(proc, body_d)
+        if self.lang != "c":
+            return assembled
+        scope = self.program.procedure(proc.kids[0]).scope
+        pointers = {self.names.var(v) for v in self.facts.diff_variables(proc.kids[0]) - set(proc.kids[2])
+                    if scope.lookup(v) is not None and scope.lookup(v).ptr > 0}
+        return _without_unread(assembled, pointers)
+
+    def _assembled_procedure(self, proc: Node, body_d: Node) -> Node:
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
         if contains:
             self.unsupported(proc, "differentiating a procedure with internal procedures")
@@ -421,6 +457,41 @@ class TangentContext(Context):
         self.extra_declarations.append((temp, zero.kids[1], ()))
         before.append(Node("assign", (Node("ident", (temp,)), zero), call.ann.discard("label")))
         return Node("ident", (temp,))
+
+
+def _without_unread(proc: Node, candidates: set) -> Node:
+    """proc without the derivative pointers among `candidates` that nothing reads but their
+    own moves (an end pointer only compared, `pe = p + m`): declarations and assignments dropped."""
+    def uses(node, name) -> bool:  # walk skipping the lhs of assignments to it and its declarator
+        if not isinstance(node, Node):
+            return any(uses(k, name) for k in node) if isinstance(node, tuple) else False
+        if node.op == "assign" and node.kids[0] == Node("ident", (name,)):
+            return False
+        if node.op == "declarator":
+            return node.kids[0] != name and node.kids[2] is not None and uses(node.kids[2], name)
+        if node.op == "ident":
+            return node.kids[0] == name
+        return any(uses(k, name) for k in node.kids)
+
+    unread = {name for name in candidates if not uses(proc.kids[6], name) and not uses(proc.kids[7], name)}
+    if not unread:
+        return proc
+
+    def prune(node):
+        if isinstance(node, tuple):
+            return tuple(k for k in (prune(k) for k in node) if k is not None)
+        if not isinstance(node, Node):
+            return node
+        if node.op == "assign" and node.kids[0].op == "ident" and node.kids[0].kids[0] in unread:
+            return None
+        if node.op == "varDecl":
+            kept = tuple(d for d in node.kids[2] if d.kids[0] not in unread)
+            return Node("varDecl", (node.kids[0], node.kids[1], kept), node.ann) if kept else None
+        kids = tuple(prune(k) for k in node.kids)
+        return Node(node.op, tuple(k for k in kids if k is not None) if node.op == "block" else kids, node.ann)
+    kids = list(proc.kids)
+    kids[6], kids[7] = prune(kids[6]), prune(kids[7])
+    return Node("procedure", tuple(kids), proc.ann)
 
 
 def _is_pointer_formal(callee, formal: str) -> bool:
