@@ -275,3 +275,16 @@ def test_pointer_value_with_no_matching_derivative_pointer_is_refused():
 """
     with pytest.raises(UnsupportedError, match=r"t\.c:3: this value of a pointer to active memory is not supported yet"):
         tangent_text(src, "f(y)/(x)")
+
+
+def test_null_pointer_initial_value_has_a_null_derivative_pointer():
+    src = """#include <stddef.h>
+void f(double *x, double *y, int n) {
+  double *p = NULL;
+  if (n > 2) p = x + 1; else p = x;
+  y[0] = *p * p[1]; y[1] = x[0];
+}
+"""
+    text = tangent_text(src, "f(y)/(x)")
+    assert "double *pd = 0;" in text and "pd = xd + 1;" in text, text
+    assert_numbers(src, "f(y)/(x)", X3)

@@ -102,7 +102,10 @@ class TangentContext(Context):
         return not self.derivative_pointer_assignment(stmt)
 
     def pointer_value_derivative(self, value: Node, stmt: Node) -> Node:
-        """The derivative pointer matching a pointer value: q → qd, &a[k] → &ad[k], p + k → pd + k."""
+        """The derivative pointer matching a pointer value: q → qd, &a[k] → &ad[k], p + k → pd + k;
+        NULL for NULL."""
+        if _is_null(value):
+            return value
         if value.op == "cast" and value.kids[0].op == "pointerType":
             return Node("cast", (value.kids[0], self.pointer_value_derivative(value.kids[1], stmt)), value.ann)
         if value.op not in ("ident", "address", "arrayAccess", "fieldAccess", "deref"):
@@ -492,6 +495,13 @@ def _without_unread(proc: Node, candidates: set) -> Node:
     kids = list(proc.kids)
     kids[6], kids[7] = prune(kids[6]), prune(kids[7])
     return Node("procedure", tuple(kids), proc.ann)
+
+
+def _is_null(value: Node) -> bool:
+    """C's null pointer constant: 0 or (void *)0 (NULL)."""
+    while value.op == "cast":
+        value = value.kids[1]
+    return value.op == "intCst" and value.kids[0] == 0
 
 
 def _is_pointer_formal(callee, formal: str) -> bool:
