@@ -288,3 +288,15 @@ void f(double *x, double *y, int n) {
     text = tangent_text(src, "f(y)/(x)")
     assert "double *pd = 0;" in text and "pd = xd + 1;" in text, text
     assert_numbers(src, "f(y)/(x)", X3)
+
+
+def test_more_math_h_functions():
+    """exp2, log2, asinh, acosh, atanh, copysign, round and trunc were read as external calls
+    (refused) or had no derivative."""
+    src = """#include <math.h>
+void f(double *x, double *y, int n) {
+  y[0] = exp2(x[0]) + log2(x[1]) + asinh(x[2]) + acosh(1.0 + x[0]) + atanh(0.5 * x[1]);
+  y[1] = copysign(x[1], -1.0) + round(x[2]) * x[0] + trunc(2.5 * x[1]) + log2f((float)x[2]) * 1e-9;
+}
+"""
+    assert_numbers(src, "f(y)/(x)", X3)
