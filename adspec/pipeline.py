@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 
 from .engine.errors import SourceError, at_line
-from .engine.il import Node, mk
+from .engine.il import Node, mk, walk
 
 MODES = {"tangent": "_d", "vector": "_dv"}
 
@@ -96,6 +96,9 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         procedure_names = {k: names.vector_proc(k) for k in procedure_names}
     stem = os.path.splitext(os.path.basename(first.ann.get("filename", "out")))[0]
     ext = os.path.splitext(first.ann.get("filename", ""))[1] or (".f90" if file_lang == "fortran" else ".c")
+    if file_lang == "c":
+        units = _without_uncalled_statics(units)
+        units = _type_definitions(files) + _called_originals(program, units, procedure_names) + units
     includes = (DIFFSIZES_INCLUDE,) if mode == "vector" and file_lang == "c" else ()
     tree = mk("file", *units, lang=file_lang, form=first.ann.get("form"), filename=f"{stem}{MODES[mode]}{ext}",
               includes=includes)
@@ -123,13 +126,64 @@ def write_outputs(result: Differentiated, outdir: str, stem: str | None = None) 
     return [code, msg]
 
 
+def _type_definitions(files) -> list:
+    """The C struct, union, enum and typedef definitions of the sources: the differentiated
+    file declares with them (a derivative of a struct has the struct's type, 4.2)."""
+    return [unit for f in files for unit in f.kids if unit.op in ("typeDef", "enumDef", "typeAlias")]
+
+
+def _without_uncalled_statics(units) -> list:
+    """C: a differentiated static function that no differentiated code calls (its calls were
+    all passive) is left out, with its header comment: it could not be used, and gcc -Wall
+    says so."""
+    while True:
+        called = {n.kids[0] for u in units if u.op == "procedure" for n in walk(u.kids[7]) if n.op == "call"}
+        unused = {i for i, u in enumerate(units) if u.op == "procedure" and "static" in u.kids[5]
+                  and u.kids[0] not in called}
+        if not unused:
+            return units
+        drop = set(unused)
+        for i in unused:  # its header comment: the comments just before it
+            j = i - 1
+            while j >= 0 and units[j].op == "comment":
+                drop.add(j)
+                j -= 1
+        units = [u for i, u in enumerate(units) if i not in drop]
+
+
+def _called_originals(program, units, procedure_names) -> list:
+    """C: the original functions the differentiated code still calls (passive calls), so that
+    the file compiles alone: a static function is copied (it is invisible from the original
+    file), with the static functions it calls; another one gets its prototype."""
+    differentiated = set(procedure_names.values())
+    wanted, seen, out = [units], set(), []
+    while wanted:
+        for node in walk(tuple(wanted.pop())):
+            if node.op != "call" or node.kids[0] in differentiated or node.kids[0] in seen:
+                continue
+            try:
+                proc = program.procedure(node.kids[0]).node
+            except KeyError:  # an external function: declared by the user's headers
+                continue
+            seen.add(node.kids[0])
+            if "static" in proc.kids[5] and proc.kids[7] is not None:
+                out.append(proc)
+                wanted.append([proc])
+            else:
+                out.append(proc.replace(body=None))
+    return out
+
+
 def _vectorized(units, names, procedure_names, lang, filename) -> list:
     """F_D -> F_DV for every differentiated procedure (paper 4.7)."""
     from .rules.tangent.vector import vectorize_procedure
+    from .rules.tangent.context import is_void
     renamed = {d: names.vector_proc(original) for original, d in procedure_names.items()}
     derivatives = names.derivative_names()
-    return [vectorize_procedure(u, derivatives, renamed, filename, names.temp, lang) if u.op == "procedure" else u
-            for u in units]
+    valued = {u.kids[0]: u.kids[4] for u in units if u.op == "procedure" and u.kids[0] in renamed
+              and u.kids[1] == "function" and not is_void(u.kids[4])}
+    return [vectorize_procedure(u, derivatives, renamed, filename, names.temp, lang, valued) if u.op == "procedure"
+            else u for u in units]
 
 
 def _head_names(program, proc_name, zones) -> HeadNames:

@@ -293,6 +293,7 @@ class Facts:
             names |= {name for name, loc in proc.zones.vars.items() if loc.fortran_pointer
                       and _ref_zones(proc, Node("ident", (name,))) & anywhere}
             names |= set(self.diff_formals(proc.name))
+            names |= _pointers_to_active_memory(proc.zones, anywhere)
             cached = self._diff_vars[proc.name] = frozenset(names)
         return cached
 
@@ -306,6 +307,23 @@ class Facts:
         at_entry = (self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
                     & proc.zones.differentiable_mask)
         return frozenset(name for name, loc in proc.zones.vars.items() if loc.all & at_entry)
+
+    def zero_at_entry_fields(self, proc_name: str, name: str) -> tuple:
+        """The field paths (tuples of field names, () for the variable itself) of the parts of
+        variable `name` whose derivative must be set to zero at the entry (zero_at_entry):
+        a structure is reset field by field, only where needed."""
+        proc = self.program.procedure(proc_name)
+        at_entry = (self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
+                    & proc.zones.differentiable_mask)
+        out = []
+        stack = [((), proc.zones.vars[name])]
+        while stack:
+            path, loc = stack.pop()
+            if loc.fields and not loc.pointer:
+                stack.extend((path + (f,), sub) for f, sub in reversed(loc.fields.items()))
+            elif loc.all & at_entry:
+                out.append(path)
+        return tuple(out)
 
     def derivative_read_later(self, ref: Node, stmt: Node) -> bool:
         """Whether the derivative of ref's variable may be read after stmt: the variable is
@@ -474,3 +492,15 @@ def _names(proc, zones: int) -> frozenset:
 
 
 __all__ = ["Facts"]
+
+
+def _pointers_to_active_memory(zones, active: int) -> set:
+    """The local C pointer variables that may point to active memory (a malloc'd block, an
+    array, a formal's pointee): they get a derivative pointer, moved with them (4.2)."""
+    out = set()
+    for name, loc in zones.vars.items():
+        if not loc.pointer or loc.zone is None or zones.zones[loc.zone].kind not in ("local", "temp"):
+            continue
+        if any(t.all & active for t in zones.pts.get(loc.zone, ())):
+            out.add(name)
+    return out

@@ -361,8 +361,11 @@ class CWriter(BlockWriter):
         target, dims, typ = n.kids
         if typ is None or len(dims) != 1:
             raise unsupported(n, "C allocation needs one element count and an element type", self.filename)
-        size = mk("mul", dims[0], mk("sizeof", typ))
-        malloc = mk("cast", mk("pointerType", typ), mk("intrinsic", "malloc", (size,)))
+        if n.ann.get("zeroed"):  # a derivative block: zero until written
+            call = mk("intrinsic", "calloc", (dims[0], mk("sizeof", typ)))
+        else:
+            call = mk("intrinsic", "malloc", (mk("mul", dims[0], mk("sizeof", typ)),))
+        malloc = mk("cast", mk("pointerType", typ), call)
         self.emit_assign(mk("assign", target, malloc))
 
     def emit_deallocate(self, n):

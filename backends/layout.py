@@ -111,6 +111,9 @@ class ExprPrinter:
 
     def render(self, node: Node) -> tuple[str, int]:
         op = node.op
+        if op == "address" and node.ann.get("pointer_sum"):  # C `p + k`, read as &p[k]
+            base, (index,) = node.kids[0].kids
+            return self.render(Node("add", (base, index)))
         if op in self.BINARY:
             return self.binary(node)
         if op in self.UNARY:

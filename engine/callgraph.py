@@ -155,6 +155,18 @@ class CallSite:
     def _c_argument(self, sides, pos, actual, own, pointee) -> None:
         """By value: the formal's own zones get the actual's value; a pointer formal's pointee
         zones are the memory the actual points to; an array formal is the caller's array."""
+        formal = self.callee.zones.vars.get(self.callee.formals[pos])
+        if pointee and formal is not None and not formal.pointer:
+            # a structure by value with pointer fields: each field's pointee is what the
+            # actual's same field points to
+            for path, leaf in _pointer_fields(formal):
+                field = actual
+                for name in path:
+                    field = mk("fieldAccess", field, name)
+                targets = self.caller.zones.targets(field)
+                pointees = [z for loc in self.callee.zones.pts.get(leaf.zone, ()) for z in zones_of(loc.all)]
+                self._pair(sides, pointees, targets, False, writes=True)
+            pointee = []
         if pointee:
             target = actual.kids[0] if actual.op == "address" else mk("deref", actual)
             targets = self._ref(target)
@@ -299,3 +311,12 @@ def components_bottom_up(graph: nx.DiGraph, order: dict) -> list[list[str]]:
     members = {c: sorted(cond.nodes[c]["members"], key=order.__getitem__) for c in cond}
     top_down = nx.lexicographical_topological_sort(cond, key=lambda c: order[members[c][0]])
     return [members[c] for c in reversed(list(top_down))]
+
+
+def _pointer_fields(loc, path=()):
+    """(field path, pointer leaf Loc) of the pointer fields of a structure's Loc."""
+    for name, sub in (loc.fields or {}).items():
+        if sub.pointer:
+            yield path + (name,), sub
+        else:
+            yield from _pointer_fields(sub, path + (name,))

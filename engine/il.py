@@ -23,7 +23,10 @@ Conventions shared by all front ends, back ends and the interpreter:
 - C `p->f` is `fieldAccess(deref(p), f)` (the C-style pointer access promoted to the
   shared operators); `a[i][j]` is `arrayAccess(arrayAccess(a, (i,)), (j,))`.
 - C `p = (T*)malloc(n*sizeof(T))` is `allocate(p, (n,), T)`; `free(p)` is `deallocate(p)`.
-  Fortran `allocate(a(n, 0:m))` is `allocate(a, (dim(None,n), dim(0,m)), None)`.
+  Fortran `allocate(a(n, 0:m))` is `allocate(a, (dim(None,n), dim(0,m)), None)`. An
+  allocate annotated `zeroed` is C `(T*)calloc(n, sizeof(T))` (derivative work arrays).
+- C `p + k`, for p a pointer or one-dimensional array variable of the function, is
+  `address(arrayAccess(p, (k,)))` annotated `pointer_sum` (printed back as `p + k`).
 - Comments are `comment` nodes where they stand (in declaration lists, blocks, file units).
   `$AD` directives are not comments: they are the `directives` annotation (a tuple of
   strings such as "NOCHECKPOINT") of the statement that follows them.

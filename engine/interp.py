@@ -1486,6 +1486,9 @@ class Interpreter(FortranConstructs):
         return b
 
     def e_address(self, node):
+        if node.ann.get("pointer_sum"):  # C `p + k` (may point one past the end): pointer arithmetic
+            base, (index,) = node.expr.kids
+            return self.e_add(Node("add", (base, index), node.ann))
         place = self._c_index(node.expr) if node.expr.op == "arrayAccess" else self._c_place(node.expr)
         if isinstance(place, CArr):
             return Ptr(place.buf, place.off)

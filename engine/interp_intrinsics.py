@@ -472,9 +472,10 @@ FORTRAN_IMPL.update({
 _C_MATH = dict(_GENERIC_MATH, pow=np.power, fabs=np.abs, fmin=np.fmin, fmax=np.fmax, floor=np.floor,
                ceil=np.ceil, fmod=np.fmod, hypot=np.hypot, cbrt=np.cbrt, expm1=np.expm1, log1p=np.log1p,
                erf=_erf(math.erf), erfc=_erf(math.erfc), trunc=np.trunc, copysign=np.copysign,
-               round=lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x))
-_C_FLOAT_FORMS = ("sin cos tan asin acos atan atan2 sinh cosh tanh exp log log10 sqrt pow "
-                  "fabs fmin fmax floor ceil fmod hypot cbrt expm1 log1p erf erfc trunc copysign round").split()
+               round=lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x), exp2=np.exp2, log2=np.log2,
+               asinh=np.arcsinh, acosh=np.arccosh, atanh=np.arctanh)
+_C_FLOAT_FORMS = ("sin cos tan asin acos atan atan2 sinh cosh tanh exp log log10 sqrt pow fabs fmin fmax floor "
+                  "ceil fmod hypot cbrt expm1 log1p erf erfc trunc copysign round exp2 log2 asinh acosh atanh").split()
 
 C_IMPL = {name: _c_math(name, fn, F64) for name, fn in _C_MATH.items()}
 C_IMPL.update({name + "f": _c_math(name, _C_MATH[name], F32) for name in _C_FLOAT_FORMS})

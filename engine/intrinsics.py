@@ -21,9 +21,10 @@ present associated allocated null huge tiny epsilon kind
 
 C_INTRINSICS = frozenset("""
 sin cos tan asin acos atan atan2 sinh cosh tanh exp log log10 sqrt pow fabs fmin fmax
-floor ceil fmod hypot cbrt expm1 log1p erf erfc
+floor ceil fmod hypot cbrt expm1 log1p erf erfc trunc round copysign exp2 log2 asinh acosh atanh
 sinf cosf tanf asinf acosf atanf atan2f sinhf coshf tanhf expf logf log10f sqrtf powf
-fabsf fminf fmaxf floorf ceilf fmodf
+fabsf fminf fmaxf floorf ceilf fmodf hypotf cbrtf expm1f log1pf erff erfcf truncf roundf copysignf
+exp2f log2f asinhf acoshf atanhf
 abs labs printf malloc free
 atomicAdd __syncthreads
 """.split())

@@ -373,7 +373,7 @@ def _grouped_declarators(typ: Node, items: list, line) -> list:
         if run:
             out.append(mk("varDecl", typ, run_attrs, tuple(run), line=line))
     for item in items:
-        if isinstance(item, tuple) and item[0] == run_attrs:
+        if isinstance(item, tuple) and item[0] == run_attrs and not _reads_any(item[1].kids[2], run):
             run.append(item[1])
             continue
         flush()
@@ -384,6 +384,43 @@ def _grouped_declarators(typ: Node, items: list, line) -> list:
             run_attrs, run = None, []
     flush()
     return out
+
+
+def _reads_any(init, declarators) -> bool:
+    """The initial value reads a variable declared before it in the same declaration: the
+    declaration is split there (C initialises in order; one IL statement is one instruction)."""
+    names = {d.kids[0] for d in declarators}
+    return init is not None and any(n.op == "ident" and n.kids[0] in names for n in walk(init))
+
+
+def _pointer_sums_as_addresses(body: Node, decls) -> Node:
+    """`p + k` and `k + p`, for p a pointer (or one-dimensional array) variable of the
+    function, read as `&p[k]` (the same address in C), so that every analysis and rule sees
+    one access path for an element; the `pointer_sum` annotation prints it back as `p + k`.
+    A name declared both as a pointer and otherwise (shadowing) is left alone."""
+    kinds = {}
+    for decl in tuple(decls) + tuple(d for d in walk(body) if d.op == "varDecl"):
+        for name, dims, _, ptr in (d.kids for d in decl.kids[2]):
+            ptr_like = (ptr == 1 and not dims) or (ptr == 0 and dims is not None and len(dims) == 1)
+            kinds.setdefault(name, set()).add(ptr_like)
+    pointers = {name for name, k in kinds.items() if k == {True}}
+
+    def rewrite(n):
+        if isinstance(n, tuple):
+            return tuple(rewrite(k) for k in n)
+        if not isinstance(n, Node):
+            return n
+        n = Node(n.op, tuple(rewrite(k) for k in n.kids), n.ann)
+        if n.op == "add":
+            for base, index in (n.kids, n.kids[::-1]):
+                if base.op == "ident" and base.kids[0] in pointers:
+                    return Node("address", (mk("arrayAccess", base, (index,)),), n.ann.set("pointer_sum", True))
+                if base.op == "address" and base.ann.get("pointer_sum"):  # (p + j) + k is p + (j + k)
+                    element = base.kids[0]
+                    offset = mk("add", element.kids[1][0], index)
+                    return Node("address", (element.with_kids(element.kids[0], (offset,)),), base.ann)
+        return n
+    return rewrite(body) if pointers else body
 
 
 def _declaration_groups(nodes):
@@ -530,8 +567,9 @@ class _Translator:
         rbase, type_attrs = self.spec_type(tdecl.type)
         attrs = self.attrs(decl, tdecl, type_attrs)
         params, decls = self.parameters(fdecl.args)
+        body = _pointer_sums_as_addresses(self.compound(body), decls) if body is not None else None
         return mk("procedure", decl.name, "function", params, None, _pointer_to(rbase, ptr), attrs,
-                  decls, self.compound(body) if body is not None else None, (), line=self.line(decl))
+                  decls, body, (), line=self.line(decl))
 
     def parameters(self, plist) -> tuple[tuple, tuple]:
         params = list(plist.params) if plist is not None else []

@@ -311,6 +311,12 @@ D(fortran=("tanh", "dtanh"), c=_c("tanh"), partials=lambda L, x: (sub(L.one, squ
 D(c=_c("erf"), partials=lambda L, x: (mul(L.r("1.1283791670955126"), L.f("exp", neg(square(L, x)))),),
   doc="2/sqrt(pi) exp(-x**2)")
 D(c=_c("erfc"), partials=lambda L, x: (neg(mul(L.r("1.1283791670955126"), L.f("exp", neg(square(L, x))))),))
+D(c=_c("exp2"), partials=lambda L, x: (mul(L.f("exp2", x), L.f("log", L.r("2.0"))),))
+D(c=_c("log2"), partials=lambda L, x: (div(L.one, mul(x, L.f("log", L.r("2.0")))),))
+D(c=_c("asinh"), partials=lambda L, x: (div(L.one, L.f("sqrt", add(square(L, x), L.one))),))
+D(c=_c("acosh"), partials=lambda L, x: (div(L.one, L.f("sqrt", sub(square(L, x), L.one))),),
+  nondiff=lambda L, x: eq(x, L.one), nondiff_doc="x = 1 (infinite slope)")
+D(c=_c("atanh"), partials=lambda L, x: (div(L.one, sub(L.one, square(L, x))),))
 D(c=_c("hypot"), args="x y",
   partials=lambda L, x, y: (div(x, L.f("hypot", x, y)), div(y, L.f("hypot", x, y))),
   nondiff=lambda L, x, y: both(eq(x, L.r("0.0")), eq(y, L.r("0.0"))), nondiff_doc="x = y = 0")

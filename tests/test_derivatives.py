@@ -86,13 +86,14 @@ SAMPLES = {
     "min": [(0.3, 0.9, -0.2), (1.5, 0.2, 0.7), (-0.1, -0.5, -0.3), (0.9, 0.9, 0.4), (0.7, 1.3), (1.1, -0.4)],
     "mod": [(7.3, 2.1), (-5.2, 1.7), (3.3, -1.2)],
     "round": [(0.37,), (1.8,), (-2.7,)],
+    "above_one": [(1.37,), (1.81,), (2.4,)],
 }
 SAMPLE_KIND = {"sqrt": "positive", "cbrt": "default", "log": "positive", "log10": "positive",
                "log1p": "positive", "asin": "unit", "acos": "unit", "atan2": "two", "hypot": "two",
                "pow": "power", "power": "power", "add": "two", "sub": "two", "mul": "two", "div": "two",
                "sign": "two", "dim": "two", "max": "max", "min": "min", "mod": "mod", "modulo": "mod",
-               "erf": "unit", "erfc": "unit"}
-NONDIFF_POINTS = {"sqrt": [(0.0,)], "cbrt": [(0.0,)], "asin": [(1.0,), (-1.0,)], "acos": [(1.0,), (-1.0,)],
+               "erf": "unit", "erfc": "unit", "log2": "positive", "atanh": "unit", "acosh": "above_one"}
+NONDIFF_POINTS = {"acosh": [(1.0,)], "sqrt": [(0.0,)], "cbrt": [(0.0,)], "asin": [(1.0,), (-1.0,)], "acos": [(1.0,), (-1.0,)],
                   "atan2": [(0.0, -1.0), (0.0, 0.0)], "hypot": [(0.0, 0.0)], "pow": [(0.0, 1.5), (-1.0, 2.0)],
                   "power": [(0.0, 1.5)], "abs": [(0.0,)], "sign": [(0.0, 1.0), (0.0, -2.0)],
                   "max": [(1.0, 1.0, 0.5), (0.2, 2.0, 2.0)], "min": [(1.0, 1.0, 3.5), (0.2, 2.0, 0.2)],

@@ -234,24 +234,7 @@ end program
 C_PROGRAMS = Path(__file__).parent / "tangent_programs"
 
 
-# the C tangent programs (tests/tangent_programs/*.c): file, head, args as in tests/tangent_check.py;
-# tests/test_tangent_compiled.py compiles each of them too
-C_TANGENT_PROGRAMS = [
-    pytest.param("c01_pointer_loop.c", "f(y)/(x)", [("x", "real", (4,), None), ("y", "real", (1,), None),
-                                                    ("n", "int", (), 4)], id="c01_pointer_loop"),
-    pytest.param("c02_static_helper.c", "g(r)/(x u)", [("x", "real", (), None), ("u", "real", (4,), None),
-                                                      ("r", "real", (1,), None), ("n", "int", (), 4)],
-                 id="c02_static_helper"),
-]
-
-
-@pytest.mark.parametrize("name, head, args", C_TANGENT_PROGRAMS)
-def test_c_tangent_numbers(name, head, args):
-    """C: pointer arguments get derivative pointers (*y -> *yd), by-value reals by-value
-    derivatives, a static helper called with a pointer gets its derivative pointer, a local
-    initialized with a passive value gets a zero derivative."""
-    check = check_tangent((C_PROGRAMS / name).read_text(), "c", head, args)
-    assert check.max_error < 1e-7 and check.complex_step_error < 1e-12, check.report()
+# the C programs are checked by numbers in tests/test_tangent_c_programs.py (tests/c_tangent_cases.py)
 
 
 @pytest.mark.compile

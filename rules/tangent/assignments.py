@@ -39,8 +39,8 @@ def t_assign_diff(stmt, out, ctx):
 
 @TANGENT.rule("T-assign-zero", judgment="tangent", ops=("assign",), section="4.6",
               source="reconstructed: docs/rules.md#t-assign",
-              premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))", "isDiff(LHS)",
-                        "derivativeReadLater(LHS)", "LHS →ref LHSd"),
+              premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))", "¬isDiffPointer(LHS)",
+                        "isDiff(LHS)", "derivativeReadLater(LHS)", "LHS →ref LHSd"),
               conclusion="LHS = RHS  →  LHSd = 0 ; LHS = RHS")
 def t_assign_zero(stmt, out, ctx):
     """LHS receives a value with a zero derivative. Its derivative may stay implicit zero
@@ -51,6 +51,7 @@ def t_assign_zero(stmt, out, ctx):
     components (Fortran allows one part with a rank in a reference)."""
     lhs, rhs, lhs_d = var(), var(), var()
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(ctx.not_differentiated, stmt),
+                 ctx.check(ctx.not_derivative_pointer_assignment, stmt),
                  ctx.fact("has_derivative", lhs, stmt), ctx.fact("derivative_read_later", lhs, stmt))
     body = lall(ctx.derive("ref", lhs, lhs_d),
                 ctx.compute(lambda d, s: _zero_then_copy(ctx, s, d), lhs_d, stmt, out))
@@ -65,8 +66,24 @@ def t_assign_zero(stmt, out, ctx):
 def t_assign_copy(stmt, out, ctx):
     """No derivative instruction: the derivative of LHS is zero and never read, or not
     needed (partial evaluation and slicing by activity, 4.6)."""
-    guard = lall(ctx.check(ctx.not_differentiated, stmt), ctx.check(ctx.derivative_unread, stmt))
+    guard = lall(ctx.check(ctx.not_differentiated, stmt), ctx.check(ctx.not_derivative_pointer_assignment, stmt),
+                 ctx.check(ctx.derivative_unread, stmt))
     return guard, eq(out, pattern("block", stmt))
+
+
+@TANGENT.rule("T-assign-pointer", judgment="tangent", ops=("assign",), section="4.2",
+              source="reconstructed: docs/rules.md#t-assign",
+              premises=("isDiffPointer(P)", "P →ref Pd", "E →ref Ed"),
+              conclusion="P = E  →  Pd = Ed ; P = E   (C pointers: p = &a[k] → pd = &ad[k])")
+def t_assign_pointer(stmt, out, ctx):
+    """A C pointer with a derivative pointer (it may point to active memory) moves with it:
+    association by name (4.2) makes pd point to the derivative of what p points to, so
+    `*pd` is the derivative of `*p` wherever p goes (p = x + k, p++, p = &s.f)."""
+    lhs, rhs, lhs_d, rhs_d = var(), var(), var(), var()
+    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(ctx.derivative_pointer_assignment, stmt))
+    body = lall(ctx.derive("ref", lhs, lhs_d), ctx.compute(lambda s: ctx.pointer_value_derivative(s.kids[1], s), stmt, rhs_d),
+                ctx.compute(lambda d, v, s: _derivative_then_copy(ctx, s, d, v), lhs_d, rhs_d, stmt, out))
+    return guard, body
 
 
 def _derivative_then_copy(ctx, stmt: Node, lhs_d: Node, value: Node) -> Node:

@@ -40,5 +40,5 @@ def t_call_active(stmt, out, ctx):
 
 def _call_block(stmt: Node, parts, ctx) -> Node:
     before, actuals = parts
-    call = Node("call", (ctx.names.proc(stmt.kids[0]), tuple(actuals)), stmt.ann)
+    call = Node("call", (ctx.names.proc(stmt.kids[0]), tuple(actuals) + ctx.discarded_result(stmt)), stmt.ann)
     return Node("block", ctx.take_pending() + tuple(before) + (call,))

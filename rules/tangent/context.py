@@ -4,7 +4,8 @@ and the assembly of differentiated procedures and call arguments (paper 5.3: the
 predicates the paper does "not detail", DECLS → DECLSd)."""
 from __future__ import annotations
 
-from ...engine.errors import UnsupportedError
+from ...engine.bitsets import zones_of
+from ...engine.errors import SourceError, UnsupportedError
 from ...engine.il import EMPTY_ANN, Node, walk
 from ...engine.rules import Context
 from ..derivatives import derivative
@@ -98,6 +99,31 @@ class TangentContext(Context):
         """¬(hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT))."""
         return not self.active_initial_value(decl)
 
+    def derivative_pointer_assignment(self, stmt: Node) -> bool:
+        """isDiffPointer(LHS): C `p = E` for a pointer variable p that has a derivative pointer."""
+        lhs = stmt.kids[0]
+        if self.lang != "c" or lhs.op != "ident" or self.procedure is None:
+            return False
+        sym = self.procedure.scope.lookup(lhs.kids[0])
+        return sym is not None and sym.ptr > 0 and lhs.kids[0] in self.facts.diff_variables(self.procedure.name)
+
+    def not_derivative_pointer_assignment(self, stmt: Node) -> bool:
+        return not self.derivative_pointer_assignment(stmt)
+
+    def pointer_value_derivative(self, value: Node, stmt: Node) -> Node:
+        """The derivative pointer matching a pointer value: q → qd, &a[k] → &ad[k], p + k → pd + k;
+        NULL for NULL."""
+        if _is_null(value):
+            return value
+        if value.op == "cast" and value.kids[0].op == "pointerType":
+            return Node("cast", (value.kids[0], self.pointer_value_derivative(value.kids[1], stmt)), value.ann)
+        if value.op not in ("ident", "address", "arrayAccess", "fieldAccess", "deref"):
+            self.unsupported(stmt, "this value of a pointer to active memory")
+        if value.op == "address" and value.kids[0].op == "ident" and not self.facts.has_derivative(value.kids[0], stmt):
+            self.unsupported(stmt, f"a pointer to {value.kids[0].kids[0]}, which has no derivative,")
+        derived, _ = self.ruleset.apply("ref", value, self)
+        return derived
+
     def derivative_unread(self, stmt: Node) -> bool:
         """¬(isDiff(LHS) ∧ derivativeReadLater(LHS))."""
         lhs = stmt.kids[0]
@@ -114,6 +140,8 @@ class TangentContext(Context):
     def kind_of(self, expr: Node) -> int | None:
         """The real kind an expression computes in (8 when it reads a real(8) variable)."""
         kinds = [8 if n.op == "realCst" and n.kids[1] == 8 else None for n in _leaves(expr)]
+        kinds += [leaf.kids[0].kids[1] for leaf in _leaves(expr)
+                  if leaf.op == "cast" and leaf.kids[0].op == "type" and leaf.kids[0].kids[0] == "real"]
         for leaf in _leaves(expr):
             sym = self.symbol_of(leaf) if leaf.op == "ident" else None
             if sym is not None and sym.type is not None and sym.type.op == "type" and sym.type.kids[0] == "real":
@@ -130,9 +158,18 @@ class TangentContext(Context):
         return typ if typ is not None and typ.op == "type" else None
 
     def zero_like(self, ref: Node) -> Node:
-        """0.0 of the kind of the reference's variable."""
+        """0.0 of the kind of the reference's variable (of its field, for a structure)."""
         typ = self.element_type(ref)
-        return Node("realCst", ("0.0", (typ.kids[1] if typ is not None else None) or 4))
+        if ref.op == "fieldAccess" and self.procedure is not None:
+            try:
+                zones = self.procedure.zones.ref(ref).zones
+            except SourceError:  # a reference the zones do not resolve: keep the variable's type
+                zones = 0
+            types = {self.procedure.zones.zones[z].type for z in zones_of(zones)}
+            if len(types) == 1:
+                typ = types.pop()
+        kind = typ.kids[1] if typ is not None and typ.op == "type" else None
+        return Node("realCst", ("0.0", kind or 4))
 
     def local_declaration(self, decl: Node) -> Node:
         """A C declaration in a block, followed by that of the derivatives of its variables."""
@@ -141,13 +178,50 @@ class TangentContext(Context):
         derived = derivative_declarations((decl,), self.facts.diff_variables(self.procedure.name), self.names.var)
         if len(derived) == 1:
             return Node("block", derived)
-        # a passive initial value has the zero derivative
-        initialized = {self.names.var(d.kids[0]) for d in decl.kids[2] if d.kids[2] is not None}
+        # a passive initial value has the zero derivative; a pointer's, the matching derivative pointer
+        initial = {self.names.var(d.kids[0]): d for d in decl.kids[2] if d.kids[2] is not None}
         zero = self.zero_like(Node("ident", (decl.kids[2][0].kids[0],)))
+
+        def initial_d(d):
+            source = initial.get(d.kids[0])
+            if source is None:
+                return None
+            return self.pointer_value_derivative(source.kids[2], decl) if source.kids[3] else zero
         typ, attrs, declarators = derived[1].kids
-        declarators = tuple(d.with_kids(d.kids[0], d.kids[1], zero if d.kids[0] in initialized else None, d.kids[3])
-                            for d in declarators)
+        declarators = tuple(d.with_kids(d.kids[0], d.kids[1], initial_d(d), d.kids[3]) for d in declarators)
         return Node("block", (decl, Node("varDecl", (typ, attrs, declarators), derived[1].ann)))
+
+    def initial_values(self, decl: Node) -> tuple:
+        """The initial values of the declaration's variables that have a derivative."""
+        diff = self.facts.diff_variables(self.procedure.name)
+        inits = []
+        for name, dims, init, _ in (d.kids for d in decl.kids[2]):
+            if name in diff and init is not None:
+                if dims or init.op in ("arrayConstructor", "InitList"):
+                    self.unsupported(decl, f"an active initial value of the array {name}")
+                inits.append(init)
+        return tuple(inits)
+
+    def active_local_declaration(self, decl: Node, inits_d: tuple) -> Node:
+        """T V1 = INIT1, V2 = INIT2 → the derivative calls split out of the INITi, then per
+        variable T Vi = INITi ; T Vid = INITid (a zero INITid for a passive INITi). No INITi
+        reads an earlier Vj of the same declaration: the C reader splits such declarations."""
+        inits_d = iter(tuple(self.with_results(d) if d is not None else None for d in inits_d))
+        *pending, copy = self.primal(decl)
+        typ, attrs, declarators = copy.kids
+        diff = self.facts.diff_variables(self.procedure.name)
+        out = []
+        for d in declarators:
+            name, dims, init, ptr = d.kids
+            out.append(Node("varDecl", (typ, attrs, (d,)), decl.ann))
+            if name not in diff:
+                continue
+            init_d = next(inits_d) if init is not None else None
+            if init is not None and init_d is None:
+                init_d = self.zero_like(Node("ident", (name,)))
+            declarator = Node("declarator", (self.names.var(name), dims, init_d, ptr), d.ann)
+            out.append(Node("varDecl", (typ, attrs, (declarator,)), self.derivative_ann(decl)))
+        return Node("block", tuple(pending) + tuple(out))
 
     def derivative_ann(self, stmt: Node):
         """Annotations of a derivative statement: the source line of the statement it comes from."""
@@ -155,6 +229,15 @@ class TangentContext(Context):
 
     # --- procedures and calls --------------------------------------------------------------------
     def differentiated_procedure(self, proc: Node, body_d: Node) -> Node:
+        assembled = self._assembled_procedure(proc, body_d)
+        if self.lang != "c":
+            return assembled
+        scope = self.program.procedure(proc.kids[0]).scope
+        pointers = {self.names.var(v) for v in self.facts.diff_variables(proc.kids[0]) - set(proc.kids[2])
+                    if scope.lookup(v) is not None and scope.lookup(v).ptr > 0}
+        return _without_unread(assembled, pointers)
+
+    def _assembled_procedure(self, proc: Node, body_d: Node) -> Node:
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
         if contains:
             self.unsupported(proc, "differentiating a procedure with internal procedures")
@@ -302,6 +385,9 @@ class TangentContext(Context):
         temp = self.names.temp("result1")
         temp_d = self.names.var(temp)
         kind = self.result_kind(callee)
+        rtype = callee.node.kids[4]
+        if self.lang == "c" and rtype is not None and rtype.op != "type":  # a struct result: its own type
+            kind = rtype
         self.extra_declarations.extend(((temp, kind, ()), (temp_d, kind, ())))
         function_d = self.names.proc(callee.source_name)
         external = (function_d, kind, ("external",))
@@ -315,6 +401,22 @@ class TangentContext(Context):
                                  self.derivative_ann(stmt)))
         self.replacements[id(call)] = Node("ident", (temp,))
         return Node("ident", (temp_d,))
+
+    def discarded_result(self, call: Node) -> tuple:
+        """C: a function called as a statement, its value dropped: F_D still gives the value
+        through its last pointer argument, here a temporary nobody reads."""
+        try:
+            callee = self.program.procedure(call.kids[0]) if self.lang == "c" else None
+        except KeyError:  # an external procedure
+            callee = None
+        if callee is None:
+            return ()
+        if callee.node.kids[1] != "function" or is_void(callee.node.kids[4]):
+            return ()
+        temp = self.names.temp("result1")
+        rtype = callee.node.kids[4]
+        self.extra_declarations.append((temp, rtype if rtype.op != "type" else self.result_kind(callee), ()))
+        return (Node("address", (Node("ident", (temp,)),)),)
 
     def c_result_name(self, proc: Node) -> str:
         """The pointer argument through which a differentiated C function gives its value."""
@@ -361,10 +463,26 @@ class TangentContext(Context):
             if decl.op != "varDecl" or "parameter" in decl.kids[1]:
                 continue
             for d in decl.kids[2]:
-                if d.kids[0] in reset:
+                if d.kids[0] not in reset:
+                    continue
+                if self.lang == "fortran":
                     ref = Node("ident", (d.kids[0],))
                     out.extend(self.zero_assignments(Node("ident", (self.names.var(d.kids[0]),)), ref, EMPTY_ANN))
+                    continue
+                for path in self.facts.zero_at_entry_fields(name, d.kids[0]):
+                    ref, ref_d = Node("ident", (d.kids[0],)), Node("ident", (self.names.var(d.kids[0]),))
+                    for field in path:  # C assigns no zero to a whole structure: field by field
+                        ref, ref_d = Node("fieldAccess", (ref, field)), Node("fieldAccess", (ref_d, field))
+                    if d.kids[1] or self._field_is_array(ref):
+                        self.unsupported(decl, f"a derivative array ({d.kids[0]}) to reset at the entry")
+                    out.append(Node("assign", (ref_d, self.zero_like(ref))))
         return tuple(out)
+
+    def _field_is_array(self, ref: Node) -> bool:
+        if ref.op != "fieldAccess":
+            return False
+        zones = self.procedure.zones.ref(ref).zones
+        return any(self.procedure.zones.zones[z].is_array for z in zones_of(zones))
 
     def call_arguments(self, call: Node, stmt: Node | None = None):
         """(statements before the call, actual arguments of the differentiated call). stmt:
@@ -389,6 +507,10 @@ class TangentContext(Context):
                 else:  # an expression: its value and its derivative go through temporaries
                     out[-1], derived = self.expression_argument(actual, callee, formal, before, stmt)
                     out.append(derived)
+            elif self.lang == "c" and _is_pointer_formal(callee, formal):
+                self.unsupported(call, f"a pointer argument ({index + 1} of {name}) that is passive or not "
+                                       f"recognised as an access path, where {self.names.proc(name)} expects a "
+                                       f"derivative pointer,")
             else:  # fig. 8: a dummy derivative, zero, for this call's passive actual
                 out.append(self.dummy_zero(actual, before, call))
         if len(actuals) != len(callee.formals):
@@ -433,7 +555,7 @@ class TangentContext(Context):
     def expression_argument(self, actual: Node, callee, formal: str, before: list, stmt: Node):
         """argN = EXPR ; argNd = EXPRd before the call, which passes argN, argNd."""
         sym = callee.scope.lookup(formal)
-        if sym is not None and sym.dims:
+        if sym is not None and (sym.dims or (self.lang == "c" and sym.is_pointer)):
             self.unsupported(stmt, "an active array expression as an actual argument")
         kind = (sym.type.kids[1] if sym is not None and sym.type is not None and sym.type.op == "type" else None) or 4
         value_d, _ = self.ruleset.apply("expr", actual, self, stmt)
@@ -457,6 +579,53 @@ class TangentContext(Context):
         return Node("ident", (temp,))
 
 
+def _without_unread(proc: Node, candidates: set) -> Node:
+    """proc without the derivative pointers among `candidates` that nothing reads but their
+    own moves (an end pointer only compared, `pe = p + m`): declarations and assignments dropped."""
+    def uses(node, name) -> bool:  # walk skipping the lhs of assignments to it and its declarator
+        if not isinstance(node, Node):
+            return any(uses(k, name) for k in node) if isinstance(node, tuple) else False
+        if node.op == "assign" and node.kids[0] == Node("ident", (name,)):
+            return False
+        if node.op == "declarator":
+            return node.kids[0] != name and node.kids[2] is not None and uses(node.kids[2], name)
+        if node.op == "ident":
+            return node.kids[0] == name
+        return any(uses(k, name) for k in node.kids)
+
+    unread = {name for name in candidates if not uses(proc.kids[6], name) and not uses(proc.kids[7], name)}
+    if not unread:
+        return proc
+
+    def prune(node):
+        if isinstance(node, tuple):
+            return tuple(k for k in (prune(k) for k in node) if k is not None)
+        if not isinstance(node, Node):
+            return node
+        if node.op == "assign" and node.kids[0].op == "ident" and node.kids[0].kids[0] in unread:
+            return None
+        if node.op == "varDecl":
+            kept = tuple(d for d in node.kids[2] if d.kids[0] not in unread)
+            return Node("varDecl", (node.kids[0], node.kids[1], kept), node.ann) if kept else None
+        kids = tuple(prune(k) for k in node.kids)
+        return Node(node.op, tuple(k for k in kids if k is not None) if node.op == "block" else kids, node.ann)
+    kids = list(proc.kids)
+    kids[6], kids[7] = prune(kids[6]), prune(kids[7])
+    return Node("procedure", tuple(kids), proc.ann)
+
+
+def _is_null(value: Node) -> bool:
+    """C's null pointer constant: 0 or (void *)0 (NULL)."""
+    while value.op == "cast":
+        value = value.kids[1]
+    return value.op == "intCst" and value.kids[0] == 0
+
+
+def _is_pointer_formal(callee, formal: str) -> bool:
+    sym = callee.scope.lookup(formal)
+    return sym is not None and sym.is_pointer
+
+
 def _leaves(expr: Node):
     stack = [expr]
     while stack:
@@ -467,6 +636,8 @@ def _leaves(expr: Node):
             continue
         if n.op in ("ident", "realCst"):
             yield n
+        elif n.op == "cast" and n.kids[0].op == "type" and n.kids[0].kids[0] == "real":
+            yield n  # (float)x computes in float, whatever x is
         elif n.op != "arrayAccess":
             stack.extend(n.kids)
         else:

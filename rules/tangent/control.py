@@ -25,13 +25,17 @@ def t_seq(block, out, ctx):
     stmts, stmts_d = var(), var()
     guard = ctx.compute(lambda b: b.kids, block, stmts)
     body = lall(ctx.derive_all("tangent", stmts, stmts_d),
-                ctx.compute(lambda parts: Node("block", tuple(s for part in parts for s in _spliced(part))),
-                            stmts_d, out))
+                ctx.compute(lambda b, parts: Node("block", tuple(s for stmt, part in zip(b.kids, parts)
+                                                                 for s in _spliced(stmt, part))),
+                            block, stmts_d, out))
     return guard, body
 
 
-def _spliced(part: Node) -> tuple:
-    """The statements of a rule's output block, to splice into the enclosing sequence."""
+def _spliced(stmt: Node, part: Node) -> tuple:
+    """The statements of a rule's output block, to splice into the enclosing sequence; a
+    nested C block `{ ... }` stays a block (its declarations are local to it)."""
+    if stmt.op == "block":
+        return (part,)
     return part.kids if part.op == "block" else (part,)
 
 
@@ -131,13 +135,20 @@ def has_no_derivative(stmt) -> bool:
               premises=("isDiff(TARGET)", "TARGET →ref TARGETd"),
               conclusion="allocate(TARGET(DIMS))  →  allocate(TARGET(DIMS)) ; allocate(TARGETd(DIMS))")
 def t_allocation_diff(stmt, out, ctx):
-    """A variable with a derivative gets its derivative allocated (and freed) with it."""
+    """A variable with a derivative gets its derivative allocated (and freed) with it. In C
+    the derivative block is zeroed (calloc): its derivatives are zero until written, and the
+    analyses see a block as one zone, not which elements are written before being read."""
     target_d = var()
     guard = ctx.fact("has_derivative", stmt.kids[0], stmt)
     body = lall(ctx.derive("ref", stmt.kids[0], target_d),
-                ctx.compute(lambda s, t: Node("block", (s, Node(s.op, (t,) + s.kids[1:], ctx.derivative_ann(s)))),
+                ctx.compute(lambda s, t: Node("block", (s, Node(s.op, (t,) + s.kids[1:], _allocation_ann(s, ctx)))),
                             stmt, target_d, out))
     return guard, body
+
+
+def _allocation_ann(stmt: Node, ctx):
+    ann = ctx.derivative_ann(stmt)
+    return ann.set("zeroed", True) if stmt.op == "allocate" and ctx.lang == "c" else ann
 
 
 @TANGENT.rule("T-allocation", judgment="tangent", ops=("allocate", "deallocate"), section="4.2",
@@ -216,11 +227,18 @@ def t_local_decl(stmt, out, ctx):
 
 @TANGENT.rule("T-local-decl-active", judgment="tangent", ops=("varDecl",), section="4.2",
               source="reconstructed: docs/rules.md#t-passive",
-              premises=("hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT)",),
-              conclusion="refused: not differentiated yet")
+              premises=("hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT)", "INITi →expr INITid"),
+              conclusion="T V1 = INIT1, V2 = INIT2  →  T V1 = INIT1 ; T V1d = INIT1d ; T V2 = INIT2 ; T V2d = INIT2d")
 def t_local_decl_active(stmt, out, ctx):
-    guard = ctx.check(ctx.active_initial_value, stmt)
-    return guard, ctx.compute(lambda s: ctx.unsupported(s, "an active initial value in a declaration"), stmt, out)
+    """A C declaration whose initial value is active: like an assignment, the derivative of
+    each variable starts with the derivative of its initial value (4.4). Each variable gets
+    its own declarations, the value then its derivative, after the calls split out of the
+    initial values (C's declaration order: a derivative is declared after what it reads)."""
+    inits, inits_d = var(), var()
+    guard = lall(ctx.check(ctx.active_initial_value, stmt), ctx.compute(lambda s: ctx.initial_values(s), stmt, inits))
+    body = lall(ctx.derive_all("expr", inits, inits_d, stmt),
+                ctx.compute(lambda s, d: ctx.active_local_declaration(s, d), stmt, inits_d, out))
+    return guard, body
 
 
 @TANGENT.rule("T-return", judgment="tangent", ops=("return",), section="4.5",

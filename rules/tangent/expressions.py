@@ -91,6 +91,48 @@ def t_expr_linear(expr, out, ctx, stmt):
     return guard, body
 
 
+@TANGENT.rule("T-expr-choice", judgment="expr", ops=("ifExpr",), section="5.3",
+              source="reconstructed: docs/rules.md#t-expr",
+              premises=("isActiveExpr(C ? A : B)", "A →expr Ad", "B →expr Bd"),
+              conclusion="C ? A : B  →expr  C ? Ad : Bd   (0 for an arm with no derivative)")
+def t_expr_choice(expr, out, ctx, stmt):
+    """C's conditional expression is linear in its arms, like Fortran's merge: the
+    derivative takes the arm the value takes."""
+    arms, arms_d = var(), var()
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.compute(lambda e: e.kids[1:], expr, arms))
+    body = lall(ctx.derive_all("expr", arms, arms_d, stmt),
+                ctx.compute(lambda e, d: _choice(e, d, ctx), expr, arms_d, out))
+    return guard, body
+
+
+def _choice(expr: Node, arms_d: tuple, ctx) -> Node | None:
+    if all(d is None for d in arms_d):
+        return None
+    zero = Node("realCst", ("0.0", ctx.kind_of(expr) or 4))
+    return Node("ifExpr", (expr.kids[0],) + tuple(zero if d is None else d for d in arms_d))
+
+
+@TANGENT.rule("T-expr-cast", judgment="expr", ops=("cast",), section="5.3",
+              source="reconstructed: docs/rules.md#t-expr",
+              premises=("isActiveExpr((T) E)", "T real", "E →expr Ed"),
+              conclusion="(T) E  →expr  (T) Ed   (0 when T is an integer type)")
+def t_expr_cast(expr, out, ctx, stmt):
+    """A conversion between real types is linear: (float)x has the derivative (float)xd.
+    A conversion to an integer type is piecewise constant: its derivative is zero."""
+    operand_d = var()
+    guard = ctx.fact("is_active_expr", expr, stmt)
+    body = lall(ctx.derive("expr", expr.kids[1], operand_d, stmt),
+                ctx.compute(lambda e, d: _cast(e, d), expr, operand_d, out))
+    return guard, body
+
+
+def _cast(expr: Node, operand_d: Node | None) -> Node | None:
+    typ = expr.kids[0]
+    if operand_d is None or typ.op != "type" or typ.kids[0] not in ("real", "complex"):
+        return None
+    return Node("cast", (typ, operand_d))
+
+
 @TANGENT.rule("T-expr-call", judgment="expr", ops=("call",), section="5.3",
               source="reconstructed: docs/rules.md#t-call",
               premises=("isActiveExpr(F(ARGS))", "F →procName Fd", "ARGS →args ARGSd"),

@@ -37,11 +37,11 @@ DIFFSIZES_INCLUDE = '#include "DIFFSIZES.h"'
 
 
 def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filename: str, temp=None,
-                        lang: str = "fortran") -> Node:
+                        lang: str = "fortran", valued: dict | None = None) -> Node:
     """F_D -> F_DV. derivatives: the names of the derivative variables of proc; names:
     differentiated procedure name (_d) -> its vector name (_dv); temp(base): a fresh
     variable name, for the partials computed once outside the direction loops (none: no
-    partial is hoisted)."""
+    partial is hoisted); valued: the differentiated functions with a value -> its type."""
     name, kind, params, result, rtype, attrs, decls, body, contains = proc.kids
     layout = (_CLayout if lang == "c" else _FortranLayout)(filename)
     arrays: dict = {}  # derivative variable -> its rank in F_D
@@ -60,11 +60,13 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
     layout.reached_by_name_only(decls, body)
     hoist = _Hoister(_variable_types(decls, body), arrays, temp) if temp else None
     vector = _Vectorizer(layout, derivatives, arrays, names, hoist, derivative_result)
+    vector.valued, vector.temp = valued or {}, temp
     body_v = vector.block(body)
     temps: dict = {}
     for temp_name, typ in (hoist.temps if hoist else ()):
         temps.setdefault(typ, []).append(mk("declarator", temp_name, None, None, 0))
-    decls_v, body_v = layout.declare(decls_v, body_v, [mk("varDecl", typ, (), tuple(ds)) for typ, ds in temps.items()])
+    locals_v = [mk("varDecl", typ, (), tuple(ds)) for typ, ds in temps.items()] + vector.dropped
+    decls_v, body_v = layout.declare(decls_v, body_v, locals_v)
     return Node("procedure", (names[name], kind, params + (NBDIRS,), result, rtype, attrs, tuple(decls_v),
                               body_v, contains), proc.ann)
 
@@ -79,6 +81,8 @@ class _Vectorizer:
         # layout.only_named: the written reference is a variable no other name reaches
         self.layout, self.derivatives, self.arrays, self.names, self.hoist = layout, derivatives, arrays, names, hoist
         self.derivative_result = derivative_result  # C: the argument that replaces F_D's return value
+        self.valued, self.temp = {}, None  # the functions with a value (-> type), fresh names
+        self.dropped: list = []  # declarations of the derivatives of values a call statement drops
 
     def block(self, block: Node) -> Node:
         out, run, between = [], [], []  # between: the original assignments that follow the run
@@ -107,7 +111,8 @@ class _Vectorizer:
                 derivative(Node("assign", (mk("ident", self.derivative_result), stmt.kids[0]), stmt.ann))
                 flush()
                 out.append(stmt.with_kids(None))
-            elif stmt.op == "pointerAssign" and _root(stmt.kids[0]) in self.arrays:  # pd => ad: every direction
+            elif stmt.op == "pointerAssign" and _root(stmt.kids[0]) in self.arrays or self.moves_pointer(stmt):
+                # pd => ad, C pd = pd + 1: the pointer to every direction moves once
                 flush()
                 out.append(stmt.with_kids(*(self.layout.whole(k, self.arrays) for k in stmt.kids)))
             elif stmt.op in ("allocate", "deallocate") and _root(stmt.kids[0]) in self.arrays:
@@ -116,7 +121,7 @@ class _Vectorizer:
             elif self.function_call(stmt):  # RESd = G_D(ARGS, RES) -> call G_DV(ARGS, RES, RESd, nbdirs)
                 flush()
                 out.append(self.call(Node("call", (stmt.kids[1].kids[0], stmt.kids[1].kids[1] + (stmt.kids[0],)),
-                                          stmt.ann)))
+                                          stmt.ann), value_kept=True))
             elif stmt.ann.get("derivative") or self.writes_derivative(stmt):
                 if stmt.op == "call":
                     flush()
@@ -135,6 +140,9 @@ class _Vectorizer:
         """An unlabelled assignment to a variable that only its name reaches."""
         return stmt.op == "assign" and not stmt.ann.get("label") and self.layout.only_named(stmt.kids[0])
 
+    def moves_pointer(self, stmt: Node) -> bool:
+        return stmt.op == "assign" and stmt.kids[0].op == "ident" and self.arrays.get(stmt.kids[0].kids[0]) == "pointer"
+
     def function_call(self, stmt: Node) -> bool:
         return stmt.op == "assign" and stmt.kids[1].op == "call" and stmt.kids[1].kids[0] in self.names
 
@@ -146,18 +154,25 @@ class _Vectorizer:
         differentiated procedure gets nbdirs."""
         if stmt.op == "call":
             return self.call(stmt)
+        if stmt.op == "block":  # C: a nested compound statement
+            return self.block(stmt)
         kids = tuple(self.block(k) if isinstance(k, Node) and k.op == "block" else k for k in stmt.kids)
         if stmt.op == "switch":
             kids = (kids[0], tuple(self.statement(c) for c in stmt.kids[1]), kids[2])
         return Node(stmt.op, kids, stmt.ann)
 
-    def call(self, stmt: Node) -> Node:
+    def call(self, stmt: Node, value_kept: bool = False) -> Node:
         name, args = stmt.kids
         if name not in self.names:
             if any(_root(a) in self.arrays for a in walk(args)):
                 self.layout.refuse(stmt, f"vector mode for a derivative passed to {name}")
             return stmt
         whole = tuple(self.layout.whole(a, self.arrays) for a in args)
+        if name in self.valued and not value_kept:  # C: F_DV needs somewhere to put the derivatives
+            dropped = self.temp(name.rsplit("_", 1)[0] + "d")
+            decl = mk("varDecl", self.valued[name], (), (mk("declarator", dropped, None, None, 0),))
+            self.dropped.append(self.layout.widened(decl, {dropped}, {}))
+            whole += (mk("ident", dropped),)
         return Node("call", (self.names[name], whole + (mk("ident", NBDIRS),)), stmt.ann)
 
     def indexed(self, node):

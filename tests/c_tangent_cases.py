@@ -1,0 +1,51 @@
+"""The C tangent test programs of tests/tangent_programs/c*.c, in one list that the
+interpreter checks (tests/test_tangent_c_programs.py) and compile harnesses import.
+
+Each case is (file name, head, args): args lists the head's formal arguments in order as
+tests/tangent_check.py reads them, (name, kind, shape, value or None): kind "real" is a
+`double *` (shape (k,)) or a by-value `double` (shape ()), "int" an `int` (shape ()) or an
+`int *` (shape (1,)), with a fixed value.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+C_PROGRAMS = Path(__file__).parent / "tangent_programs"
+
+
+def real(name, *shape):
+    return (name, "real", tuple(shape), None)
+
+
+def integer(name, value, *shape):
+    return (name, "int", tuple(shape), value)
+
+
+C_CASES = [
+    ("c01_pointer_loop.c", "f(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4)]),
+    ("c02_static_helper.c", "g(r)/(x u)", [real("x"), real("u", 4), real("r", 1), integer("n", 4)]),
+    ("c03_offset_args.c", "matvec(y)/(a x)", [real("a", 9), real("x", 3), real("y", 3), integer("n", 3)]),
+    ("c04_struct_value_pointer.c", "f(r)/(u)", [real("u", 4), real("r", 1), integer("n", 4)]),
+    ("c05_struct_array_field.c", "g(q e)/(q e)", [real("q", 3), real("e", 1), integer("n", 3)]),
+    ("c06_calls_in_expressions.c", "k(y)/(x y)", [real("x", 3), real("y", 3), integer("n", 3)]),
+    ("c07_loops_break_continue.c", "iterate(y)/(x a)", [real("x", 5), real("a"), real("y", 1), integer("n", 5)]),
+    ("c08_malloc_work.c", "smooth(u r)/(u)", [real("u", 5), real("r", 1), integer("n", 5)]),
+    ("c09_local_init.c", "energy(e)/(x)", [real("x", 4), real("e", 1), integer("n", 4)]),
+    ("c10_compound_ternary.c", "ops(y)/(x a)", [real("x", 3), real("a"), real("y", 2), integer("n", 3)]),
+    ("c11_math_functions.c", "mathf(y)/(x)", [real("x", 3), real("y", 7), integer("n", 7)]),
+    ("c12_float.c", "mixed(y)/(x)", [real("x", 3), real("y", 1), integer("n", 3)]),
+    ("c13_rows_stencil.c", "heat(u total)/(u k)", [real("u", 16), real("k"), real("total", 1), integer("n", 4)]),
+    ("c14_int_pointer_switch.c", "mode_eval(y)/(x)", [real("x", 3), integer("mode", 2, 1), real("y", 3),
+                                                      integer("n", 3)]),
+    ("c15_struct_return.c", "cpoly(y)/(x)", [real("x", 3), real("y", 2), integer("n", 3)]),
+    ("c16_passive_and_dropped_calls.c", "branches(y)/(x)", [real("x", 3), real("y", 2), integer("n", 3)]),
+    ("c17_pointer_walk.c", "walk(y)/(a x)", [real("a", 9), real("x", 3), real("y", 3), integer("n", 3)]),
+]
+
+# Single precision: divided differences of float code lose about half the digits, so the
+# float program is checked with a larger step and a float-sized tolerance. name -> (step, tolerance)
+SINGLE_PRECISION = {"c12_float.c": (1e-2, 1e-5)}
+
+
+def source(name: str) -> str:
+    return (C_PROGRAMS / name).read_text()
