@@ -19,6 +19,7 @@ class TangentContext(Context):
         self.names, self.lang, self.program, self.filename = names, lang, program, filename
         self.procedure = None  # the program's Procedure being differentiated
         self.messages = []  # warnings for the .msg file: "file:line: message"
+        self._warned = set()  # the same, to find one fast
         self.extra_declarations = []  # (name, real kind, attributes) of the temporaries it needs
         self.pending = []  # derivative calls split out of the statement being differentiated
         self.replacements = {}  # id(call expression) -> the temporary holding its result
@@ -30,7 +31,8 @@ class TangentContext(Context):
     def warn(self, stmt: Node, message: str):
         """A warning of the .msg file, once per line and message."""
         line = f"{self.filename}:{stmt.line}: {message}" if stmt.line else f"{self.filename}: {message}"
-        if line not in self.messages:
+        if line not in self._warned:
+            self._warned.add(line)
             self.messages.append(line)
 
     def no_derivative(self, expr: Node, stmt: Node):
