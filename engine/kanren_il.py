@@ -46,9 +46,22 @@ from unification.variable import Var
 
 from .il import EMPTY_ANN, ILError, Node, OPS
 
-__all__ = ["pattern", "is_ground", "reify_term", "unify_terms", "Goal", "eq", "lall", "var", "cons"]
+__all__ = ["pattern", "is_ground", "reify_term", "ground_value", "UnboundVariable", "unify_terms",
+           "Goal", "eq", "lall", "var", "FreshVar", "cons"]
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
+class FreshVar(Var):
+    """A fresh logic variable (kanren's `var()`): equal only to itself, so it is hashed and
+    compared by identity (kanren's Var compares tokens, in Python)."""
+
+    __slots__ = ()
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+
+_VARS = frozenset((Var, FreshVar))
 
 
 def pattern(op: str, *kids, rest=None, **ann) -> Node:
@@ -82,7 +95,10 @@ def is_ground(term) -> bool:
         ground = term._ground
         return _tree_is_ground(term) if ground is None else ground
     if kind is tuple:
-        return all(is_ground(t) for t in term)
+        for t in term:
+            if not is_ground(t):
+                return False
+        return True
     if kind in _PLAIN:
         return True
     return not (isvar(term) or isinstance(term, ConsPair))
@@ -91,15 +107,22 @@ def is_ground(term) -> bool:
 def _tree_is_ground(tree: Node) -> bool:
     """Compute and cache `_ground` on every node of `tree` not yet known, leaves first (with
     a stack, not recursion: a sum of thousands of terms is that deep)."""
+    if type(tree.kids) is not tuple:      # a pattern with a `rest` variable
+        object.__setattr__(tree, "_ground", False)
+        return False
+    ground = _from_kids(tree.kids)
+    if ground is not None:                # the usual case: a new node over known ones
+        object.__setattr__(tree, "_ground", ground)
+        return ground
     stack = [(tree, False)]
     while stack:
-        node, children_done = stack.pop()
-        if children_done:
-            object.__setattr__(node, "_ground", all(_known_ground(k) for k in node.kids))
+        node, kids_known = stack.pop()
+        if kids_known:
+            object.__setattr__(node, "_ground", _from_kids(node.kids))
             continue
         if node._ground is not None:
             continue
-        if type(node.kids) is not tuple:      # a pattern with a `rest` variable
+        if type(node.kids) is not tuple:
             object.__setattr__(node, "_ground", False)
             continue
         stack.append((node, True))
@@ -114,16 +137,66 @@ def _tree_is_ground(tree: Node) -> bool:
     return tree._ground
 
 
-def _known_ground(term) -> bool:
-    """is_ground of a child whose nodes are already known."""
+def _from_kids(kids: tuple):
+    """Whether children are ground: True, False, or None when a node among them is not known yet."""
+    for kid in kids:
+        kind = type(kid)
+        if kind is Node:
+            ground = kid._ground
+            if ground is not True:
+                return ground
+        elif kind is tuple:
+            ground = _from_kids(kid)
+            if ground is not True:
+                return ground
+        elif kind not in _PLAIN and (isvar(kid) or isinstance(kid, ConsPair)):
+            return False
+    return True
+
+
+class UnboundVariable(Exception):
+    """ground_value met a variable with no value."""
+
+
+def ground_value(term, s: Mapping):
+    """reify_term(term, s) when the result holds no logic variable; UnboundVariable otherwise.
+    (One pass: the rule runner reads every premise's inputs this way.)"""
     kind = type(term)
     if kind is Node:
-        return term._ground
+        ground = term._ground
+        if ground is True or (ground is None and _tree_is_ground(term)):
+            return term
+        if type(term.kids) is not tuple:   # a `rest` pattern: the generic path
+            value = reify(term, s)
+            if not is_ground(value):
+                raise UnboundVariable(term)
+            return value
+        node = Node(term.op, _ground_tuple(term.kids, s), term.ann)
+        object.__setattr__(node, "_ground", True)
+        return node
+    if kind in _VARS:
+        value = _walk(term, s)
+        if type(value) in _VARS:
+            raise UnboundVariable(term)
+        return ground_value(value, s)
     if kind is tuple:
-        return all(_known_ground(t) for t in term)
+        return _ground_tuple(term, s)
     if kind in _PLAIN:
-        return True
-    return not (isvar(term) or isinstance(term, ConsPair))
+        return term
+    value = reify(term, s)
+    if not is_ground(value):
+        raise UnboundVariable(term)
+    return value
+
+
+def _ground_tuple(terms: tuple, s: Mapping) -> tuple:
+    for i, t in enumerate(terms):
+        if type(t) is Node and t._ground is True:
+            continue
+        value = ground_value(t, s)
+        if value is not t:      # rebuilt from here on; a tuple of real trees stays as it is
+            return terms[:i] + (value,) + tuple(ground_value(t, s) for t in terms[i + 1:])
+    return terms
 
 
 def reify_term(term, s: Mapping):
@@ -136,7 +209,7 @@ def reify_term(term, s: Mapping):
         if type(term.kids) is tuple:
             return Node(term.op, _reify_tuple(term.kids, s), term.ann)
         return reify(term, s)            # a `rest` pattern: the generic path
-    if kind is Var:
+    if kind in _VARS:
         value = _walk(term, s)
         return value if value is term else reify_term(value, s)
     if kind is tuple:
@@ -160,7 +233,7 @@ def _walk(term: Var, s: Mapping):
     """The value of a variable in s, through chains of variables (the variable if unbound)."""
     while term in s:
         term = s[term]
-        if type(term) is not Var:
+        if type(term) not in _VARS:
             break
     return term
 
@@ -169,18 +242,18 @@ def unify_terms(u, v, s: Mapping):
     """unify(u, v, s) for IL terms: the extended state, or False."""
     if u is v:
         return s
-    if type(u) is Var:
+    if type(u) in _VARS:
         u = _walk(u, s)
-    if type(v) is Var:
+    if type(v) in _VARS:
         v = _walk(v, s)
     if u is v:
         return s
     ku, kv = type(u), type(v)
-    if ku is Var:
+    if ku in _VARS:
         s = s.copy()
         s[u] = v
         return s
-    if kv is Var:
+    if kv in _VARS:
         s = s.copy()
         s[v] = u
         return s
@@ -278,10 +351,10 @@ _fresh = count(1)
 
 
 def var(*args, **kwargs) -> Var:
-    """kanren's `var`. A fresh variable (no token given) skips kanren's registry of named
-    variables, which only serves to give back the same variable for the same token."""
+    """kanren's `var`. A fresh variable (no token given) is a FreshVar, outside kanren's
+    registry of named variables (which gives back the same variable for the same token)."""
     if args or kwargs:
         return Var(*args, **kwargs)
-    fresh = object.__new__(Var)
+    fresh = object.__new__(FreshVar)
     fresh.token = f"_il{next(_fresh)}"
     return fresh

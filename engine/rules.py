@@ -37,8 +37,8 @@ from collections import namedtuple
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from .il import Node, OPS, walk
-from .kanren_il import Goal, is_ground, reify_term, unify_terms, var
+from .il import Node, OPS
+from .kanren_il import Goal, UnboundVariable, ground_value, is_ground, reify_term, unify_terms, var
 
 __all__ = ["Rule", "RuleSet", "Context", "Derivation", "Fact", "RuleError", "RULE_SETS"]
 
@@ -196,10 +196,11 @@ class RuleSet:
         if state is None:
             raise RuleError(f"{judgment}: the body of {rule.name} failed after its guard held, "
                             f"on {node.op}{_at(node)}: {_short(node)}")
-        result = reify_term(out, state)
-        if not is_ground(result):
+        try:
+            result = ground_value(out, state)
+        except UnboundVariable:
             raise RuleError(f"{judgment}: {rule.name} left its result unbound on {node.op}{_at(node)}: "
-                            f"{_short(result)}")
+                            f"{_short(reify_term(out, state))}") from None
         facts, children = _unwind(state.get(_TRACE))
         return result, Derivation(rule, judgment, node, inputs, facts, children, result)
 
@@ -349,7 +350,7 @@ class Context:
             raise TypeError(f"Context: extra values {clashes} would hide the context's own attributes")
         self.__dict__.update(extra)
         self._depth = 0
-        self._done: dict = {}     # (ruleset, judgment, node, ann, inputs) -> (result, Derivation)
+        self._done: dict = {}     # (ruleset, judgment, id(node), inputs) -> ((result, Derivation), goal)
         self._failed = None       # the last premise that failed in a guard, for error messages
 
     # --- premises --------------------------------------------------------------------
@@ -365,8 +366,10 @@ class Context:
     def _fact(self, name: str, args: tuple, wanted: bool):
         query = getattr(self.facts, name)      # a misspelt fact fails when the rule is built
 
+        known = _known(args)
+
         def fact_step(state):
-            values = _ground(args, state, f"an argument of {name}")
+            values = known or _ground(args, state, f"an argument of {name}")
             value = bool(query(*values))
             if value is not wanted:
                 self._failed = (f"{'' if wanted else 'not '}{name}", values)  # formatted only for an error
@@ -379,8 +382,10 @@ class Context:
         recorded like a fact under the predicate's name."""
         name = getattr(predicate, "__name__", "check")
 
+        known = _known(args)
+
         def check_step(state):
-            values = _ground(args, state, f"an argument of {name}")
+            values = known or _ground(args, state, f"an argument of {name}")
             if not predicate(*values):
                 self._failed = (name, values)  # formatted only for an error
                 return None
@@ -392,17 +397,20 @@ class Context:
         (naming `vd` from `v`, building IL) on the reified inputs."""
         *inputs, out = args
         inputs = tuple(inputs)
+        known = _known(inputs)
 
         def compute_step(state):
-            values = _ground(inputs, state, f"an input of {getattr(function, '__name__', 'compute')}")
+            values = known or _ground(inputs, state, f"an input of {getattr(function, '__name__', 'compute')}")
             state = unify_terms(out, function(*values), state)
             return None if state is False else state
         return Goal(compute_step)
 
     def derive(self, judgment: str, sub, out, *inputs):
         """Recursive premise `sub →judgment out`: a query of its own on the reified `sub`."""
+        known = _known((sub, inputs))
+
         def derive_step(state):
-            node, values = _ground((sub, inputs), state, f"the subject of →{judgment}")
+            node, values = known or _ground((sub, inputs), state, f"the subject of →{judgment}")
             result, child = self.ruleset.apply(judgment, node, self, *values)
             state = unify_terms(out, result, state)
             return None if state is False else _record(state, child)
@@ -410,8 +418,10 @@ class Context:
 
     def derive_all(self, judgment: str, subs, outs, *inputs):
         """`subs[i] →judgment outs[i]` for each element of the tuple `subs` (one query each)."""
+        known = _known((subs, inputs))
+
         def derive_all_step(state):
-            nodes, values = _ground((subs, inputs), state, f"the subjects of →{judgment}")
+            nodes, values = known or _ground((subs, inputs), state, f"the subjects of →{judgment}")
             applied = [self.ruleset.apply(judgment, node, self, *values) for node in nodes]
             state = unify_terms(outs, tuple(result for result, _ in applied), state)
             if state is False:
@@ -425,13 +435,12 @@ class Context:
 
     def _applied(self, goal):
         ruleset, judgment, node, inputs = goal
-        _hash_bottom_up(node)
-        # annotations count: two equal statements at different places (sid) have different facts
-        key = (ruleset, judgment, node, node.ann if isinstance(node, Node) else None,
-               tuple((x, x.ann) if isinstance(x, Node) else x for x in inputs))
+        # by identity: the same tree at two places has different annotations (sid, line),
+        # hence different facts; identity also spares hashing deep trees
+        key = (ruleset, judgment, id(node), *(id(x) if type(x) is Node else x for x in inputs))
         done = self._done.get(key)
         if done is not None:
-            return done
+            return done[0]
         if self._depth >= self.max_depth:
             raise _TooDeep(goal)
         self._depth += 1
@@ -439,20 +448,18 @@ class Context:
             done = ruleset._apply_once(judgment, node, self, inputs)
         finally:
             self._depth -= 1
-        self._done[key] = done
+        self._done[key] = (done, goal)    # the goal keeps the ids of the key theirs
         return done
 
 
-def _hash_bottom_up(node):
-    """Hash a deep tree from its leaves up: `Node.__hash__` recurses and caches, so hashing
-    the root of a 1000-deep sum first would overflow the stack; its leaves first, never."""
-    if isinstance(node, Node) and node._hash is None:
-        for sub in reversed(list(walk(node))):
-            hash(sub)
+def _known(args: tuple):
+    """The arguments of a premise when they are ground already as the rule builds it (real
+    trees, plain values), so that the premise need not reify them; else None."""
+    return args if args and is_ground(args) else None
 
 
 def _ground(term, state, what: str):
-    value = reify_term(term, state)
-    if not is_ground(value):
-        raise _UnboundInput(what)
-    return value
+    try:
+        return ground_value(term, state)
+    except UnboundVariable:
+        raise _UnboundInput(what) from None
