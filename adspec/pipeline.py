@@ -45,9 +45,10 @@ def _read(sources, lang, filename, form):
 
 def differentiate(sources, head, mode: str = "tangent", vars: str | None = None, outvars: str | None = None,
                   lang: str | None = None, filename: str | None = None, form: str | None = None,
-                  nooptim=frozenset()) -> Differentiated:
+                  nooptim=frozenset(), progress=None) -> Differentiated:
     """Differentiate `sources` (paths, or source text when `lang` is given) for the heads;
-    `nooptim`: improvements switched off ("activity", "diffliveness"), as Tapenade's -nooptim."""
+    `nooptim`: improvements switched off ("activity", "diffliveness"), as Tapenade's -nooptim;
+    `progress(name, index, total)` is called before each procedure is differentiated."""
     from .analyses import run_analyses
     from .analyses.facts import Facts
     from .backends import unparse
@@ -70,8 +71,11 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     ctx = TangentContext(TANGENT, facts, names=names, lang=file_lang, program=program,
                          filename=first.ann.get("filename", "<input>"))
     units, derivations, procedure_names = [], {}, {}
-    for proc_name in facts.diff_procedures():
+    diff_procedures = facts.diff_procedures()
+    for index, proc_name in enumerate(diff_procedures, 1):
         proc = program.procedure(proc_name)
+        if progress is not None:
+            progress(proc.source_name, index, len(diff_procedures))
         ctx.procedure, ctx.extra_declarations = proc, []
         with at_line(proc.node.line):  # a refusal that knows no line of its own gets the procedure's
             differentiated, derivation = TANGENT.apply("proc", proc.node, ctx)
