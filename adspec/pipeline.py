@@ -63,7 +63,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     files = _read(sources, lang, filename, form)
     program = build_program(files)
     heads = resolve_heads(program, parse_heads(head, vars, outvars))
-    results = run_analyses(program, heads, nooptim=frozenset(nooptim))
+    # the tangent modes need no TBR, Adj-out or snapshots (they are the adjoint's)
+    results = run_analyses(program, heads, nooptim=frozenset(nooptim), adjoint=False)
     facts = Facts(program, results)
     first = files[0]
     file_lang = first.ann.get("lang", "fortran")

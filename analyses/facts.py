@@ -35,14 +35,14 @@ _CONTROL_KINDS = ("test", "loop")
 
 
 def _remembered(predicate):
-    """The predicate's answer kept per arguments, nodes taken by identity (two equal
-    statements at different places have different facts): facts are pure functions of the
-    analysis results, and every candidate rule asks its own again."""
+    """The predicate's answer kept per arguments, taken by identity (two equal statements at
+    different places have different facts): facts are pure functions of the analysis results,
+    and every candidate rule asks its own again."""
     name = predicate.__name__
 
     @wraps(predicate)
     def remembered(self, *args):
-        key = (name, *(id(a) if type(a) is Node else a for a in args))
+        key = (name, *map(id, args))
         hit = self._answers.get(key)
         if hit is None:
             # the arguments are kept with the answer, so that their ids are not reused

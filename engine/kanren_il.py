@@ -101,7 +101,7 @@ def is_ground(term) -> bool:
         return True
     if kind in _PLAIN:
         return True
-    return not (isvar(term) or isinstance(term, ConsPair))
+    return not (kind in _VARS or isvar(term) or isinstance(term, ConsPair))
 
 
 def _tree_is_ground(tree: Node) -> bool:
@@ -149,7 +149,7 @@ def _from_kids(kids: tuple):
             ground = _from_kids(kid)
             if ground is not True:
                 return ground
-        elif kind not in _PLAIN and (isvar(kid) or isinstance(kid, ConsPair)):
+        elif kind not in _PLAIN and (kind in _VARS or isvar(kid) or isinstance(kid, ConsPair)):
             return False
     return True
 
@@ -334,8 +334,9 @@ def eq(u, v) -> Goal:
 def lall(*goals):
     """kanren's `lall`, the conjunction, left to right. Of deterministic goals it is a Goal
     that runs them in sequence; with any other goal, kanren's `lconj` stream."""
-    if not all(type(g) is Goal for g in goals):
-        return lconj_seq(goals)
+    for g in goals:
+        if type(g) is not Goal:
+            return lconj_seq(goals)
     steps = tuple(g.step for g in goals)
 
     def all_step(state):

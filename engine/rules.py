@@ -395,8 +395,7 @@ class Context:
     def compute(self, function: Callable, *args):
         """`compute(f, a, b, out)`: out = f(a, b), a deterministic Python computation
         (naming `vd` from `v`, building IL) on the reified inputs."""
-        *inputs, out = args
-        inputs = tuple(inputs)
+        inputs, out = args[:-1], args[-1]
         known = _known(inputs)
 
         def compute_step(state):
