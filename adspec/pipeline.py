@@ -51,6 +51,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     `progress(name, index, total)` is called before each procedure is differentiated."""
     from .analyses import run_analyses
     from .analyses.facts import Facts
+    from .analyses.inout import in_out
     from .backends import unparse
     from .engine.program import build_program
     from .heads import parse_heads, resolve_heads
@@ -62,9 +63,10 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         raise ValueError(f"unknown mode {mode!r}")
     files = _read(sources, lang, filename, form)
     program = build_program(files)
-    heads = resolve_heads(program, parse_heads(head, vars, outvars))
+    inout = in_out(program)
+    heads = resolve_heads(program, parse_heads(head, vars, outvars), inout)
     # the tangent modes need no TBR, Adj-out or snapshots (they are the adjoint's)
-    results = run_analyses(program, heads, nooptim=frozenset(nooptim), adjoint=False)
+    results = run_analyses(program, heads, nooptim=frozenset(nooptim), adjoint=False, inout=inout)
     facts = Facts(program, results)
     first = files[0]
     file_lang = first.ann.get("lang", "fortran")

@@ -107,34 +107,30 @@ def is_ground(term) -> bool:
 def _tree_is_ground(tree: Node) -> bool:
     """Compute and cache `_ground` on every node of `tree` not yet known, leaves first (with
     a stack, not recursion: a sum of thousands of terms is that deep)."""
-    if type(tree.kids) is not tuple:      # a pattern with a `rest` variable
-        object.__setattr__(tree, "_ground", False)
-        return False
-    ground = _from_kids(tree.kids)
-    if ground is not None:                # the usual case: a new node over known ones
-        object.__setattr__(tree, "_ground", ground)
-        return ground
-    stack = [(tree, False)]
+    stack = [tree]
     while stack:
-        node, kids_known = stack.pop()
-        if kids_known:
-            object.__setattr__(node, "_ground", _from_kids(node.kids))
-            continue
-        if node._ground is not None:
-            continue
-        if type(node.kids) is not tuple:
-            object.__setattr__(node, "_ground", False)
-            continue
-        stack.append((node, True))
-        pending = [node.kids]
-        while pending:
-            kid = pending.pop()
-            if type(kid) is Node:
-                if kid._ground is None:
-                    stack.append((kid, False))
-            elif type(kid) is tuple:
-                pending.extend(kid)
+        node = stack[-1]
+        if type(node.kids) is not tuple:      # a pattern with a `rest` variable
+            ground = False
+        else:
+            ground = _from_kids(node.kids)
+            if ground is None:                # a node below is not known yet: it goes first
+                stack.extend(_unknown_nodes(node.kids))
+                continue
+        object.__setattr__(node, "_ground", ground)
+        stack.pop()
     return tree._ground
+
+
+def _unknown_nodes(kids: tuple) -> list:
+    out = []
+    for kid in kids:
+        if type(kid) is Node:
+            if kid._ground is None:
+                out.append(kid)
+        elif type(kid) is tuple:
+            out.extend(_unknown_nodes(kid))
+    return out
 
 
 def _from_kids(kids: tuple):
@@ -176,7 +172,10 @@ def ground_value(term, s: Mapping):
         return node
     if kind in _VARS:
         value = _walk(term, s)
-        if type(value) in _VARS:
+        kind = type(value)
+        if kind is Node and value._ground is True:
+            return value
+        if kind in _VARS:
             raise UnboundVariable(term)
         return ground_value(value, s)
     if kind is tuple:
@@ -191,7 +190,8 @@ def ground_value(term, s: Mapping):
 
 def _ground_tuple(terms: tuple, s: Mapping) -> tuple:
     for i, t in enumerate(terms):
-        if type(t) is Node and t._ground is True:
+        kind = type(t)
+        if (kind is Node and t._ground is True) or kind in _PLAIN:
             continue
         value = ground_value(t, s)
         if value is not t:      # rebuilt from here on; a tuple of real trees stays as it is

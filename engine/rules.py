@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from .il import Node, OPS
-from .kanren_il import Goal, UnboundVariable, ground_value, is_ground, reify_term, unify_terms, var
+from .kanren_il import Goal, UnboundVariable, ground_value, reify_term, unify_terms, var
 
 __all__ = ["Rule", "RuleSet", "Context", "Derivation", "Fact", "RuleError", "RULE_SETS"]
 
@@ -366,10 +366,8 @@ class Context:
     def _fact(self, name: str, args: tuple, wanted: bool):
         query = getattr(self.facts, name)      # a misspelt fact fails when the rule is built
 
-        known = _known(args)
-
         def fact_step(state):
-            values = known or _ground(args, state, f"an argument of {name}")
+            values = _ground(args, state, f"an argument of {name}")
             value = bool(query(*values))
             if value is not wanted:
                 self._failed = (f"{'' if wanted else 'not '}{name}", values)  # formatted only for an error
@@ -382,10 +380,8 @@ class Context:
         recorded like a fact under the predicate's name."""
         name = getattr(predicate, "__name__", "check")
 
-        known = _known(args)
-
         def check_step(state):
-            values = known or _ground(args, state, f"an argument of {name}")
+            values = _ground(args, state, f"an argument of {name}")
             if not predicate(*values):
                 self._failed = (name, values)  # formatted only for an error
                 return None
@@ -396,20 +392,16 @@ class Context:
         """`compute(f, a, b, out)`: out = f(a, b), a deterministic Python computation
         (naming `vd` from `v`, building IL) on the reified inputs."""
         inputs, out = args[:-1], args[-1]
-        known = _known(inputs)
-
         def compute_step(state):
-            values = known or _ground(inputs, state, f"an input of {getattr(function, '__name__', 'compute')}")
+            values = _ground(inputs, state, f"an input of {getattr(function, '__name__', 'compute')}")
             state = unify_terms(out, function(*values), state)
             return None if state is False else state
         return Goal(compute_step)
 
     def derive(self, judgment: str, sub, out, *inputs):
         """Recursive premise `sub →judgment out`: a query of its own on the reified `sub`."""
-        known = _known((sub, inputs))
-
         def derive_step(state):
-            node, values = known or _ground((sub, inputs), state, f"the subject of →{judgment}")
+            node, values = _ground((sub, inputs), state, f"the subject of →{judgment}")
             result, child = self.ruleset.apply(judgment, node, self, *values)
             state = unify_terms(out, result, state)
             return None if state is False else _record(state, child)
@@ -417,10 +409,8 @@ class Context:
 
     def derive_all(self, judgment: str, subs, outs, *inputs):
         """`subs[i] →judgment outs[i]` for each element of the tuple `subs` (one query each)."""
-        known = _known((subs, inputs))
-
         def derive_all_step(state):
-            nodes, values = known or _ground((subs, inputs), state, f"the subjects of →{judgment}")
+            nodes, values = _ground((subs, inputs), state, f"the subjects of →{judgment}")
             applied = [self.ruleset.apply(judgment, node, self, *values) for node in nodes]
             state = unify_terms(outs, tuple(result for result, _ in applied), state)
             if state is False:
@@ -449,12 +439,6 @@ class Context:
             self._depth -= 1
         self._done[key] = (done, goal)    # the goal keeps the ids of the key theirs
         return done
-
-
-def _known(args: tuple):
-    """The arguments of a premise when they are ground already as the rule builds it (real
-    trees, plain values), so that the premise need not reify them; else None."""
-    return args if args and is_ground(args) else None
 
 
 def _ground(term, state, what: str):
