@@ -195,7 +195,12 @@ def _ground_tuple(terms: tuple, s: Mapping) -> tuple:
             continue
         value = ground_value(t, s)
         if value is not t:      # rebuilt from here on; a tuple of real trees stays as it is
-            return terms[:i] + (value,) + tuple(ground_value(t, s) for t in terms[i + 1:])
+            values = list(terms[:i])
+            values.append(value)
+            for t in terms[i + 1:]:
+                kind = type(t)
+                values.append(t if (kind is Node and t._ground is True) or kind in _PLAIN else ground_value(t, s))
+            return tuple(values)
     return terms
 
 

@@ -401,7 +401,8 @@ class Context:
     def derive(self, judgment: str, sub, out, *inputs):
         """Recursive premise `sub →judgment out`: a query of its own on the reified `sub`."""
         def derive_step(state):
-            node, values = _ground((sub, inputs), state, f"the subject of →{judgment}")
+            node = _ground(sub, state, f"the subject of →{judgment}")
+            values = _ground(inputs, state, f"an input of →{judgment}")
             result, child = self.ruleset.apply(judgment, node, self, *values)
             state = unify_terms(out, result, state)
             return None if state is False else _record(state, child)
@@ -410,7 +411,8 @@ class Context:
     def derive_all(self, judgment: str, subs, outs, *inputs):
         """`subs[i] →judgment outs[i]` for each element of the tuple `subs` (one query each)."""
         def derive_all_step(state):
-            nodes, values = _ground((subs, inputs), state, f"the subjects of →{judgment}")
+            nodes = _ground(subs, state, f"the subjects of →{judgment}")
+            values = _ground(inputs, state, f"an input of →{judgment}")
             applied = [self.ruleset.apply(judgment, node, self, *values) for node in nodes]
             state = unify_terms(outs, tuple(result for result, _ in applied), state)
             if state is False:
@@ -424,9 +426,9 @@ class Context:
 
     def _applied(self, goal):
         ruleset, judgment, node, inputs = goal
-        # by identity: the same tree at two places has different annotations (sid, line),
-        # hence different facts; identity also spares hashing deep trees
-        key = (ruleset, judgment, id(node), *(id(x) if type(x) is Node else x for x in inputs))
+        # by identity (the node and the inputs): the same tree at two places has different
+        # annotations (sid, line), hence different facts; identity spares hashing deep trees
+        key = (ruleset, judgment, id(node), *map(id, inputs))
         done = self._done.get(key)
         if done is not None:
             return done[0]
