@@ -34,11 +34,10 @@ immutable), so reifying a real tree returns it as it is, without rebuilding or r
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import count
 
 from cons import cons
 from cons.core import ConsPair
-from itertools import count
-
 from kanren.core import lconj_seq
 from unification import reify, unify, isvar
 from unification.core import _reify, _unify, construction_sentinel
