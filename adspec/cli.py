@@ -120,10 +120,17 @@ def _cmd_explain(args) -> int:
 
 def _cmd_differentiate(args) -> int:
     from .pipeline import differentiate, write_outputs
+    from .progress import progress_for
     if args.mode not in ("tangent", "vector"):
         raise UsageError(f"{args.mode} mode is not available yet: only the tangent modes (-d, -vector) are")
-    result = differentiate(args.files, args.head, args.mode, vars=args.vars, outvars=args.outvars,
-                           nooptim=frozenset(args.nooptim), tgtlang=args.tgtlang)
+    progress = progress_for(args.files, sys.stderr)
+    try:
+        result = differentiate(args.files, args.head, args.mode, vars=args.vars, outvars=args.outvars,
+                               nooptim=frozenset(args.nooptim), tgtlang=args.tgtlang,
+                               progress=progress)
+    finally:
+        if progress is not None:
+            progress.clear()
     for path in write_outputs(result, args.outdir, args.output):
         print(f"wrote {path}", file=sys.stderr)
     return 0

@@ -45,12 +45,14 @@ def _read(sources, lang, filename, form):
 
 def differentiate(sources, head, mode: str = "tangent", vars: str | None = None, outvars: str | None = None,
                   lang: str | None = None, filename: str | None = None, form: str | None = None,
-                  nooptim=frozenset(), tgtlang: str | None = None) -> Differentiated:
+                  nooptim=frozenset(), tgtlang: str | None = None, progress=None) -> Differentiated:
     """Differentiate `sources` (paths, or source text when `lang` is given) for the heads;
     `nooptim`: improvements switched off ("activity", "diffliveness"), as Tapenade's -nooptim;
-    `tgtlang`: the output language, which must be the input's for now."""
+    `tgtlang`: the output language, which must be the input's for now;
+    `progress(name, index, total)` is called before each procedure is differentiated."""
     from .analyses import run_analyses
     from .analyses.facts import Facts
+    from .analyses.inout import in_out
     from .backends import unparse
     from .engine.program import build_program
     from .heads import parse_heads, resolve_heads
@@ -64,8 +66,10 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         raise ValueError(f"unknown mode {mode!r}")
     files = _read(sources, lang, filename, form)
     program = build_program(files)
-    heads = resolve_heads(program, parse_heads(head, vars, outvars))
-    results = run_analyses(program, heads, nooptim=frozenset(nooptim))
+    inout = in_out(program)
+    heads = resolve_heads(program, parse_heads(head, vars, outvars), inout)
+    # the tangent modes need no TBR, Adj-out or snapshots (they are the adjoint's)
+    results = run_analyses(program, heads, nooptim=frozenset(nooptim), adjoint=False, inout=inout)
     facts = Facts(program, results)
     first = files[0]
     file_lang = first.ann.get("lang", "fortran")
@@ -76,8 +80,11 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     ctx = TangentContext(TANGENT, facts, names=names, lang=file_lang, program=program,
                          filename=first.ann.get("filename", "<input>"))
     entries, derivations, procedure_names = [], {}, {}
-    for proc_name in facts.diff_procedures():
+    diff_procedures = facts.diff_procedures()
+    for index, proc_name in enumerate(diff_procedures, 1):
         proc = program.procedure(proc_name)
+        if progress is not None:
+            progress(proc.source_name, index, len(diff_procedures))
         ctx.procedure, ctx.extra_declarations = proc, []
         with at_line(proc.node.line):  # a refusal that knows no line of its own gets the procedure's
             differentiated, derivation = TANGENT.apply("proc", proc.node, ctx)

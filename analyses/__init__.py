@@ -29,11 +29,14 @@ def _untimed(label, compute):
     return compute()
 
 
-def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, nooptim=frozenset()) -> AnalysisResults:
+def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, nooptim=frozenset(),
+                 adjoint: bool = True, inout=None) -> AnalysisResults:
     """heads: procedure name -> (independent zones, dependent zones), as bitsets in that
     procedure's zones. Each analysis runs as phase(name, thunk), so a benchmark can time it.
     nooptim: improvements switched off, as Tapenade's -nooptim: "activity" (every
-    differentiable variable active everywhere), "diffliveness" (every instruction live)."""
+    differentiable variable active everywhere), "diffliveness" (every instruction live).
+    adjoint=False skips the analyses only the adjoint needs (TBR, Adj-out, snapshots: None).
+    inout: the in-out analysis when the caller has it already (resolving the heads needs it)."""
     from .activity import activity, naive_activity
     from .adjout import adjoint_out
     from .dependency import dependencies
@@ -43,7 +46,8 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     from .snapshots import snapshots
     from .tbr import tbr
 
-    inout = phase("in-out", lambda: in_out(program, order))
+    if inout is None:
+        inout = phase("in-out", lambda: in_out(program, order))
     dep = phase("Dep", lambda: dependencies(program, differentiable=False, order=order))
     diff_dep = phase("Diff-dep", lambda: dependencies(program, differentiable=True, order=order))
     act = phase("activity", lambda: naive_activity(program) if "activity" in nooptim
@@ -51,7 +55,9 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     uses = DerivativeUses(program, act)
     live = phase("Diff-live", lambda: diff_liveness(program, dep, uses, inout, order,
                                                      everything_live="diffliveness" in nooptim))
-    tbr_solution = phase("TBR", lambda: tbr(program, live, inout, order))
-    adj = phase("Adj-out", lambda: adjoint_out(program, live, tbr_solution, order))
-    snaps = phase("snapshots", lambda: snapshots(program, live, tbr_solution, adj))
+    tbr_solution = adj = snaps = None
+    if adjoint:
+        tbr_solution = phase("TBR", lambda: tbr(program, live, inout, order))
+        adj = phase("Adj-out", lambda: adjoint_out(program, live, tbr_solution, order))
+        snaps = phase("snapshots", lambda: snapshots(program, live, tbr_solution, adj))
     return AnalysisResults(program, heads, inout, dep, diff_dep, act, uses, live, tbr_solution, adj, snaps)

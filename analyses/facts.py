@@ -23,6 +23,8 @@ main instruction otherwise (whose Active⁻ includes the temporaries of the spli
 """
 from __future__ import annotations
 
+from functools import wraps
+
 from ..engine.bitsets import zones_of
 from ..engine.effects import instruction_effects
 from ..engine.errors import SourceError
@@ -31,6 +33,24 @@ from ..engine.program import _CONTAINER_KINDS, _kid_kinds
 from .common import external_call_effects
 
 _CONTROL_KINDS = ("test", "loop")
+_CONTROL_STATEMENTS = frozenset({"if", "do", "while", "doWhile", "for", "switch", "where", "forall"})
+
+
+def _remembered(predicate):
+    """The predicate's answer kept per arguments, taken by identity (two equal statements at
+    different places have different facts): facts are pure functions of the analysis results,
+    and every candidate rule asks its own again."""
+    name = predicate.__name__
+
+    @wraps(predicate)
+    def remembered(self, *args):
+        key = (name, *map(id, args))
+        hit = self._answers.get(key)
+        if hit is None:
+            # the arguments are kept with the answer, so that their ids are not reused
+            hit = self._answers[key] = (predicate(self, *args), args)
+        return hit[0]
+    return remembered
 
 
 class Facts:
@@ -44,6 +64,8 @@ class Facts:
         self._call_expr: dict[str, dict] = {}    # proc name -> id(call expression) -> Instr
         self._diff_vars: dict[str, frozenset] = {}
         self._formal_cache: dict[str, tuple] = {}
+        self._answers: dict[tuple, tuple] = {}     # see _remembered
+        self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
 
     # --- statements and their instructions --------------------------------------------------
     def _sid(self, stmt: Node) -> int:
@@ -84,8 +106,11 @@ class Facts:
 
     def _own(self, stmt: Node):
         """(procedure, the statement's own instructions in execution order)."""
-        proc = self._proc(stmt)
-        return proc, self._index(proc).get(self._sid(stmt), [])
+        known = self._owners.get(id(stmt))
+        if known is None:
+            proc = self._proc(stmt)
+            known = self._owners[id(stmt)] = (stmt, proc, self._index(proc).get(self._sid(stmt), []))
+        return known[1], known[2]
 
     def _all(self, stmt: Node):
         """(procedure, its own instructions, or those of the statements inside it if none)."""
@@ -142,6 +167,7 @@ class Facts:
         raise ValueError(f"not a call of the analysed program: {call!r}")
 
     # --- the predicates --------------------------------------------------------------------
+    @_remembered
     def is_live_for_diff(self, stmt: Node) -> bool:
         """isLiveForDiff(I) — paper 5.3: "true if the instruction I produces a value that is
         diff-live, i.e. useful for the derivatives, i.e. out(I) ∩ Diff-live⁺(I) ≠ ∅", and 5.2:
@@ -155,10 +181,27 @@ class Facts:
         loopEntry or the loop header: a test or header is live when its control pseudo-zone
         ctl(T) is in Diff-live⁺(T) (some statement it controls has a derivative or is live),
         or when it writes a diff-live zone (the DO index). A statement without instruction
-        (block, case) is live when a statement inside it is."""
-        proc, instrs = self._all(stmt)
-        return any(self.live.is_live_for_diff(proc, i) for i in instrs)
+        (block, case) is live when a statement inside it is.
 
+        A control is live, too, when a statement inside it resets a derivative to zero (4.6:
+        `sd = 0` where s gets a passive value while its old derivative may still be read):
+        that is derivative code, with no use(I'), so diff-liveness alone does not see it."""
+        proc, instrs = self._all(stmt)
+        if any(self.live.is_live_for_diff(proc, i) for i in instrs):
+            return True
+        return stmt.op in _CONTROL_STATEMENTS and any(
+            self._resets_a_derivative(s) for s in walk(stmt.kids)
+            if s.op in ("assign", "call") and s.ann.get("sid") is not None)  # statements, not calls in expressions
+
+    def _resets_a_derivative(self, stmt: Node) -> bool:
+        """The tangent of stmt sets a derivative to zero (T-assign-zero, T-call-passive)."""
+        if stmt.op == "call":
+            return not self.is_active_call(stmt) and bool(self.stale_derivatives_after(stmt)[0])
+        lhs = stmt.kids[0]
+        return (not self.has_derivative_instruction(stmt) and self.has_derivative(lhs, stmt)
+                and self.derivative_read_later(lhs, stmt))
+
+    @_remembered
     def is_active_expr(self, expr: Node, stmt: Node) -> bool:
         """isActiveExpr(EXPR) — paper 5.3: "true if EXPR is (or uses in a differentiable way)
         a reference to a variable that belongs to Active⁻".
@@ -172,6 +215,7 @@ class Facts:
         zones = proc.zones.diff_reads(expr, proc.call_results)
         return bool(zones & self.activity.active_before(proc, instr))
 
+    @_remembered
     def is_active_ref_after(self, ref: Node, stmt: Node) -> bool:
         """The reference ref written by stmt (the lhs of an assignment, a declarator's
         variable) is active after it: its zones meet Active⁺ = Varied⁺ ∩ Useful⁺
@@ -182,6 +226,7 @@ class Facts:
             raise ValueError(f"{stmt.op} at line {stmt.line} is no instruction")
         return bool(_ref_zones(proc, ref) & self.activity.active_after(proc, instr))
 
+    @_remembered
     def has_derivative_instruction(self, stmt: Node) -> bool:
         """The statement I has a derivative instruction I' (paper 4.6 and fig. 9): I writes a
         zone that is useful after it and varied before or after it — an active result, or a
@@ -190,6 +235,7 @@ class Facts:
         proc, instr = self._main(stmt)
         return instr is not None and self.uses.has_derivative(proc, instr)
 
+    @_remembered
     def has_derivative(self, ref: Node, stmt: Node) -> bool:
         """isDiff(REF) — paper 5.3: "true if memory reference REF refers to a variable that is
         Active at some location in the program".
@@ -201,6 +247,7 @@ class Facts:
         proc = self._proc(stmt)
         return _root_name(ref) in self.diff_variables(proc.name)
 
+    @_remembered
     def is_active_call(self, call_stmt: Node) -> bool:
         """isActiveCall(CALL) — paper 5.3: "true if one argument of this CALL is (or uses in a
         differentiable way) a reference to a variable that belongs to Active⁻ or to Active⁺".
@@ -214,6 +261,7 @@ class Facts:
         proc, instr = self._call_instr(call_stmt)
         return self.uses.is_active_call(proc, instr)
 
+    @_remembered
     def actual_is_active(self, call_stmt: Node, index: int) -> bool:
         """Actual argument number `index` (0-based, in the source order, keyword arguments
         included) of the call is (or uses in a differentiable way) a reference to a variable
@@ -325,6 +373,7 @@ class Facts:
                 out.append(path)
         return tuple(out)
 
+    @_remembered
     def derivative_read_later(self, ref: Node, stmt: Node) -> bool:
         """Whether the derivative of ref's variable may be read after stmt: the variable is
         active (Active⁻) at some instruction reachable after stmt (loops included), or it is
@@ -408,6 +457,7 @@ class Facts:
         the default and split mode is for later: always True."""
         return True
 
+    @_remembered
     def tbr_before(self, stmt: Node) -> frozenset:
         """Names of the variables in TBR⁻ (analyses/tbr.py) before the statement's first
         instruction (its first split call, a DO's loopEntry): values that a derivative
@@ -417,6 +467,7 @@ class Facts:
             return frozenset()
         return _names(proc, self.results.tbr[proc.name].before(instrs[0]))
 
+    @_remembered
     def tbr_after(self, stmt: Node) -> frozenset:
         """Names of the variables in TBR⁺ (analyses/tbr.py) after the statement's last own
         instruction (the main instruction, the test, a DO's header)."""

@@ -68,13 +68,16 @@ class ILError(Exception):
 class Node:
     """An immutable IL node. Equality and hash ignore annotations."""
 
-    __slots__ = ("op", "kids", "ann", "_hash")
+    __slots__ = ("op", "kids", "ann", "_hash", "_ground")
+    # _hash and _ground: caches (the hash; whether the tree holds no logic variable, see
+    # engine.kanren_il.is_ground), None until first asked
 
     def __init__(self, op: str, kids: tuple = (), ann: PMap = EMPTY_ANN):
         object.__setattr__(self, "op", op)
         object.__setattr__(self, "kids", tuple(kids))
         object.__setattr__(self, "ann", ann)
         object.__setattr__(self, "_hash", None)
+        object.__setattr__(self, "_ground", None)
 
     def __setattr__(self, name, value):
         raise AttributeError("IL nodes are immutable")

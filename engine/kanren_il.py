@@ -17,26 +17,50 @@ Children of variable length:
   `rest=` of `pattern` stands for the remaining children: `pattern("block", rest=stmts)`
   matches any block, `pattern("block", first, rest=others)` a non-empty one.
 
-Speed: a real IL tree holds no logic variable, so `_reify` returns it as it is after one
-flat scan, without rebuilding it; the generic path (a generator per child) is only taken
-for patterns, which are small. Within `remembering_ground_trees()` (the rule runner opens it
-for each top-level application) a tree is scanned once, not at every level that contains it.
+The rules are written with `eq`, `lall` and `var` from this module: kanren's, made to know
+deterministic goals. A `Goal` has at most one state for a state (unification, the rule
+runner's premises): `goal.step(state)` is that state or None, and calling it, as kanren calls
+a goal, gives the stream of that one state. A `lall` of such goals is one too and runs them
+in sequence: the same states, without the generators of kanren's stream machinery. A `lall`
+holding any other kanren goal (a `conde`, a relation of kanren's) is kanren's own `lconj`.
+
+Speed: unifying and reifying IL terms is done by plain recursive functions (`unify_terms`,
+`reify_term`) rather than by `unification`'s generic path (a dispatch and a generator per
+child); they are registered for Node, so kanren's `eq` reaches them too, and they hand
+anything else (a `cons`, a `rest` variable) back to the generic path. A real IL tree holds no
+logic variable: whether a tree is ground is computed once and cached on the node (nodes are
+immutable), so reifying a real tree returns it as it is, without rebuilding or rescanning it.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
-from contextlib import contextmanager
+from itertools import count
 
 from cons import cons
 from cons.core import ConsPair
-from unification import var, isvar
+from kanren.core import lconj_seq
+from unification import reify, unify, isvar
 from unification.core import _reify, _unify, construction_sentinel
+from unification.variable import Var
 
 from .il import EMPTY_ANN, ILError, Node, OPS
 
-__all__ = ["pattern", "is_ground", "remembering_ground_trees", "var", "cons"]
+__all__ = ["pattern", "is_ground", "reify_term", "ground_value", "UnboundVariable", "unify_terms",
+           "Goal", "eq", "lall", "var", "FreshVar", "cons"]
 
-_PLAIN = (str, int, float, bool, type(None))
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
+class FreshVar(Var):
+    """A fresh logic variable (kanren's `var()`): equal only to itself, so it is hashed and
+    compared by identity (kanren's Var compares tokens, in Python)."""
+
+    __slots__ = ()
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+
+_VARS = frozenset((Var, FreshVar))
 
 
 def pattern(op: str, *kids, rest=None, **ann) -> Node:
@@ -58,54 +82,192 @@ def _ann(ann: dict):
 def _node_with_kids(op: str, kids, ann) -> Node:
     # Node() would turn `kids` into a tuple; a pattern's kids may be a variable or a cons.
     node = object.__new__(Node)
-    for slot, value in (("op", op), ("kids", kids), ("ann", ann), ("_hash", None)):
+    for slot, value in (("op", op), ("kids", kids), ("ann", ann), ("_hash", None), ("_ground", False)):
         object.__setattr__(node, slot, value)
     return node
 
 
-_known_ground: dict | None = None
-"""While `remembering_ground_trees()` is active: id -> node of trees already proved ground.
-The dict holds the nodes, so their ids cannot be reused while it lives."""
-
-
-@contextmanager
-def remembering_ground_trees():
-    """Within the block, a tree once proved ground is not scanned again. A rule application
-    reifies results that contain the results of its premises: without this, each level
-    would rescan everything below it (quadratic on a sum of many terms)."""
-    global _known_ground
-    if _known_ground is not None:
-        yield
-        return
-    _known_ground = {}
-    try:
-        yield
-    finally:
-        _known_ground = None
-
-
 def is_ground(term) -> bool:
     """True when `term` (a Node, tuple or plain value) contains no logic variable."""
-    known = _known_ground
-    stack, scanned = [term], []
-    while stack:
-        t = stack.pop()
-        if isinstance(t, Node):
-            if known is not None and id(t) in known:
-                continue
-            if type(t.kids) is not tuple:      # a pattern with a `rest` variable
+    kind = type(term)
+    if kind is Node:
+        ground = term._ground
+        return _tree_is_ground(term) if ground is None else ground
+    if kind is tuple:
+        for t in term:
+            if not is_ground(t):
                 return False
-            scanned.append(t)
-            stack.extend(t.kids)
-        elif type(t) is tuple:
-            stack.extend(t)
-        elif type(t) in _PLAIN:
-            continue
-        elif isvar(t) or isinstance(t, ConsPair):
+        return True
+    if kind in _PLAIN:
+        return True
+    return not (kind in _VARS or isvar(term) or isinstance(term, ConsPair))
+
+
+def _tree_is_ground(tree: Node) -> bool:
+    """Compute and cache `_ground` on every node of `tree` not yet known, leaves first (with
+    a stack, not recursion: a sum of thousands of terms is that deep)."""
+    stack = [tree]
+    while stack:
+        node = stack[-1]
+        if type(node.kids) is not tuple:      # a pattern with a `rest` variable
+            ground = False
+        else:
+            ground = _from_kids(node.kids)
+            if ground is None:                # a node below is not known yet: it goes first
+                stack.extend(_unknown_nodes(node.kids))
+                continue
+        object.__setattr__(node, "_ground", ground)
+        stack.pop()
+    return tree._ground
+
+
+def _unknown_nodes(kids: tuple) -> list:
+    out = []
+    for kid in kids:
+        if type(kid) is Node:
+            if kid._ground is None:
+                out.append(kid)
+        elif type(kid) is tuple:
+            out.extend(_unknown_nodes(kid))
+    return out
+
+
+def _from_kids(kids: tuple):
+    """Whether children are ground: True, False, or None when a node among them is not known yet."""
+    for kid in kids:
+        kind = type(kid)
+        if kind is Node:
+            ground = kid._ground
+            if ground is not True:
+                return ground
+        elif kind is tuple:
+            ground = _from_kids(kid)
+            if ground is not True:
+                return ground
+        elif kind not in _PLAIN and (kind in _VARS or isvar(kid) or isinstance(kid, ConsPair)):
             return False
-    if known is not None:
-        known.update((id(n), n) for n in scanned)
     return True
+
+
+class UnboundVariable(Exception):
+    """ground_value met a variable with no value."""
+
+
+def ground_value(term, s: Mapping):
+    """reify_term(term, s) when the result holds no logic variable; UnboundVariable otherwise.
+    (One pass: the rule runner reads every premise's inputs this way.)"""
+    kind = type(term)
+    if kind is Node:
+        ground = term._ground
+        if ground is True or (ground is None and _tree_is_ground(term)):
+            return term
+        if type(term.kids) is not tuple:   # a `rest` pattern: the generic path
+            value = reify(term, s)
+            if not is_ground(value):
+                raise UnboundVariable(term)
+            return value
+        node = Node(term.op, _ground_tuple(term.kids, s), term.ann)
+        object.__setattr__(node, "_ground", True)
+        return node
+    if kind in _VARS:
+        value = _walk(term, s)
+        kind = type(value)
+        if kind is Node and value._ground is True:
+            return value
+        if kind in _VARS:
+            raise UnboundVariable(term)
+        return ground_value(value, s)
+    if kind is tuple:
+        return _ground_tuple(term, s)
+    if kind in _PLAIN:
+        return term
+    value = reify(term, s)
+    if not is_ground(value):
+        raise UnboundVariable(term)
+    return value
+
+
+def _ground_tuple(terms: tuple, s: Mapping) -> tuple:
+    for i, t in enumerate(terms):
+        kind = type(t)
+        if (kind is Node and t._ground is True) or kind in _PLAIN:
+            continue
+        value = ground_value(t, s)
+        if value is not t:      # rebuilt from here on; a tuple of real trees stays as it is
+            values = list(terms[:i])
+            values.append(value)
+            for t in terms[i + 1:]:
+                kind = type(t)
+                values.append(t if (kind is Node and t._ground is True) or kind in _PLAIN else ground_value(t, s))
+            return tuple(values)
+    return terms
+
+
+def reify_term(term, s: Mapping):
+    """reify(term, s) for IL terms: the bound variables replaced by their values."""
+    kind = type(term)
+    if kind is Node:
+        ground = term._ground
+        if ground is True or (ground is None and _tree_is_ground(term)):
+            return term
+        if type(term.kids) is tuple:
+            return Node(term.op, _reify_tuple(term.kids, s), term.ann)
+        return reify(term, s)            # a `rest` pattern: the generic path
+    if kind in _VARS:
+        value = _walk(term, s)
+        return value if value is term else reify_term(value, s)
+    if kind is tuple:
+        return _reify_tuple(term, s)
+    if kind in _PLAIN:
+        return term
+    return reify(term, s)
+
+
+def _reify_tuple(terms: tuple, s: Mapping) -> tuple:
+    for i, t in enumerate(terms):
+        if type(t) is Node and t._ground is True:
+            continue
+        value = reify_term(t, s)
+        if value is not t:      # rebuilt from here on; a tuple of real trees stays as it is
+            return terms[:i] + (value,) + tuple(reify_term(t, s) for t in terms[i + 1:])
+    return terms
+
+
+def _walk(term: Var, s: Mapping):
+    """The value of a variable in s, through chains of variables (the variable if unbound)."""
+    while term in s:
+        term = s[term]
+        if type(term) not in _VARS:
+            break
+    return term
+
+
+def unify_terms(u, v, s: Mapping):
+    """unify(u, v, s) for IL terms: the extended state, or False."""
+    if u is v:
+        return s
+    if type(u) in _VARS:
+        u = _walk(u, s)
+    if type(v) in _VARS:
+        v = _walk(v, s)
+    if u is v:
+        return s
+    ku, kv = type(u), type(v)
+    if ku in _VARS:
+        s = s.copy()
+        s[u] = v
+        return s
+    if kv in _VARS:
+        s = s.copy()
+        s[v] = u
+        return s
+    if ku is Node and kv is Node:
+        return _unify_node(u, v, s)
+    if ku is tuple and kv is tuple:
+        return _unify_pairwise(u, v, s)
+    if ku in _PLAIN and kv in _PLAIN:
+        return s if u == v else False
+    return unify(u, v, s)
 
 
 def _unify_node(u: Node, v: Node, s: Mapping):
@@ -113,14 +275,25 @@ def _unify_node(u: Node, v: Node, s: Mapping):
         return s
     if u.op != v.op:
         return False
-    # kids: tuple/tuple, variable/tuple or cons/tuple, all handled by the generic dispatch
-    return _unify(u.kids, v.kids, s)
+    if is_ground(u) and is_ground(v):
+        return s if u.kids == v.kids else False
+    if type(u.kids) is tuple and type(v.kids) is tuple:
+        return _unify_pairwise(u.kids, v.kids, s)
+    return unify(u.kids, v.kids, s)      # a cons or a `rest` variable: the generic path
+
+
+def _unify_pairwise(u: tuple, v: tuple, s: Mapping):
+    if len(u) != len(v):
+        return False
+    for a, b in zip(u, v):
+        s = unify_terms(a, b, s)
+        if s is False:
+            return False
+    return s
 
 
 def _reify_node(node: Node, s: Mapping):
-    if is_ground(node):
-        return node
-    return _rebuild(node, s)
+    return reify_term(node, s) if type(node.kids) is tuple else _rebuild(node, s)
 
 
 def _rebuild(node: Node, s: Mapping):
@@ -134,3 +307,59 @@ def _rebuild(node: Node, s: Mapping):
 
 _unify.add((Node, Node, Mapping), _unify_node)
 _reify.add((Node, Mapping), _reify_node)
+
+
+# ---------------------------------------------------------------------------
+# Goals: kanren's eq, lall and var, knowing deterministic goals
+# ---------------------------------------------------------------------------
+
+class Goal:
+    """A deterministic miniKanren goal: `step(state)` is its one state, or None (it fails)."""
+
+    __slots__ = ("step",)
+
+    def __init__(self, step):
+        self.step = step
+
+    def __call__(self, state):
+        """kanren's protocol: the stream of the goal's states (zero or one)."""
+        state = self.step(state)
+        return iter(()) if state is None else iter((state,))
+
+
+def eq(u, v) -> Goal:
+    """kanren's `eq`: u and v unify."""
+    def eq_step(state):
+        state = unify_terms(u, v, state)
+        return None if state is False else state
+    return Goal(eq_step)
+
+
+def lall(*goals):
+    """kanren's `lall`, the conjunction, left to right. Of deterministic goals it is a Goal
+    that runs them in sequence; with any other goal, kanren's `lconj` stream."""
+    for g in goals:
+        if type(g) is not Goal:
+            return lconj_seq(goals)
+    steps = tuple(g.step for g in goals)
+
+    def all_step(state):
+        for step in steps:
+            state = step(state)
+            if state is None:
+                return None
+        return state
+    return Goal(all_step)
+
+
+_fresh = count(1)
+
+
+def var(*args, **kwargs) -> Var:
+    """kanren's `var`. A fresh variable (no token given) is a FreshVar, outside kanren's
+    registry of named variables (which gives back the same variable for the same token)."""
+    if args or kwargs:
+        return Var(*args, **kwargs)
+    fresh = object.__new__(FreshVar)
+    fresh.token = f"_il{next(_fresh)}"
+    return fresh

@@ -37,11 +37,8 @@ from collections import namedtuple
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from kanren import var
-from unification import reify, unify
-
-from .il import Node, OPS, walk
-from .kanren_il import is_ground, remembering_ground_trees
+from .il import Node, OPS
+from .kanren_il import Goal, UnboundVariable, ground_value, reify_term, unify_terms, var
 
 __all__ = ["Rule", "RuleSet", "Context", "Derivation", "Fact", "RuleError", "RULE_SETS"]
 
@@ -154,14 +151,13 @@ class RuleSet:
             return ctx._applied(goal)
         pending = [goal]
         try:
-            with remembering_ground_trees():
-                while pending:
-                    try:
-                        ctx._applied(pending[-1])
-                        pending.pop()
-                    except _TooDeep as deep:
-                        pending.append(deep.goal)
-                return ctx._applied(goal)
+            while pending:
+                try:
+                    ctx._applied(pending[-1])
+                    pending.pop()
+                except _TooDeep as deep:
+                    pending.append(deep.goal)
+            return ctx._applied(goal)
         finally:
             ctx._done.clear()
 
@@ -200,10 +196,11 @@ class RuleSet:
         if state is None:
             raise RuleError(f"{judgment}: the body of {rule.name} failed after its guard held, "
                             f"on {node.op}{_at(node)}: {_short(node)}")
-        result = reify(out, state)
-        if not is_ground(result):
+        try:
+            result = ground_value(out, state)
+        except UnboundVariable:
             raise RuleError(f"{judgment}: {rule.name} left its result unbound on {node.op}{_at(node)}: "
-                            f"{_short(result)}")
+                            f"{_short(reify_term(out, state))}") from None
         facts, children = _unwind(state.get(_TRACE))
         return result, Derivation(rule, judgment, node, inputs, facts, children, result)
 
@@ -211,6 +208,8 @@ class RuleSet:
 def _first(goal, state, rule: Rule, node: Node):
     """The first state of `goal` from `state`, or None."""
     try:
+        if type(goal) is Goal:
+            return goal.step(state)
         return next(iter(goal(state)), None)
     except _UnboundInput as e:
         raise RuleError(f"{rule.judgment}: in {rule.name} on {node.op}{_at(node)}: {e} is still "
@@ -351,7 +350,7 @@ class Context:
             raise TypeError(f"Context: extra values {clashes} would hide the context's own attributes")
         self.__dict__.update(extra)
         self._depth = 0
-        self._done: dict = {}     # (ruleset, judgment, node, ann, inputs) -> (result, Derivation)
+        self._done: dict = {}     # (ruleset, judgment, id(node), inputs) -> ((result, Derivation), goal)
         self._failed = None       # the last premise that failed in a guard, for error messages
 
     # --- premises --------------------------------------------------------------------
@@ -367,72 +366,72 @@ class Context:
     def _fact(self, name: str, args: tuple, wanted: bool):
         query = getattr(self.facts, name)      # a misspelt fact fails when the rule is built
 
-        def fact_goal(state):
+        def fact_step(state):
             values = _ground(args, state, f"an argument of {name}")
             value = bool(query(*values))
             if value is not wanted:
                 self._failed = (f"{'' if wanted else 'not '}{name}", values)  # formatted only for an error
-                return iter(())
-            return iter((_record(state, Fact(name, values, value)),))
-        return fact_goal
+                return None
+            return _record(state, Fact(name, values, value))
+        return Goal(fact_step)
 
     def check(self, predicate: Callable, *args):
         """Premise `predicate(args)` on IL values (a side condition that is no analysis fact);
         recorded like a fact under the predicate's name."""
         name = getattr(predicate, "__name__", "check")
 
-        def check_goal(state):
+        def check_step(state):
             values = _ground(args, state, f"an argument of {name}")
             if not predicate(*values):
                 self._failed = (name, values)  # formatted only for an error
-                return iter(())
-            return iter((_record(state, Fact(name, values, True)),))
-        return check_goal
+                return None
+            return _record(state, Fact(name, values, True))
+        return Goal(check_step)
 
     def compute(self, function: Callable, *args):
         """`compute(f, a, b, out)`: out = f(a, b), a deterministic Python computation
         (naming `vd` from `v`, building IL) on the reified inputs."""
-        *inputs, out = args
-
-        def compute_goal(state):
-            values = _ground(tuple(inputs), state, f"an input of {getattr(function, '__name__', 'compute')}")
-            state = unify(out, function(*values), state)
-            return iter(()) if state is False else iter((state,))
-        return compute_goal
+        inputs, out = args[:-1], args[-1]
+        def compute_step(state):
+            values = _ground(inputs, state, f"an input of {getattr(function, '__name__', 'compute')}")
+            state = unify_terms(out, function(*values), state)
+            return None if state is False else state
+        return Goal(compute_step)
 
     def derive(self, judgment: str, sub, out, *inputs):
         """Recursive premise `sub →judgment out`: a query of its own on the reified `sub`."""
-        def derive_goal(state):
-            node, values = _ground((sub, inputs), state, f"the subject of →{judgment}")
+        def derive_step(state):
+            node = _ground(sub, state, f"the subject of →{judgment}")
+            values = _ground(inputs, state, f"an input of →{judgment}")
             result, child = self.ruleset.apply(judgment, node, self, *values)
-            state = unify(out, result, state)
-            return iter(()) if state is False else iter((_record(state, child),))
-        return derive_goal
+            state = unify_terms(out, result, state)
+            return None if state is False else _record(state, child)
+        return Goal(derive_step)
 
     def derive_all(self, judgment: str, subs, outs, *inputs):
         """`subs[i] →judgment outs[i]` for each element of the tuple `subs` (one query each)."""
-        def derive_all_goal(state):
-            nodes, values = _ground((subs, inputs), state, f"the subjects of →{judgment}")
+        def derive_all_step(state):
+            nodes = _ground(subs, state, f"the subjects of →{judgment}")
+            values = _ground(inputs, state, f"an input of →{judgment}")
             applied = [self.ruleset.apply(judgment, node, self, *values) for node in nodes]
-            state = unify(outs, tuple(result for result, _ in applied), state)
+            state = unify_terms(outs, tuple(result for result, _ in applied), state)
             if state is False:
-                return iter(())
+                return None
             for _, child in applied:
                 state = _record(state, child)
-            return iter((state,))
-        return derive_all_goal
+            return state
+        return Goal(derive_all_step)
 
     # --- the runner's bookkeeping ------------------------------------------------------
 
     def _applied(self, goal):
         ruleset, judgment, node, inputs = goal
-        _hash_bottom_up(node)
-        # annotations count: two equal statements at different places (sid) have different facts
-        key = (ruleset, judgment, node, node.ann if isinstance(node, Node) else None,
-               tuple((x, x.ann) if isinstance(x, Node) else x for x in inputs))
+        # by identity (the node and the inputs): the same tree at two places has different
+        # annotations (sid, line), hence different facts; identity spares hashing deep trees
+        key = (ruleset, judgment, id(node), *map(id, inputs))
         done = self._done.get(key)
         if done is not None:
-            return done
+            return done[0]
         if self._depth >= self.max_depth:
             raise _TooDeep(goal)
         self._depth += 1
@@ -440,20 +439,12 @@ class Context:
             done = ruleset._apply_once(judgment, node, self, inputs)
         finally:
             self._depth -= 1
-        self._done[key] = done
+        self._done[key] = (done, goal)    # the goal keeps the ids of the key theirs
         return done
 
 
-def _hash_bottom_up(node):
-    """Hash a deep tree from its leaves up: `Node.__hash__` recurses and caches, so hashing
-    the root of a 1000-deep sum first would overflow the stack; its leaves first, never."""
-    if isinstance(node, Node) and node._hash is None:
-        for sub in reversed(list(walk(node))):
-            hash(sub)
-
-
 def _ground(term, state, what: str):
-    value = reify(term, state)
-    if not is_ground(value):
-        raise _UnboundInput(what)
-    return value
+    try:
+        return ground_value(term, state)
+    except UnboundVariable:
+        raise _UnboundInput(what) from None

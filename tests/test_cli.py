@@ -324,3 +324,79 @@ def test_tgtlang_other_than_the_source_language_is_refused(tmp_path):
     assert refused.stderr.strip() == f"{src}: writing the derivatives of fortran source in c is not supported yet"
     same = run("-d", "-tgtlang", "fortran", "-head", "f(y)/(x)", str(src), "-O", str(tmp_path))
     assert same.returncode == 0 and (tmp_path / "a_d.f90").exists(), same.stderr
+
+
+# --- progress on a terminal ------------------------------------------------------------------
+
+class _Terminal:
+    """A stderr that says it is a terminal (or not) and keeps what is written."""
+
+    def __init__(self, tty: bool):
+        self.tty, self.parts = tty, []
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+    @property
+    def text(self):
+        return "".join(self.parts)
+
+
+_TWO_PROCEDURES = """subroutine g(x, y)
+  real(8) :: x, y
+  y = sin(x) * y
+end subroutine g
+subroutine f(x, y)
+  real(8) :: x, y
+  call g(x, y)
+  y = y * x
+end subroutine f
+"""
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_is_shown_in_place_on_a_terminal_and_nothing_elsewhere(tmp_path, monkeypatch, tty):
+    from adspec import cli, progress
+    src = tmp_path / "two.f90"
+    src.write_text(_TWO_PROCEDURES)
+    monkeypatch.setattr(progress, "PROGRESS_MIN_LINES", 5)   # the file has 9 lines
+    err = _Terminal(tty)
+    monkeypatch.setattr(sys, "stderr", err)
+    assert cli.main(["-d", "-head", "f(y)/(x)", str(src), "-O", str(tmp_path)]) == 0
+    wrote = f"wrote {tmp_path / 'two_d.f90'}\nwrote {tmp_path / 'two_d.msg'}\n"
+    if not tty:
+        assert err.text == wrote
+        return
+    cleared = "\r" + " " * len("adspec: differentiating f (2/2)") + "\r"
+    assert err.text == "\radspec: differentiating g (1/2)\radspec: differentiating f (2/2)" + cleared + wrote
+    assert "subroutine f_d" in (tmp_path / "two_d.f90").read_text().lower()
+
+
+def test_progress_only_for_inputs_over_2000_lines_on_a_terminal(tmp_path):
+    from adspec.progress import PROGRESS_MIN_LINES, TerminalProgress, progress_for
+    short, long = tmp_path / "short.f90", tmp_path / "long.f90"
+    short.write_text("!\n" * PROGRESS_MIN_LINES)
+    long.write_text("!\n" * (PROGRESS_MIN_LINES + 1))
+    assert progress_for([short], _Terminal(True)) is None
+    assert isinstance(progress_for([long], _Terminal(True)), TerminalProgress)
+    assert isinstance(progress_for([short, short], _Terminal(True)), TerminalProgress)  # lines of all files
+    assert progress_for([long], _Terminal(False)) is None
+
+
+def test_a_shorter_name_overwrites_the_whole_previous_progress_line():
+    from adspec.progress import TerminalProgress
+    err = _Terminal(True)
+    bar = TerminalProgress(err)
+    bar("long_name", 1, 2)
+    bar("g", 2, 2)
+    bar.clear()
+    assert err.parts == ["\radspec: differentiating long_name (1/2)",
+                         "\radspec: differentiating g (2/2)" + " " * len("long_name"[1:]),
+                         "\r" + " " * len("adspec: differentiating g (2/2)") + "\r"]

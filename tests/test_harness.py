@@ -2,6 +2,7 @@
 deterministically and gives finite outputs. (The round trip is tests/test_roundtrip.py.)"""
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -126,12 +127,24 @@ def test_original_runs_deterministically(path, tmp_path):
 @pytest.mark.compile
 def test_bench_sources_compile(tmp_path):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-    from gen_sources import compile_check, write_sources
-    for path in write_sources(tmp_path, 300):
+    from gen_sources import compile_check, write_random_fortran, write_sources
+    for path in (*write_sources(tmp_path, 300), write_random_fortran(tmp_path, 300)):
         verdict = compile_check(path)
         if verdict.startswith("skipped"):
             pytest.skip(verdict)
         assert verdict == "ok", verdict
+
+
+def test_random_bench_variant_has_a_different_shape_in_every_right_hand_side_and_is_reproducible():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from gen_sources import fortran_random_source, fortran_source
+    random_text = fortran_random_source(1000)
+    assert random_text == fortran_random_source(1000)          # seeded
+    plain, randomized = fortran_source(1000).splitlines(), random_text.splitlines()
+    assert len(plain) == len(randomized)
+    rhs = [line.split(" = ", 1)[1] for line in randomized if " = " in line and "do i" not in line]
+    shapes = {re.sub(r"\d+\.\d+d0|x\(i\)|y\(i\)|\b[tus]\b", "_", text) for text in rhs}
+    assert len(rhs) > 400 and len(shapes) == len(rhs)          # variables and constants aside
 
 
 def test_fortran_form_guess():

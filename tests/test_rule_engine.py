@@ -83,6 +83,45 @@ def test_a_plain_Node_built_with_variables_is_a_pattern_too():
     assert not is_ground(Node("assign", (lhs, ident("x")))) and is_ground(ident("x"))
 
 
+# --- the goals the rules are written with (engine.kanren_il: kanren's, deterministic-aware) ---
+
+def test_a_conjunction_of_deterministic_goals_gives_the_state_kanrens_lall_gives():
+    from kanren import conde
+    from adspec.engine import kanren_il as K
+    tree = mk("assign", ident("y"), mk("mul", real("2.0"), ident("x")))
+    lhs, rhs, a, b = K.var(), K.var(), K.var(), K.var()
+    goals = (K.eq(tree, pattern("assign", lhs, rhs)), K.eq(rhs, pattern("mul", a, b)))
+    ours = K.lall(*goals)
+    assert isinstance(ours, K.Goal)
+    state = ours.step({})
+    assert (state[lhs], state[a], state[b]) == (ident("y"), real("2.0"), ident("x"))
+    assert list(ours({})) == list(lall(*goals)({})) == [state]          # kanren's lall agrees
+    assert K.lall(*goals, K.eq(a, ident("z"))).step({}) is None
+    either = K.lall(goals[0], conde([eq(lhs, ident("y"))], [eq(lhs, ident("w"))]))
+    assert not isinstance(either, K.Goal) and len(list(either({}))) == 1   # kanren's own lconj
+
+
+def test_fresh_variables_are_distinct_and_unify_like_kanrens():
+    from adspec.engine.kanren_il import FreshVar, unify_terms, var as fresh
+    a, b = fresh(), fresh()
+    assert isinstance(a, FreshVar) and a != b and len({a, b}) == 2
+    assert unify((a, b), (ident("x"), ident("x")), {}) == unify_terms((a, b), (ident("x"), ident("x")), {})
+    assert unify_terms(pattern("mul", a, a), mk("mul", ident("x"), ident("y")), {}) is False
+
+
+def test_groundness_is_cached_on_nodes_and_a_deep_tree_needs_no_recursion():
+    from adspec.engine.kanren_il import UnboundVariable, ground_value
+    deep = ident("x")
+    for _ in range(5000):
+        deep = mk("add", deep, ident("y"))
+    assert deep._ground is None and is_ground(deep) and deep._ground is True
+    assert deep.kids[0]._ground is True                        # every node below is known too
+    a = var()
+    with pytest.raises(UnboundVariable):
+        ground_value(pattern("neg", a), {})
+    assert ground_value(pattern("neg", a), {a: deep}) == mk("neg", deep)
+
+
 # --- a toy tangent rule set ---------------------------------------------------------
 
 class ToyFacts:

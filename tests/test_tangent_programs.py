@@ -251,6 +251,23 @@ end subroutine
   y = t(1)
 end subroutine
 """, "f(y)/(x)", [("x", R, (2,), None), ("y", R, (), None), ("n", I, (), 2)], id="min_allocatable"),
+    # found by the random programs against complex step: a loop that is not live for diff was
+    # copied as it was, though s = 0.5 inside it must reset sd (s is a dependent): kept
+    pytest.param("""subroutine f(x, y, s)
+  real(8) x(2), y, s
+  integer i, w
+  w = 0
+  do while (w < 2)
+    s = sin(y)
+    do i = 1, 2
+      x(i) = 0.5d0
+      s = 0.5d0
+      s = 0.5d0
+    end do
+    w = w + 1
+  end do
+end subroutine
+""", "f(x s)/(y)", [("x", R, (2,), None), ("y", R, (), None), ("s", R, (), None)], id="min_reset_in_passive_loop"),
     # what works next to the failures
     pytest.param("""subroutine f(x, y)
   real(8) x, y

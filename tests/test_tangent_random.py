@@ -1,6 +1,6 @@
 """Random programs (hypothesis, tests/il_gen.py): each is differentiated in tangent mode and
-its derivatives checked in the IL interpreter against complex step (1e-12 relative), which
-follows the branch the real parts take, as the tangent does.
+its derivatives checked in the IL interpreter against complex step (1e-12 relative to the
+largest derivative), which follows the branch the real parts take, as the tangent does.
 
 Where complex step is not valid (a kink reached: abs at 0, a tie of max, a rounding jump), the
 check falls back to central divided differences: they may straddle a kink, so a case only
@@ -21,7 +21,17 @@ ARGS = {
     "c": [("x", "real", (N,), None), ("y", "real", (N,), None), ("s", "real", (1,), None), ("k", "int", (), 3)],
 }
 HEAD = "head"  # every real input and output of head
+# relative to the largest derivative of the program: a random chain of saturated tanh, or a
+# cancellation, can leave one output's derivative at 1e-17 or 1e-26 next to others near 1, which
+# the tangent and complex step reach by different roundings (found: 1e-9 apart relative to 1e-17)
 COMPLEX_STEP_TOLERANCE = 1e-12
+
+
+def complex_step_error(check) -> float:
+    scale = max((float(np.max(np.abs(v), initial=0.0)) for v in check.complex_step.values()), default=0.0)
+    errors = [float(np.max(np.abs(np.asarray(check.analytic[n]) - v), initial=0.0))
+              for n, v in check.complex_step.items()]
+    return max(errors, default=0.0) / (scale or 1.0)
 
 
 def smooth_and_wrong(check_small, check_large) -> list[str]:
@@ -52,7 +62,7 @@ def test_random_programs_have_right_tangents(lang):
             return
         if small.complex_step is not None:
             checked_by_complex_step.append(text)
-            assert small.complex_step_error <= COMPLEX_STEP_TOLERANCE, small.report()
+            assert complex_step_error(small) <= COMPLEX_STEP_TOLERANCE, small.report()
             return
         large = check_tangent(text, lang, HEAD, ARGS[lang], filename=f"random.{ext}", step=1e-4)
         assert not smooth_and_wrong(small, large), text + "\n" + small.tangent_text

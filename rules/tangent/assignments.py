@@ -13,10 +13,8 @@ controls may hold derivative code (rules/tangent/control.py).
 """
 from __future__ import annotations
 
-from kanren import eq, lall, var
-
 from ...engine.il import Node
-from ...engine.kanren_il import pattern
+from ...engine.kanren_il import eq, lall, pattern, var
 from .ruleset import TANGENT
 
 

@@ -7,10 +7,8 @@ initialized to zero is passed (fig. 8). A passive call stays a call to P.
 """
 from __future__ import annotations
 
-from kanren import eq, lall, var
-
 from ...engine.il import Node
-from ...engine.kanren_il import pattern
+from ...engine.kanren_il import eq, lall, pattern, var
 from .ruleset import TANGENT
 
 

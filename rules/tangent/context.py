@@ -22,6 +22,8 @@ class TangentContext(Context):
         self.names, self.lang, self.program, self.filename = names, lang, program, filename
         self.procedure = None  # the program's Procedure being differentiated
         self.messages = []  # warnings for the .msg file: "file:line: message"
+        self._warned = set()  # the same, to find one fast
+        self._kinds = {}  # id(expression) -> (expression, procedure, kind_of)
         self.extra_declarations = []  # (name, real kind or IL type, attributes) of the temporaries it needs
         self.pending = []  # derivative calls split out of the statement being differentiated
         self.replacements = {}  # id(call expression) -> the temporary holding its result
@@ -35,7 +37,8 @@ class TangentContext(Context):
     def warn(self, stmt: Node, message: str):
         """A warning of the .msg file, once per line and message."""
         line = f"{self.filename}:{stmt.line}: {message}" if stmt.line else f"{self.filename}: {message}"
-        if line not in self.messages:
+        if line not in self._warned:
+            self._warned.add(line)
             self.messages.append(line)
 
     def no_derivative(self, expr: Node, stmt: Node):
@@ -138,16 +141,35 @@ class TangentContext(Context):
         return self.procedure.scope.lookup(ref.kids[0])
 
     def kind_of(self, expr: Node) -> int | None:
-        """The real kind an expression computes in (8 when it reads a real(8) variable)."""
-        kinds = [8 if n.op == "realCst" and n.kids[1] == 8 else None for n in _leaves(expr)]
-        kinds += [leaf.kids[0].kids[1] for leaf in _leaves(expr)
-                  if leaf.op == "cast" and leaf.kids[0].op == "type" and leaf.kids[0].kids[0] == "real"]
-        for leaf in _leaves(expr):
-            sym = self.symbol_of(leaf) if leaf.op == "ident" else None
-            if sym is not None and sym.type is not None and sym.type.op == "type" and sym.type.kids[0] == "real":
-                kinds.append(sym.type.kids[1] or 4)
-        found = [k for k in kinds if k]
-        return max(found) if found else None
+        """The real kind an expression computes in (8 when it reads a real(8) variable): the
+        largest kind of its real(8) constants and real variables (not of array indices).
+        Remembered per sub-tree: the chain rule asks it at every level of an expression."""
+        stack = [(expr, False)]
+        while stack:
+            node, operands_known = stack.pop()
+            if operands_known:
+                kinds = [self._kinds[id(k)][2] for k in _operands(node)]
+                kinds.append(self._leaf_kind(node))
+                found = [k for k in kinds if k]
+                self._kinds[id(node)] = (node, self.procedure, max(found) if found else None)
+            elif not self._kind_known(node):
+                stack.append((node, True))
+                stack.extend((k, False) for k in _operands(node))
+        return self._kinds[id(expr)][2]
+
+    def _kind_known(self, node: Node) -> bool:
+        known = self._kinds.get(id(node))
+        return known is not None and known[0] is node and known[1] is self.procedure
+
+    def _leaf_kind(self, node: Node) -> int | None:
+        if node.op == "realCst":
+            return 8 if node.kids[1] == 8 else None
+        if _real_cast(node):
+            return node.kids[0].kids[1]
+        sym = self.symbol_of(node) if node.op == "ident" else None
+        if sym is not None and sym.type is not None and sym.type.op == "type" and sym.type.kids[0] == "real":
+            return sym.type.kids[1] or 4
+        return None
 
     def element_type(self, ref: Node) -> Node | None:
         """The elementary type of the reference's variable (what a C pointer points to)."""
@@ -626,22 +648,26 @@ def _is_pointer_formal(callee, formal: str) -> bool:
     return sym is not None and sym.is_pointer
 
 
-def _leaves(expr: Node):
-    stack = [expr]
+def _operands(node: Node) -> list:
+    """The sub-trees whose kinds make node's kind: none for a name or a constant, the array
+    of an array element (not its indices), every child node otherwise."""
+    if node.op in ("ident", "realCst") or _real_cast(node):
+        return []
+    if node.op == "arrayAccess":
+        return [node.kids[0]]
+    out, stack = [], list(node.kids)
     while stack:
-        n = stack.pop()
-        if not isinstance(n, Node):
-            if isinstance(n, tuple):
-                stack.extend(n)
-            continue
-        if n.op in ("ident", "realCst"):
-            yield n
-        elif n.op == "cast" and n.kids[0].op == "type" and n.kids[0].kids[0] == "real":
-            yield n  # (float)x computes in float, whatever x is
-        elif n.op != "arrayAccess":
-            stack.extend(n.kids)
-        else:
-            stack.append(n.kids[0])
+        k = stack.pop()
+        if isinstance(k, Node):
+            out.append(k)
+        elif isinstance(k, tuple):
+            stack.extend(k)
+    return out
+
+
+def _real_cast(node: Node) -> bool:
+    """(float)x computes in float, whatever x is."""
+    return node.op == "cast" and node.kids[0].op == "type" and node.kids[0].kids[0] == "real"
 
 
 def _replaced(node, replacements: dict):

@@ -8,10 +8,8 @@ diff (no derivative instruction inside, nothing inside needed by one) is copied 
 """
 from __future__ import annotations
 
-from kanren import eq, lall, var
-
 from ...engine.il import Node
-from ...engine.kanren_il import pattern
+from ...engine.kanren_il import eq, lall, pattern, var
 from .ruleset import TANGENT
 
 CONTROL_OPS = ("if", "do", "while", "for", "doWhile", "switch", "where", "forall")

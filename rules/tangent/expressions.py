@@ -11,10 +11,8 @@ The partial derivatives of operators and intrinsics come from the derivative tab
 """
 from __future__ import annotations
 
-from kanren import eq, lall, var
-
 from ...engine.il import EXPRESSION_OPS, Node
-from ...engine.kanren_il import pattern
+from ...engine.kanren_il import eq, lall, pattern, var
 from ..derivatives import derivative
 from .ruleset import TANGENT
 

@@ -7,10 +7,8 @@ derivative variables (same type and dimensions, 4.2), and the tangent of P's bod
 """
 from __future__ import annotations
 
-from kanren import eq, lall, var
-
 from ...engine.il import Node
-from ...engine.kanren_il import pattern
+from ...engine.kanren_il import eq, lall, pattern, var
 from .ruleset import TANGENT
 
 
