@@ -56,7 +56,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     fortran, _ = write_sources(DEFAULT_OUTDIR, args.lines)
     files = [fortran, write_random_fortran(DEFAULT_OUTDIR, args.lines)]
-    command = shutil.which("adspec")
+    # the adspec script next to this Python (the install being measured), else the one on PATH
+    beside = Path(sys.executable).with_name("adspec")
+    command = str(beside) if beside.exists() else shutil.which("adspec")
     for path in files:
         head = "sub" + f"{sum(1 for line in open(path) if line.startswith('subroutine ')) - 1:04d}"
         lines = sum(1 for _ in open(path))
