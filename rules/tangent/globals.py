@@ -154,8 +154,9 @@ def c_units(units, ctx) -> list:
 
 
 def refuse_in_vector_mode(ctx, units):
-    """F_DV would need the derivatives of globals and the components of T_D with a direction
-    dimension too, and the procedures of m_diff vectorized."""
-    if ctx.active_commons() or active_globals(ctx.facts, ctx.program) or any(u.op == "module" for u in units):
-        raise UnsupportedError("vector mode with active global variables (COMMON, module, file scope), "
+    """F_DV would need the derivatives of module and file-scope variables with a direction
+    dimension too, and the procedures of m_diff vectorized. (COMMON needs nothing more: each
+    procedure declares /c_d/ itself, and vector mode widens those declarations.)"""
+    if active_globals(ctx.facts, ctx.program) or any(u.op == "module" for u in units):
+        raise UnsupportedError("vector mode with active global variables (module, file scope), "
                                "derived types or module procedures", ctx.filename)
