@@ -183,14 +183,17 @@ def _called_originals(program, units, procedure_names) -> list:
 
 def _vectorized(units, names, procedure_names, lang, filename) -> list:
     """F_D -> F_DV for every differentiated procedure (paper 4.7)."""
-    from .rules.tangent.vector import vectorize_procedure
+    from .rules.tangent.vector import vectorize_procedure, widen_file_scope
     from .rules.tangent.context import is_void
     renamed = {d: names.vector_proc(original) for original, d in procedure_names.items()}
     derivatives = names.derivative_names()
     valued = {u.kids[0]: u.kids[4] for u in units if u.op == "procedure" and u.kids[0] in renamed
               and u.kids[1] == "function" and not is_void(u.kids[4])}
-    return [vectorize_procedure(u, derivatives, renamed, filename, names.temp, lang, valued) if u.op == "procedure"
-            else u for u in units]
+    file_scope = {}
+    if lang == "c":
+        units, file_scope = widen_file_scope(units, derivatives, filename)
+    return [vectorize_procedure(u, derivatives, renamed, filename, names.temp, lang, valued, file_scope)
+            if u.op == "procedure" else u for u in units]
 
 
 def _head_names(program, proc_name, zones) -> HeadNames:

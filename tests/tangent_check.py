@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
@@ -251,11 +252,21 @@ class TangentCase:
                 derivs[name + DERIVATIVE_TAG] = self._flat_directions(stacked)
             if function_result:
                 derivs.update({function_result: np.zeros(1), function_result + DERIVATIVE_TAG: np.zeros(NBDIRS)})
-            calls.append(Call(vspec, {**inputs, **derivs, "nbdirs": np.array(NBDIRS)}, "v_"))
+            vector_call = Call(vspec, {**inputs, **derivs, "nbdirs": np.array(NBDIRS)}, "v_")
             sizes = ("diffsizes.f90", DIFFSIZES) if self.lang == "fortran" else ("DIFFSIZES.h", C_DIFFSIZES)
-            sources = [sizes] + sources + [("tangent_dv" + suffix, vector.text)]
+            vector_source = ("tangent_dv" + suffix, vector.text)
         messages = []
-        outputs = compile_calls_and_run(sources, self.lang, calls, workdir, messages)
+        if vector is not None and _defines_file_scope_derivatives(vector):
+            # C: F_D's `double gd;` and F_DV's `double gd[NBDirsMax];` cannot share a program
+            outputs = compile_calls_and_run(sources, self.lang, calls, workdir, messages)
+            outputs += compile_calls_and_run([sizes, sources[0], vector_source], self.lang, [vector_call],
+                                             Path(workdir) / "vector", messages)
+            sources = sources + [vector_source]
+        else:
+            if vector is not None:
+                calls.append(vector_call)
+                sources = [sizes] + sources + [vector_source]
+            outputs = compile_calls_and_run(sources, self.lang, calls, workdir, messages)
         tangent_files = tuple(f for f, _ in sources if f.startswith("tangent"))
         warnings = [line for line in "".join(messages).splitlines() if line.startswith(tangent_files)]
 
@@ -305,6 +316,12 @@ def compiled_errors(case: TangentCase, runs: CompiledRuns) -> dict:
     errors["primal"] = relative_error(runs.primal, {k: v for k, v in original.items() if k in runs.primal
                                                     and np.asarray(v).dtype.kind == "f"})
     return errors
+
+
+def _defines_file_scope_derivatives(result) -> bool:
+    """The differentiated C file defines variables of its own (the derivatives of globals)."""
+    return result.tree.ann.get("lang") == "c" and any(
+        u.op == "varDecl" and "extern" not in u.kids[1] for u in result.tree.kids)
 
 
 def vector_error(runs: CompiledRuns) -> float:

@@ -36,15 +36,23 @@ NBDIRS, DIRECTION = "nbdirs", "nd"
 DIFFSIZES_INCLUDE = '#include "DIFFSIZES.h"'
 
 
+def widen_file_scope(units: list, derivatives: frozenset, filename: str) -> tuple:
+    """C: (units with the file-scope derivatives widened, `double gd[NBDirsMax]`, their ranks):
+    a global's derivative holds every direction like a local's."""
+    layout, ranks = _CLayout(filename), {}
+    return [layout.widened(u, derivatives, ranks) if u.op == "varDecl" else u for u in units], ranks
+
+
 def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filename: str, temp=None,
-                        lang: str = "fortran", valued: dict | None = None) -> Node:
+                        lang: str = "fortran", valued: dict | None = None, file_scope: dict | None = None) -> Node:
     """F_D -> F_DV. derivatives: the names of the derivative variables of proc; names:
     differentiated procedure name (_d) -> its vector name (_dv); temp(base): a fresh
     variable name, for the partials computed once outside the direction loops (none: no
-    partial is hoisted); valued: the differentiated functions with a value -> its type."""
+    partial is hoisted); valued: the differentiated functions with a value -> its type;
+    file_scope: the ranks of the file-scope derivatives (C)."""
     name, kind, params, result, rtype, attrs, decls, body, contains = proc.kids
     layout = (_CLayout if lang == "c" else _FortranLayout)(filename)
-    arrays: dict = {}  # derivative variable -> its rank in F_D
+    arrays: dict = dict(file_scope or {})  # derivative variable -> its rank in F_D
     decls_v = [w for w in (layout.widened(d, derivatives | set(names), arrays) for d in decls) if w is not None]
     params = tuple(params)
     derivative_result = None
