@@ -43,13 +43,13 @@ def widen_file_scope(units: list, derivatives: frozenset, filename: str) -> tupl
     return [layout.widened(u, derivatives, ranks) if u.op == "varDecl" else u for u in units], ranks
 
 
-def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filename: str, temp=None,
+def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filename: str, temp,
                         lang: str = "fortran", valued: dict | None = None, file_scope: dict | None = None) -> Node:
     """F_D -> F_DV. derivatives: the names of the derivative variables of proc; names:
     differentiated procedure name (_d) -> its vector name (_dv); temp(base): a fresh
-    variable name, for the partials computed once outside the direction loops (none: no
-    partial is hoisted); valued: the differentiated functions with a value -> its type;
-    file_scope: the ranks of the file-scope derivatives (C)."""
+    variable name (the partials computed once outside the direction loops, C's derivative
+    results); valued: the differentiated functions with a value -> its type; file_scope: the
+    ranks of the file-scope derivatives (C)."""
     name, kind, params, result, rtype, attrs, decls, body, contains = proc.kids
     layout = (_CLayout if lang == "c" else _FortranLayout)(filename)
     arrays: dict = dict(file_scope or {})  # derivative variable -> its rank in F_D
@@ -62,16 +62,14 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
         derivative_result = result if lang == "fortran" else temp(name.rsplit("_", 1)[0] + "d")
         params += (derivative_result,)
         if lang == "c":
-            decls_v.append(layout.widened(mk("varDecl", rtype, (), (mk("declarator", derivative_result, None, None, 0),)),
-                                          {derivative_result}, arrays))
+            decls_v.append(layout.directions_of(derivative_result, rtype, arrays))
         kind, result, rtype = layout.subroutine(rtype)
     layout.reached_by_name_only(decls, body)
-    hoist = _Hoister(_variable_types(decls, body), arrays, temp) if temp else None
-    vector = _Vectorizer(layout, derivatives, arrays, names, hoist, derivative_result)
-    vector.valued, vector.temp = valued or {}, temp
+    hoist = _Hoister(_variable_types(decls, body), arrays, temp)
+    vector = _Vectorizer(layout, derivatives, arrays, names, hoist, temp, valued or {}, derivative_result)
     body_v = vector.block(body)
     temps: dict = {}
-    for temp_name, typ in (hoist.temps if hoist else ()):
+    for temp_name, typ in hoist.temps:
         temps.setdefault(typ, []).append(mk("declarator", temp_name, None, None, 0))
     locals_v = [mk("varDecl", typ, (), tuple(ds)) for typ, ds in temps.items()] + vector.dropped
     decls_v, body_v = layout.declare(decls_v, body_v, locals_v)
@@ -85,18 +83,18 @@ class _Vectorizer:
     when they write nothing it reads: it writes only derivatives, which they do not read.
     Only assignments to variables no other name can reach are moved across (`movable`)."""
 
-    def __init__(self, layout, derivatives: frozenset, arrays: dict, names: dict, hoist, derivative_result=None):
-        # layout.only_named: the written reference is a variable no other name reaches
+    def __init__(self, layout, derivatives: frozenset, arrays: dict, names: dict, hoist, temp, valued: dict,
+                 derivative_result=None):
         self.layout, self.derivatives, self.arrays, self.names, self.hoist = layout, derivatives, arrays, names, hoist
+        self.temp, self.valued = temp, valued  # fresh names; the functions with a value -> its type
         self.derivative_result = derivative_result  # C: the argument that replaces F_D's return value
-        self.valued, self.temp = {}, None  # the functions with a value (-> type), fresh names
         self.dropped: list = []  # declarations of the derivatives of values a call statement drops
 
     def block(self, block: Node) -> Node:
         out, run, between = [], [], []  # between: the original assignments that follow the run
 
         def flush():
-            if run and self.hoist:
+            if run:
                 run[:] = self.hoist.partials_of(run, out)
             if run:
                 out.append(self.layout.direction_loop(mk("block", *run)))
@@ -119,7 +117,7 @@ class _Vectorizer:
                 derivative(Node("assign", (mk("ident", self.derivative_result), stmt.kids[0]), stmt.ann))
                 flush()
                 out.append(stmt.with_kids(None))
-            elif stmt.op == "pointerAssign" and _root(stmt.kids[0]) in self.arrays or self.moves_pointer(stmt):
+            elif (stmt.op == "pointerAssign" and _root(stmt.kids[0]) in self.arrays) or self.moves_pointer(stmt):
                 # pd => ad, C pd = pd + 1: the pointer to every direction moves once
                 flush()
                 out.append(stmt.with_kids(*(self.layout.whole(k, self.arrays) for k in stmt.kids)))
@@ -178,8 +176,7 @@ class _Vectorizer:
         whole = tuple(self.layout.whole(a, self.arrays) for a in args)
         if name in self.valued and not value_kept:  # C: F_DV needs somewhere to put the derivatives
             dropped = self.temp(name.rsplit("_", 1)[0] + "d")
-            decl = mk("varDecl", self.valued[name], (), (mk("declarator", dropped, None, None, 0),))
-            self.dropped.append(self.layout.widened(decl, {dropped}, {}))
+            self.dropped.append(self.layout.directions_of(dropped, self.valued[name], {}))
             whole += (mk("ident", dropped),)
         return Node("call", (self.names[name], whole + (mk("ident", NBDIRS),)), stmt.ann)
 
@@ -226,6 +223,10 @@ class _FortranLayout:
     def subroutine(self, rtype):
         """(kind, result, return type) of F_DV for a function F."""
         return "subroutine", None, None
+
+    def directions_of(self, name: str, typ: Node, arrays: dict) -> Node:
+        """The declaration of a new scalar derivative `name` of type typ, with its directions."""
+        return self.widened(mk("varDecl", typ, (), (mk("declarator", name, None, None, 0),)), {name}, arrays)
 
     def widened(self, decl: Node, derivatives, arrays: dict) -> Node:
         """The declaration with each derivative variable widened by the directions; the
