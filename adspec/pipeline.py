@@ -59,7 +59,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     from .rules.naming import Namer, program_names
     from .rules.tangent import TANGENT
     from .rules.tangent.context import TangentContext
-    from .rules.tangent.globals import c_units, fortran_units, refuse_in_vector_mode
+    from .rules.tangent.globals import c_units, fortran_units
     from .rules.tangent.vector import DIFFSIZES_INCLUDE
 
     if mode not in MODES:
@@ -98,8 +98,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     else:
         units = c_units([u for _, us in entries for u in us], ctx)
     if mode == "vector":
-        refuse_in_vector_mode(ctx, units)
-        units = _vectorized(units, names, procedure_names, file_lang, ctx.filename)
+        units = _vectorized(units, names, procedure_names, file_lang, ctx.filename, files)
         procedure_names = {k: names.vector_proc(k) for k in procedure_names}
     stem = os.path.splitext(os.path.basename(first.ann.get("filename", "out")))[0]
     ext = os.path.splitext(first.ann.get("filename", ""))[1] or (".f90" if file_lang == "fortran" else ".c")
@@ -181,19 +180,33 @@ def _called_originals(program, units, procedure_names) -> list:
     return out
 
 
-def _vectorized(units, names, procedure_names, lang, filename) -> list:
-    """F_D -> F_DV for every differentiated procedure (paper 4.7)."""
-    from .rules.tangent.vector import vectorize_procedure, widen_file_scope
+def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
+    """F_D -> F_DV for every differentiated procedure (paper 4.7), Fortran's m_diff -> m_diffv,
+    C's struct s_dv defined (after the program's types, which the pipeline adds)."""
+    from .rules.tangent.vector import (TypeTable, structure_types, vector_modules, vector_type_definitions,
+                                       vectorize_procedure, widen_file_scope)
     from .rules.tangent.context import is_void
     renamed = {d: names.vector_proc(original) for original, d in procedure_names.items()}
     derivatives = names.derivative_names()
-    valued = {u.kids[0]: u.kids[4] for u in units if u.op == "procedure" and u.kids[0] in renamed
-              and u.kids[1] == "function" and not is_void(u.kids[4])}
-    file_scope = {}
+    procedures = [p for u in units for p in ((u,) if u.op == "procedure" else u.kids[2] if u.op == "module" else ())]
+    valued = {p.kids[0]: p.kids[4] for p in procedures if p.op == "procedure" and p.kids[0] in renamed
+              and p.kids[1] == "function" and not is_void(p.kids[4])}
+    structures = structure_types(lang, units, files, names.derivative_types(), names.vector_type)
     if lang == "c":
-        units, file_scope = widen_file_scope(units, derivatives, filename)
-    return [vectorize_procedure(u, derivatives, renamed, filename, names.temp, lang, valued, file_scope)
-            if u.op == "procedure" else u for u in units]
+        units, global_ranks = widen_file_scope(units, derivatives, filename, structures)
+    else:
+        units, global_ranks = vector_modules(units, derivatives, renamed, filename, names.vector_module, structures)
+    types = TypeTable(files)
+
+    def vectorized(unit):
+        if unit.op == "module":
+            return unit.with_kids(unit.kids[0], unit.kids[1], tuple(vectorized(p) for p in unit.kids[2]))
+        if unit.op != "procedure":
+            return unit
+        return vectorize_procedure(unit, derivatives, renamed, filename, names.temp, lang, valued, global_ranks,
+                                   structures, types)
+    units = [vectorized(u) for u in units]
+    return (vector_type_definitions(structures, filename) if lang == "c" else []) + units
 
 
 def _head_names(program, proc_name, zones) -> HeadNames:

@@ -689,7 +689,9 @@ class Interpreter(FortranConstructs):
                 VarSpec(decl.name, d.type, decl.dims, decl.init, decl.ptr,
                         frozenset(_attr_word(a) for a in d.attrs), decl)
                 for d in tdef.fields if d.op == "varDecl" for decl in d.declarators]
-        frame = self.globals or Frame(ScopeInfo(Node("module", (tdef.name, (), ())), self.lang), None)
+        # Fortran: the bounds of the components are constants seen where the type is (nbdirsmax
+        # of a USEd module, in a vector T_D): evaluated where the structure is created
+        frame = self.globals or self.frame or Frame(ScopeInfo(Node("module", (tdef.name, (), ())), self.lang), None)
         rec = {}
         for spec in fields:
             b = self._new_storage(spec, frame)

@@ -1,7 +1,8 @@
 """Names of differentiated symbols (paper 4.1, fig. 4): `v` -> `vd` (tangent) / `vb` (adjoint),
 procedure `F` -> `F_D` / `F_B` (`f_d` in Fortran, which ignores case), type `T` -> `T_D`,
-COMMON `/c/` -> `/c_d/`, module `m` -> `m_diff`. When the name is taken, "0", then "1", ... is appended until it is
-free (paper 4.1).
+COMMON `/c/` -> `/c_d/`, module `m` -> `m_diff`; vector mode (4.7): `F_DV`, module
+`m_diffv`, C struct `s` -> `s_dv` (its derivative with the directions inside; the tangent
+uses `s`). When the name is taken, "0", then "1", ... is appended until it is free (paper 4.1).
 
 One `Namer` serves a whole program, so that a global's derivative has one name in every
 procedure; the names in use are every identifier of the original program, and every name
@@ -78,6 +79,19 @@ class Namer:
     def vector_proc(self, name: str) -> str:
         """The vector tangent procedure of `name` (F_DV, paper 4.7)."""
         return self._fresh("vector", name + ("_dv" if self.lang == "fortran" else "_DV"))
+
+    def vector_module(self, name: str) -> str:
+        """The vector version of the tangent module `name` (m_diff -> m_diffv, Tapenade's M_DIFFV)."""
+        return self._fresh("vector module", name + "v")
+
+    def vector_type(self, name: str) -> str:
+        """C: the type of the derivative of a struct `name` in vector mode, its real fields with
+        the directions (the tangent's derivative has the struct's own type, 4.2)."""
+        return self._fresh("vector type", name + "_dv")
+
+    def derivative_types(self) -> frozenset:
+        """Every name handed out for a derivative type T_D."""
+        return frozenset(name for (kind, _), name in self._given.items() if kind == "type")
 
     def temp(self, base: str, derivative: bool = False) -> str:
         """newFreeVar: a new variable, never the same twice (`derivative`: it holds one)."""

@@ -290,7 +290,8 @@ def vector_and_scalar_runs(source: str, head: str, args: list, independents: lis
         Interpreter(tree).call(result.procedure_names[proc], actuals + extra)
         return {name: actuals[slots[name]] for name in dependents}
 
-    column_major = lambda a: np.asfortranarray(a).reshape(-1, order="F")  # noqa: E731
+    # a copy: F_DV writes the derivatives of in-out arguments where it reads their directions
+    column_major = lambda a: np.array(np.asfortranarray(a).reshape(-1, order="F"))  # noqa: E731
     vec = run(vector, [np.array(nbdirs, dtype=np.int32)],
               lambda name, value: column_major(directions[name]) if name in directions
               else np.zeros((nbdirs,) + np.shape(value)).reshape(-1, order="F"))

@@ -151,13 +151,3 @@ def c_units(units, ctx) -> list:
             extern = Node("varDecl", (typ, ("extern",) + attrs, kept), decl.ann)
             out.extend(derivative_declarations((extern,), frozenset(active), ctx.names.var))
     return out + list(units)
-
-
-def refuse_in_vector_mode(ctx, units):
-    """F_DV would need the derivatives of module variables with a direction dimension too, and
-    the procedures of m_diff vectorized. (COMMON needs nothing more: each procedure declares
-    /c_d/ itself, and vector mode widens those declarations; C's file-scope derivatives are
-    widened with the units: rules/tangent/vector.py, widen_file_scope.)"""
-    if (ctx.lang == "fortran" and active_globals(ctx.facts, ctx.program)) or any(u.op == "module" for u in units):
-        raise UnsupportedError("vector mode with active global variables (module, file scope), "
-                               "derived types or module procedures", ctx.filename)

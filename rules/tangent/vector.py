@@ -22,10 +22,28 @@ is a subroutine (C: a void function) whose last arguments before nbdirs are the 
 its derivative, and a call split out of an expression, `resd = g_d(..., res)`, becomes
 `call g_dv(..., res, resd, nbdirs)` (reconstructed: the paper shows subroutines only).
 
+Structures (paper 4.7 with 4.2: the direction goes at the deepest level of a structure): a
+derivative of a structure keeps the structure's shape and each of its real components gets the
+directions, innermost: Fortran `td%x(nd)`, `ad(i)%x(nd, k)`; C `td.x[nd]`, `ad[i].x[k][nd]`.
+In Fortran that is the tangent's `T_D` with its components widened (same name: F_DV uses the
+T_D of module m_diffv, or its own); in C the tangent gives a struct's derivative the struct's
+own type, so vector mode defines `struct s_dv` (typedef `t` -> `t_dv`, rules/naming.py) with
+the real fields of `s`, widened, and the fields of a struct type `u` typed `u_dv`; the other
+fields (int...) have no derivative (like Fortran's T_D). A derivative statement on whole
+structures (`ad = bd`, C `*fd = rd`, `pd = pd + 1`) handles every direction at once: it is
+not put in a direction loop (it has no `nd` once indexed).
+
+Fortran modules: the tangent's module `m_diff` (derivatives of module variables, T_D,
+differentiated module procedures) becomes `m_diffv` (Tapenade's name), with each module
+derivative widened like a local one and its procedures vectorized; every `use m_diff` becomes
+`use m_diffv`.
+
 This is a rewrite of the tangent the rules produced, not a rule set of its own: the
 derivation of each statement is the tangent's (explain shows it).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from ...engine.errors import UnsupportedError
 from ...engine.il import Node, mk, walk
@@ -36,22 +54,167 @@ NBDIRS, DIRECTION = "nbdirs", "nd"
 DIFFSIZES_INCLUDE = '#include "DIFFSIZES.h"'
 
 
-def widen_file_scope(units: list, derivatives: frozenset, filename: str) -> tuple:
+class TypeTable:
+    """The structure types (Fortran derived types, C structs) that some nodes define, by name;
+    C typedef aliases followed. A name defined twice differently is left out (ambiguous)."""
+
+    def __init__(self, nodes):
+        self.definitions: dict = {}
+        self.aliases: dict = {}
+        for node in walk(tuple(nodes)):
+            if node.op == "typeAlias":
+                self.aliases[node.kids[0]] = node.kids[1]
+            elif node.op == "typeDef" and node.kids[2] not in ("union", "typedefUnion"):
+                known = self.definitions.setdefault(node.kids[0], node)
+                if known is not None and known != node:
+                    self.definitions[node.kids[0]] = None
+
+    def resolve(self, typ: Node) -> Node:
+        seen = set()
+        while typ is not None and typ.op == "typeRef" and typ.kids[0] in self.aliases and typ.kids[0] not in seen:
+            seen.add(typ.kids[0])
+            typ = self.aliases[typ.kids[0]]
+        return typ
+
+    def definition(self, typ: Node) -> Node | None:
+        typ = self.resolve(typ)
+        return self.definitions.get(typ.kids[0]) if typ is not None and typ.op == "typeRef" else None
+
+    def fields(self, typ: Node) -> dict:
+        """field name -> (type, declarator) of the structure type typ ({} if unknown)."""
+        tdef = self.definition(typ)
+        return {} if tdef is None else {x.kids[0]: (f.kids[0], x) for f in tdef.kids[1] if f.op == "varDecl"
+                                        for x in f.kids[2]}
+
+
+class StructureTypes:
+    """The structures whose derivatives carry the directions inside (Fortran: the T_D of the
+    tangent; C: the program's structs, named s_dv in F_DV). table: their TypeTable;
+    vector_name: T -> the name of its F_DV type."""
+
+    def __init__(self, table: TypeTable, vector_name=lambda name: name):
+        self.table, self.vector_name = table, vector_name
+        self.used: dict = {}  # name -> its typeDef, nested types first (C: the definitions to add)
+
+    def of(self, typ: Node) -> str | None:
+        """The name of the structure type typ (aliases followed) when it has real components."""
+        tdef = self.table.definition(typ)
+        return tdef.kids[0] if tdef is not None and self._components(tdef) else None
+
+    def component(self, structure: str, field: str):
+        """(rank, structure name or None) of a component of the derivative of a structure, or
+        None if it has no derivative."""
+        typ, declarator = self.table.fields(mk("typeRef", structure)).get(field, (None, None))
+        if typ is None or not self._differentiable(typ):
+            return None
+        return len(declarator.kids[1] or ()), self.of(typ)
+
+    def vector_type(self, typ: Node) -> Node:
+        """The type of the derivative in F_DV of a variable of structure type typ."""
+        tdef = self.table.definition(typ)
+        if tdef.kids[0] not in self.used:
+            for field in tdef.kids[1]:  # nested types first: they are defined before
+                if field.op == "varDecl" and self.of(field.kids[0]) is not None:
+                    self.vector_type(field.kids[0])
+            self.used[tdef.kids[0]] = tdef
+        return mk("typeRef", self.vector_name(tdef.kids[0]))
+
+    def definition(self, tdef: Node, layout) -> Node:
+        """The F_DV type of structure tdef: its components that have a derivative, each
+        declared like a derivative variable (widened by the layout)."""
+        fields = []
+        for field in tdef.kids[1]:
+            if field.op != "varDecl" or not self._differentiable(field.kids[0]):
+                continue
+            fields.append(layout.widened(field, frozenset(x.kids[0] for x in field.kids[2]), {}))
+        return tdef.with_kids(self.vector_name(tdef.kids[0]), tuple(fields), tdef.kids[2])
+
+    def _differentiable(self, typ: Node) -> bool:
+        typ = self.table.resolve(typ)
+        return (typ.op == "type" and typ.kids[0] in ("real", "complex")) or self.of(typ) is not None
+
+    def _components(self, tdef: Node, seen=frozenset()) -> bool:
+        if tdef.kids[0] in seen:
+            return False
+        for field in tdef.kids[1]:
+            typ = self.table.resolve(field.kids[0]) if field.op == "varDecl" else None
+            nested = self.table.definition(typ) if typ is not None else None
+            if (typ is not None and typ.op == "type" and typ.kids[0] in ("real", "complex")) or \
+                    (nested is not None and self._components(nested, seen | {tdef.kids[0]})):
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class _Structure:
+    """A derivative variable of a structure type: its type name and rank ("pointer": C pointer)."""
+    name: str
+    rank: object
+
+
+def structure_types(lang: str, units: list, files: list, derivative_types: frozenset, vector_type) -> StructureTypes:
+    """Fortran: the T_D of the tangent units; C: the structs of the program, F_DV's s_dv."""
+    if lang == "fortran":
+        return StructureTypes(TypeTable(n for n in walk(tuple(units)) if n.op == "typeDef"
+                                        and n.kids[0] in derivative_types))
+    return StructureTypes(TypeTable(files), vector_type)
+
+
+def vector_type_definitions(structures: StructureTypes, filename: str) -> list:
+    """C: the definitions of the s_dv that F_DV uses, nested ones first."""
+    layout = _CLayout(filename, structures)
+    return [structures.definition(tdef, layout) for tdef in list(structures.used.values())]
+
+
+def widen_file_scope(units: list, derivatives: frozenset, filename: str, structures=None) -> tuple:
     """C: (units with the file-scope derivatives widened, `double gd[NBDirsMax]`, their ranks):
     a global's derivative holds every direction like a local's."""
-    layout, ranks = _CLayout(filename), {}
+    layout, ranks = _CLayout(filename, structures), {}
     return [layout.widened(u, derivatives, ranks) if u.op == "varDecl" else u for u in units], ranks
 
 
+def vector_modules(units: list, derivatives: frozenset, renamed: dict, filename: str, module_name,
+                   structures=None) -> tuple:
+    """Fortran: (units with each tangent module m_diff made m_diffv: its derivatives and T_D
+    widened, what it exports renamed; every `use m_diff` made `use m_diffv`; the ranks of the
+    module derivatives). module_name: m_diff -> m_diffv. Its procedures are vectorized apart."""
+    layout, ranks = _FortranLayout(filename, structures), {}
+    modules = {u.kids[0]: module_name(u.kids[0]) for u in units if u.op == "module"}
+
+    def uses(decls):
+        return tuple(d.with_kids(modules[d.kids[0]], *d.kids[1:]) if d.op == "use" and d.kids[0] in modules else d
+                     for d in decls)
+
+    def exported(decl):
+        if decl.op != "attrDecl" or decl.kids[0] != "public":
+            return decl
+        return decl.with_kids("public", tuple(x.with_kids(renamed.get(x.kids[0], x.kids[0]), *x.kids[1:])
+                                              for x in decl.kids[1]))
+
+    def unit(u):
+        if u.op == "procedure":
+            return u.with_kids(*u.kids[:6], uses(u.kids[6]), u.kids[7], tuple(unit(c) for c in u.kids[8]))
+        if u.op != "module":
+            return u
+        name, decls, procedures = u.kids
+        decls = [exported(layout.widened(d, derivatives, ranks)) for d in uses(decls)]
+        decls.insert(0, mk("use", "diffsizes", None))
+        return u.with_kids(modules[name], tuple(decls), tuple(unit(p) for p in procedures))
+
+    return [unit(u) for u in units], ranks
+
+
 def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filename: str, temp,
-                        lang: str = "fortran", valued: dict | None = None, file_scope: dict | None = None) -> Node:
+                        lang: str = "fortran", valued: dict | None = None, file_scope: dict | None = None,
+                        structures: StructureTypes | None = None, types: TypeTable | None = None) -> Node:
     """F_D -> F_DV. derivatives: the names of the derivative variables of proc; names:
     differentiated procedure name (_d) -> its vector name (_dv); temp(base): a fresh
     variable name (the partials computed once outside the direction loops, C's derivative
     results); valued: the differentiated functions with a value -> its type; file_scope: the
-    ranks of the file-scope derivatives (C)."""
+    ranks of the global derivatives (C file scope, Fortran modules); structures: the
+    structure types of the derivatives; types: the program's own structure types."""
     name, kind, params, result, rtype, attrs, decls, body, contains = proc.kids
-    layout = (_CLayout if lang == "c" else _FortranLayout)(filename)
+    layout = (_CLayout if lang == "c" else _FortranLayout)(filename, structures)
     arrays: dict = dict(file_scope or {})  # derivative variable -> its rank in F_D
     decls_v = [w for w in (layout.widened(d, derivatives | set(names), arrays) for d in decls) if w is not None]
     params = tuple(params)
@@ -62,10 +225,10 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
         derivative_result = result if lang == "fortran" else temp(name.rsplit("_", 1)[0] + "d")
         params += (derivative_result,)
         if lang == "c":
-            decls_v.append(layout.directions_of(derivative_result, rtype, arrays))
+            decls_v.append(layout.result_argument(derivative_result, rtype, arrays))
         kind, result, rtype = layout.subroutine(rtype)
     layout.reached_by_name_only(decls, body)
-    hoist = _Hoister(_variable_types(decls, body), arrays, temp)
+    hoist = _Hoister(_variable_types(decls, body), arrays, temp, types or TypeTable(()))
     vector = _Vectorizer(layout, derivatives, arrays, names, hoist, temp, valued or {}, derivative_result)
     body_v = vector.block(body)
     temps: dict = {}
@@ -103,9 +266,14 @@ class _Vectorizer:
             between.clear()
 
         def derivative(stmt):
+            element = self.indexed(stmt)
+            if DIRECTION not in _names(element):  # whole structures: every direction at once
+                flush()
+                out.append(element)
+                return
             if between and _names(stmt) & {_root(s.kids[0]) for s in between}:
                 flush()
-            run.append(self.indexed(stmt))
+            run.append(element)
 
         for stmt in block.kids:
             if stmt.op == "varDecl":  # C: a declaration in the body, its initial values after it
@@ -114,20 +282,24 @@ class _Vectorizer:
                 out.append(decl)
                 run.extend(self.indexed(a) for a in initial_values)
             elif stmt.op == "return" and stmt.kids[0] is not None:  # C: F_D returned the derivative
-                derivative(Node("assign", (mk("ident", self.derivative_result), stmt.kids[0]), stmt.ann))
+                result = mk("ident", self.derivative_result)
+                if isinstance(self.arrays.get(self.derivative_result), _Structure):  # *fd = rd: where it points
+                    result = mk("deref", result)
+                derivative(Node("assign", (result, stmt.kids[0]), stmt.ann))
                 flush()
                 out.append(stmt.with_kids(None))
             elif (stmt.op == "pointerAssign" and _root(stmt.kids[0]) in self.arrays) or self.moves_pointer(stmt):
                 # pd => ad, C pd = pd + 1: the pointer to every direction moves once
                 flush()
-                out.append(stmt.with_kids(*(self.layout.whole(k, self.arrays) for k in stmt.kids)))
+                out.append(stmt.with_kids(*(self.layout.whole(k, self.rank_of) for k in stmt.kids)))
             elif stmt.op in ("allocate", "deallocate") and _root(stmt.kids[0]) in self.arrays:
-                flush()
-                out.append(self.layout.allocation(stmt))
+                flush()  # a structure's directions are in its components: allocated as it is
+                out.append(self.layout.allocation(stmt) if self.structure_of(stmt.kids[0]) is None else stmt)
             elif self.function_call(stmt):  # RESd = G_D(ARGS, RES) -> call G_DV(ARGS, RES, RESd, nbdirs)
                 flush()
-                out.append(self.call(Node("call", (stmt.kids[1].kids[0], stmt.kids[1].kids[1] + (stmt.kids[0],)),
-                                          stmt.ann), value_kept=True))
+                callee, args = stmt.kids[1].kids
+                value = self.layout.reference(stmt.kids[0], self.valued.get(callee))
+                out.append(self.call(Node("call", (callee, args + (value,)), stmt.ann), value_kept=True))
             elif stmt.ann.get("derivative") or self.writes_derivative(stmt):
                 if stmt.op == "call":
                     flush()
@@ -173,11 +345,15 @@ class _Vectorizer:
             if any(_root(a) in self.arrays for a in walk(args)):
                 self.layout.refuse(stmt, f"vector mode for a derivative passed to {name}")
             return stmt
-        whole = tuple(self.layout.whole(a, self.arrays) for a in args)
+        for a in args:  # Fortran ad%x with ad an array: its directions would make a second ranked part
+            if a.op == "fieldAccess" and self.rank_of(a) is not None and self.sectioned(a.kids[0]):
+                self.layout.refuse(a, "vector mode for a component of an array of derivative structures "
+                                      "as an argument")
+        whole = tuple(self.layout.whole(a, self.rank_of) for a in args)
         if name in self.valued and not value_kept:  # C: F_DV needs somewhere to put the derivatives
             dropped = self.temp(name.rsplit("_", 1)[0] + "d")
             self.dropped.append(self.layout.directions_of(dropped, self.valued[name], {}))
-            whole += (mk("ident", dropped),)
+            whole += (self.layout.reference(mk("ident", dropped), self.valued[name]),)
         return Node("call", (self.names[name], whole + (mk("ident", NBDIRS),)), stmt.ann)
 
     def indexed(self, node):
@@ -188,12 +364,48 @@ class _Vectorizer:
             return node
         if node.op == "call" and node.kids[0] in self.names:
             self.layout.refuse(node, "vector mode for a differentiated function called in an expression")
-        if node.op == "fieldAccess" and _root(node) in self.arrays:
-            self.layout.refuse(node, "vector mode for derivatives of structures")
-        element = self.layout.element(node, self.arrays, self.indexed)
+        element = self.layout.element(node, self.rank_of, self.indexed)
         if element is not None:
             return element
         return Node(node.op, self.indexed(node.kids), node.ann)
+
+    def rank_of(self, ref: Node):
+        """The rank of the real derivative that ref names whole (C: "pointer" for a pointer
+        argument): a derivative variable, or a real component of a derivative structure
+        (td%x, ad(i)%w, C pd->q); None for anything else (a structure, an element...)."""
+        if ref.op == "ident":
+            rank = self.arrays.get(ref.kids[0])
+            return None if isinstance(rank, _Structure) else rank
+        if ref.op == "fieldAccess":
+            structure = self.structure_of(ref.kids[0])
+            component = self.layout.structures.component(structure, ref.kids[1]) if structure else None
+            return component[0] if component is not None and component[1] is None else None
+        return None
+
+    def sectioned(self, ref: Node) -> bool:
+        """A part of a derivative structure that is an array not subscripted (ad, cd%p)."""
+        if ref.op == "ident":
+            found = self.arrays.get(ref.kids[0])
+            return isinstance(found, _Structure) and found.rank not in (0, "pointer")
+        if ref.op == "fieldAccess":
+            structure = self.structure_of(ref.kids[0])
+            component = self.layout.structures.component(structure, ref.kids[1]) if structure else None
+            return self.sectioned(ref.kids[0]) or (component is not None and component[0] > 0)
+        return ref.op == "arrayAccess" and any(i.op == "arrayTriplet" for i in ref.kids[1])
+
+    def structure_of(self, ref: Node) -> str | None:
+        """The structure type of ref, a derivative structure or a part of one (td, ad(i),
+        cd%p(k), C *pd), or None."""
+        if ref.op == "ident":
+            found = self.arrays.get(ref.kids[0])
+            return found.name if isinstance(found, _Structure) else None
+        if ref.op in ("arrayAccess", "deref"):
+            return self.structure_of(ref.kids[0])
+        if ref.op == "fieldAccess":
+            structure = self.structure_of(ref.kids[0])
+            component = self.layout.structures.component(structure, ref.kids[1]) if structure else None
+            return component[1] if component is not None else None
+        return None
 
 
 class _FortranLayout:
@@ -201,8 +413,9 @@ class _FortranLayout:
     comes from module DIFFSIZES."""
     size = "nbdirsmax"
 
-    def __init__(self, filename: str):
+    def __init__(self, filename: str, structures: StructureTypes | None = None):
         self.filename = filename
+        self.structures = structures or StructureTypes(TypeTable(()))
 
     def reached_by_name_only(self, decls, body):
         """Fortran: the variables without POINTER or TARGET (none if there is an EQUIVALENCE)."""
@@ -213,7 +426,7 @@ class _FortranLayout:
                                     and not {"pointer", "target"} & set(d.kids[1]) for x in d.kids[2])
 
     def only_named(self, ref: Node) -> bool:
-        while ref.op == "arrayAccess":
+        while ref.op in ("arrayAccess", "fieldAccess"):
             ref = ref.kids[0]
         return ref.op == "ident" and ref.kids[0] in self.named_only
 
@@ -224,16 +437,25 @@ class _FortranLayout:
         """(kind, result, return type) of F_DV for a function F."""
         return "subroutine", None, None
 
-    def directions_of(self, name: str, typ: Node, arrays: dict) -> Node:
+    def directions_of(self, name: str, typ: Node, arrays: dict, pointer: int = 0) -> Node:
         """The declaration of a new scalar derivative `name` of type typ, with its directions."""
-        return self.widened(mk("varDecl", typ, (), (mk("declarator", name, None, None, 0),)), {name}, arrays)
+        return self.widened(mk("varDecl", typ, (), (mk("declarator", name, None, None, pointer),)), {name}, arrays)
+
+    def reference(self, ref: Node, typ: Node) -> Node:
+        """How F_DV passes the derivative ref of a function's value, of type typ."""
+        return ref
 
     def widened(self, decl: Node, derivatives, arrays: dict) -> Node:
         """The declaration with each derivative variable widened by the directions; the
         external declaration of a differentiated function F_D left out (None if that was all:
-        F_DV is a subroutine)."""
+        F_DV is a subroutine); a T_D with its components widened."""
+        if decl.op == "typeDef" and self.structures.of(mk("typeRef", decl.kids[0])) is not None:
+            return self.structures.definition(decl, self)
         if decl.op != "varDecl" or not any(x.kids[0] in derivatives for x in decl.kids[2]):
             return decl
+        structure = self.structure_declaration(decl, derivatives, arrays)
+        if structure is not None:
+            return structure
         if "external" in decl.kids[1]:
             kept = tuple(x for x in decl.kids[2] if x.kids[0] not in derivatives)
             return decl.with_kids(decl.kids[0], decl.kids[1], kept) if kept else None
@@ -246,6 +468,22 @@ class _FortranLayout:
             direction = mk("dim", None, None) if deferred else mk("dim", None, mk("ident", self.size))
             widened.append(x.with_kids(x.kids[0], (direction,) + tuple(dims), None, x.kids[3]))
         return decl.with_kids(decl.kids[0], decl.kids[1], tuple(widened))
+
+    def structure_declaration(self, decl: Node, derivatives, arrays: dict) -> Node | None:
+        """A declaration of derivatives of a structure type, with F_DV's type (their
+        components hold the directions); None when decl's type is no structure."""
+        typ = self.structures.table.resolve(decl.kids[0])
+        structure = self.structures.of(typ)
+        if structure is None:
+            if typ is not None and typ.op == "typeRef":
+                self.refuse(decl, f"vector mode for a derivative of type {typ.kids[0]}")
+            return None
+        for x in decl.kids[2]:
+            name, dims, init, ptr = x.kids
+            if name not in derivatives or ptr > 1 or init is not None:
+                self.refuse(decl, f"vector mode for the declaration of the derivative structure {name}")
+            arrays[name] = _Structure(structure, "pointer" if ptr else len(dims or ()))
+        return decl.with_kids(self.structures.vector_type(typ), decl.kids[1], decl.kids[2])
 
     def allocation(self, stmt: Node) -> Node:
         """allocate(td(n)) -> allocate(td(nbdirsmax, n)), once for all directions."""
@@ -264,24 +502,23 @@ class _FortranLayout:
     def direction_loop(self, body: Node) -> Node:
         return mk("do", mk("ident", DIRECTION), mk("intCst", 1, None), mk("ident", NBDIRS), None, body)
 
-    def element(self, node: Node, arrays: dict, indexed):
-        """xd -> xd(nd), ad(i) -> ad(nd, i), a whole array ad -> ad(nd, :)."""
+    def element(self, node: Node, rank_of, indexed):
+        """xd -> xd(nd), ad(i) -> ad(nd, i), a whole array ad -> ad(nd, :); the same for a
+        real component of a derivative structure, td%x -> td%x(nd), ad(i)%w(k) -> ad(i)%w(nd, k)."""
         direction = mk("ident", DIRECTION)
-        if node.op == "ident" and node.kids[0] in arrays:
-            rank = arrays[node.kids[0]]
-            return mk("arrayAccess", node, (direction,) + (mk("arrayTriplet", None, None, None),) * rank)
-        if node.op == "arrayAccess" and node.kids[0].op == "ident" and node.kids[0].kids[0] in arrays:
-            return mk("arrayAccess", node.kids[0], (direction,) + indexed(node.kids[1]))
+        rank = rank_of(node)
+        if rank is not None:
+            return mk("arrayAccess", _leaf(node, indexed), (direction,) + (mk("arrayTriplet", None, None, None),) * rank)
+        if node.op == "arrayAccess" and rank_of(node.kids[0]) is not None:
+            return mk("arrayAccess", _leaf(node.kids[0], indexed), (direction,) + indexed(node.kids[1]))
         return None
 
-    def whole(self, arg: Node, arrays: dict) -> Node:
-        """A derivative actual argument with all its directions: xd, or ad(:, i) for ad(i)."""
-        root = _root(arg)
-        if root not in arrays or arg.op == "ident":
-            return arg
-        if arg.op == "arrayAccess" and arg.kids[0].op == "ident":
+    def whole(self, arg: Node, rank_of) -> Node:
+        """A derivative actual argument with all its directions: xd, td%x, a structure td, or
+        ad(:, i) for ad(i)."""
+        if arg.op == "arrayAccess" and rank_of(arg.kids[0]) is not None:
             return mk("arrayAccess", arg.kids[0], (mk("arrayTriplet", None, None, None),) + tuple(arg.kids[1]))
-        self.refuse(arg, "vector mode for this derivative argument")
+        return arg
 
 
 class _CLayout(_FortranLayout):
@@ -294,6 +531,15 @@ class _CLayout(_FortranLayout):
     def subroutine(self, rtype):
         return "function", None, mk("type", "void", None, None)
 
+    def result_argument(self, name: str, typ: Node, arrays: dict) -> Node:
+        """The argument receiving the derivatives of the value: `double fd[NBDirsMax]`, or
+        `struct s_dv *fd` for a struct value."""
+        return self.directions_of(name, typ, arrays, pointer=1 if self.structures.of(typ) is not None else 0)
+
+    def reference(self, ref: Node, typ: Node) -> Node:
+        """&rd for a struct's derivative (F_DV writes where it points), rd (an array) else."""
+        return mk("address", ref) if typ is not None and self.structures.of(typ) is not None else ref
+
     def reached_by_name_only(self, decls, body):
         """C: the scalar locals whose address is never taken."""
         addressed = {n.kids[0].kids[0] for n in walk(body) if n.op == "address" and n.kids[0].op == "ident"}
@@ -301,11 +547,16 @@ class _CLayout(_FortranLayout):
                                     if not x.kids[1] and not x.kids[3]) - addressed
 
     def only_named(self, ref: Node) -> bool:
+        while ref.op == "fieldAccess":  # a field of a local struct
+            ref = ref.kids[0]
         return ref.op == "ident" and ref.kids[0] in self.named_only
 
     def widened(self, decl: Node, derivatives, arrays: dict) -> Node:
         if decl.op != "varDecl" or not any(x.kids[0] in derivatives for x in decl.kids[2]):
             return decl
+        structure = self.structure_declaration(decl, derivatives, arrays)
+        if structure is not None:
+            return structure
         widened = []
         for x in decl.kids[2]:
             name, dims, init, ptr = x.kids
@@ -346,30 +597,37 @@ class _CLayout(_FortranLayout):
         return mk("for", mk("assign", nd, mk("intCst", 0, None)), mk("lt", nd, mk("ident", NBDIRS)),
                   mk("assign", nd, mk("add", nd, mk("intCst", 1, None))), body)
 
-    def element(self, node: Node, arrays: dict, indexed):
-        """td -> td[nd], ad[i] -> ad[i][nd], *pd -> pd[0][nd]."""
+    def element(self, node: Node, rank_of, indexed):
+        """td -> td[nd], ad[i] -> ad[i][nd], *pd -> pd[0][nd]; the same for a real field of
+        a derivative structure, sd.x -> sd.x[nd], pd->q[i] -> pd->q[i][nd]."""
         direction = (mk("ident", DIRECTION),)
-        if node.op == "ident" and arrays.get(node.kids[0]) == 0:
-            return mk("arrayAccess", node, direction)
-        if node.op == "deref" and node.kids[0].op == "ident" and arrays.get(node.kids[0].kids[0]) == "pointer":
+        if rank_of(node) == 0:
+            return mk("arrayAccess", _leaf(node, indexed), direction)
+        if node.op == "deref" and node.kids[0].op == "ident" and rank_of(node.kids[0]) == "pointer":
             return mk("arrayAccess", mk("arrayAccess", node.kids[0], (mk("intCst", 0, None),)), direction)
         if node.op == "arrayAccess":
             depth, base = 1, node.kids[0]
             while base.op == "arrayAccess":
                 depth, base = depth + 1, base.kids[0]
-            rank = arrays.get(base.kids[0]) if base.op == "ident" else None
+            rank = rank_of(base)
             if rank is not None and depth == (1 if rank == "pointer" else rank):
                 def access(n):  # the indices are expressions to index in turn, the base stays
                     return Node("arrayAccess", (access(n.kids[0]), indexed(n.kids[1])), n.ann) \
-                        if n.op == "arrayAccess" else n
+                        if n.op == "arrayAccess" else _leaf(n, indexed)
                 return mk("arrayAccess", access(node), direction)
-        if node.op == "ident" and node.kids[0] in arrays:
-            self.refuse(node, f"vector mode for a whole derivative array {node.kids[0]} in a statement")
+        if rank_of(node) is not None:
+            self.refuse(node, f"vector mode for a whole derivative array {_root(node)} in a statement")
         return None
 
-    def whole(self, arg: Node, arrays: dict) -> Node:
-        """xd, xd + k, &xd[k], &td, td (a by-value derivative) all pass every direction as they are."""
+    def whole(self, arg: Node, rank_of) -> Node:
+        """xd, xd + k, &xd[k], &td, td (a by-value derivative), sd, &sd, sd.x all pass every
+        direction as they are."""
         return arg
+
+
+def _leaf(ref: Node, indexed) -> Node:
+    """A real derivative named whole, with the subscripts of the structure it is in indexed."""
+    return ref.with_kids(indexed(ref.kids[0]), ref.kids[1]) if ref.op == "fieldAccess" else ref
 
 
 def _names(node: Node) -> set:
@@ -384,7 +642,7 @@ def _root(ref: Node) -> str | None:
 
 # --- partials computed once for all directions ------------------------------------------------
 _ARITHMETIC = frozenset({"add", "sub", "mul", "div", "power", "neg", "pos"})
-_LEAVES = frozenset({"ident", "intCst", "realCst", "arrayAccess", "boolCst"})
+_LEAVES = frozenset({"ident", "intCst", "realCst", "arrayAccess", "boolCst", "fieldAccess"})
 
 
 def _variable_types(decls, body) -> dict:
@@ -412,8 +670,9 @@ class _Hoister:
     one known real type, with no call but to an intrinsic, is moved: it then has the same
     value in the temporary as in place."""
 
-    def __init__(self, types: dict, arrays: dict, temp):
+    def __init__(self, types: dict, arrays: dict, temp, structures: TypeTable):
         self.types, self.arrays, self.temp = types, arrays, temp
+        self.structures = structures  # the program's structure types: the types of components
         self.temps: list = []  # (name, type) to declare
 
     def partials_of(self, run: list, out: list) -> list:
@@ -470,13 +729,24 @@ class _Hoister:
             for kid in (expr.kids if op != "intrinsic" else expr.kids[1]):
                 yield from self._value_types(kid)
             return
-        if op == "arrayAccess" and not any(i.op == "arrayTriplet" for i in expr.kids[1]):
-            base, element = expr.kids[0], True
-        elif op == "ident":
-            base, element = expr, False
-        else:
-            raise _NotHoisted
-        typ, is_array = self.types.get(base.kids[0], (None, None)) if base.op == "ident" else (None, None)
-        if typ is None or is_array != element:
+        typ, is_array = self._reference_type(expr)
+        if is_array:
             raise _NotHoisted
         yield typ
+
+    def _reference_type(self, ref: Node) -> tuple:
+        """(type, is an array) of a variable, an element, a component (C: p->x too)."""
+        if ref.op == "ident" and ref.kids[0] in self.types:
+            return self.types[ref.kids[0]]
+        if ref.op == "arrayAccess" and not any(i.op == "arrayTriplet" for i in ref.kids[1]):
+            typ, is_array = self._reference_type(ref.kids[0])
+            if is_array:
+                return typ, False
+        if ref.op == "fieldAccess":
+            base = ref.kids[0]
+            typ, is_array = self._reference_type(base.kids[0] if base.op == "deref" else base)
+            if is_array == (base.op == "deref"):
+                ftype, declarator = self.structures.fields(typ).get(ref.kids[1], (None, None))
+                if ftype is not None:
+                    return self.structures.resolve(ftype), bool(declarator.kids[1]) or bool(declarator.kids[3])
+        raise _NotHoisted
