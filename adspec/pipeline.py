@@ -183,8 +183,8 @@ def _called_originals(program, units, procedure_names) -> list:
 def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
     """F_D -> F_DV for every differentiated procedure (paper 4.7), Fortran's m_diff -> m_diffv,
     C's struct s_dv defined (after the program's types, which the pipeline adds)."""
-    from .rules.tangent.vector import (TypeTable, structure_types, vector_modules, vector_type_definitions,
-                                       vectorize_procedure, widen_file_scope)
+    from .rules.tangent.structures import TypeTable, structure_types
+    from .rules.tangent.vector import vector_modules, vector_type_definitions, vectorize_procedure, widen_file_scope
     from .rules.tangent.context import is_void
     renamed = {d: names.vector_proc(original) for original, d in procedure_names.items()}
     derivatives = names.derivative_names()

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import adspec
+from adspec.engine.errors import UnsupportedError
 from adspec.engine.il import walk
 from harness import require_compilers
 from tangent_check import check_tangent
@@ -400,6 +401,13 @@ C_VECTOR_CASES = [
                                         ("n", np.array(4, np.int32))], ["x"], ["y"]),
     ("c02_static_helper.c", "g(r)/(x u)", [("x", np.array(0.8)), ("u", np.array([0.7, 1.1, 0.9, 1.3])),
                                            ("r", np.array([0.0])), ("n", np.array(4, np.int32))], ["x", "u"], ["r"]),
+    # structs: by value and by pointer, an array field, returned by value (struct s_dv)
+    ("c04_struct_value_pointer.c", "f(r)/(u)", [("u", np.array([0.7, 1.1, 0.9, 1.3])), ("r", np.array([0.0])),
+                                                ("n", np.array(4, np.int32))], ["u"], ["r"]),
+    ("c05_struct_array_field.c", "g(q e)/(q e)", [("q", np.array([0.7, 1.1, 0.9])), ("e", np.array([0.3])),
+                                                  ("n", np.array(3, np.int32))], ["q", "e"], ["q", "e"]),
+    ("c15_struct_return.c", "cpoly(y)/(x)", [("x", np.array([0.7, 1.1, 0.9])), ("y", np.array([0.0, 0.0])),
+                                             ("n", np.array(3, np.int32))], ["x"], ["y"]),
 ]
 
 
@@ -426,6 +434,31 @@ def test_c_vector_mode_structure():
         in text
     assert "    double sd[NBDirsMax];\n    for (nd = 0; nd < nbdirs; nd++) {\n        sd[nd] = 0.0;\n" in text
     assert "rd[0][nd] = 1.0 / n * sd[nd];" in text
+
+
+def test_c_vector_mode_of_structs():
+    """C -vector (4.7 with 4.2): the derivative of a struct s is a struct s_dv of its real
+    fields with the directions innermost (an int field has none); a struct value's derivative
+    is written where a pointer argument points, out of the direction loops, like a whole
+    struct copy; a union's derivative is refused."""
+    text = adspec.differentiate((C_PROGRAMS / "c15_struct_return.c").read_text(), head="cpoly(y)/(x)",
+                                mode="vector", lang="c", filename="c15.c").text
+    assert "typedef struct {\n    double re[NBDirsMax];\n    double im[NBDirsMax];\n} cplx_dv;" in text
+    assert "static void cmul_DV(cplx a, cplx_dv ad, cplx b, cplx_dv bd, cplx *cmul_value, cplx_dv *cmuld, " \
+           "int nbdirs)" in text
+    # the field statements share one direction loop (r.re = ... moved below it), the struct after it
+    assert "bd.re[nd]);\n    }\n    r.re = a.re * b.re - a.im * b.im;\n    r.im = a.re * b.im + a.im * b.re;\n" \
+           "    *cmul_value = r;\n    *cmuld = rd;\n" in text
+    assert "cmul_DV(acc, accd, z, zd, &result1, &result1d, nbdirs);\n        accd = result1d;\n" in text
+    fields = adspec.differentiate((C_PROGRAMS / "c05_struct_array_field.c").read_text(), head="g(q e)/(q e)",
+                                  mode="vector", lang="c", filename="c05.c").text
+    assert "struct state_dv {\n    double q[3][NBDirsMax];\n    double e[NBDirsMax];\n};" in fields
+    assert "sd->e[nd] = temp0 * sd->e[nd] + s->e * -(dt * sd->q[0][nd]);" in fields
+    with pytest.raises(UnsupportedError) as info:
+        adspec.differentiate("union u { double a; int i; };\nvoid f(double *x, double *y) {\n  union u v;\n"
+                             "  v.a = x[0] * x[0];\n  *y = v.a * 2.0;\n}\n", head="f(y)/(x)", mode="vector",
+                             lang="c", filename="t.c")
+    assert str(info.value) == "t.c:3: vector mode for a derivative of type u is not supported yet"
 
 
 @pytest.mark.compile

@@ -25,13 +25,19 @@ its derivative, and a call split out of an expression, `resd = g_d(..., res)`, b
 Structures (paper 4.7 with 4.2: the direction goes at the deepest level of a structure): a
 derivative of a structure keeps the structure's shape and each of its real components gets the
 directions, innermost: Fortran `td%x(nd)`, `ad(i)%x(nd, k)`; C `td.x[nd]`, `ad[i].x[k][nd]`.
-In Fortran that is the tangent's `T_D` with its components widened (same name: F_DV uses the
-T_D of module m_diffv, or its own); in C the tangent gives a struct's derivative the struct's
-own type, so vector mode defines `struct s_dv` (typedef `t` -> `t_dv`, rules/naming.py) with
-the real fields of `s`, widened, and the fields of a struct type `u` typed `u_dv`; the other
-fields (int...) have no derivative (like Fortran's T_D). A derivative statement on whole
-structures (`ad = bd`, C `*fd = rd`, `pd = pd + 1`) handles every direction at once: it is
-not put in a direction loop (it has no `nd` once indexed).
+So the derivative of a structure is still one object with the original's access paths: passed
+by address (`&pd`), by value or copied whole, it carries every direction, and `td%x` names the
+directions of `t%x` like `xd` names those of `x`. In Fortran that is the tangent's `T_D` with
+its components widened (same name: F_DV uses the T_D of module m_diffv, or its own); in C the
+tangent gives a struct's derivative the struct's own type, so vector mode defines
+`struct s_dv` (typedef `t` -> `t_dv`; reconstructed: the `_dv` of F_DV on the type, the
+paper names no C type, rules/naming.py) with the real fields of `s`, widened, and the fields
+of a struct type `u` typed `u_dv`; the other fields (int...) have no derivative (like
+Fortran's T_D). A struct value's derivative (C) goes where an `s_dv *` argument points. A
+derivative statement on whole structures (`ad = bd`, C `*fd = rd`, `pd = pd + 1`) handles
+every direction at once: it is not put in a direction loop (it has no `nd` once indexed).
+An assignment to a component of a local structure that no other name reaches (`q%x = x`)
+is movable like one to a local variable.
 
 Fortran modules: the tangent's module `m_diff` (derivatives of module variables, T_D,
 differentiated module procedures) becomes `m_diffv` (Tapenade's name), with each module
@@ -49,100 +55,10 @@ from ...engine.errors import UnsupportedError
 from ...engine.il import Node, mk, walk
 from ..derivatives import derivative
 from .context import is_void
+from .structures import StructureTypes, TypeTable
 
 NBDIRS, DIRECTION = "nbdirs", "nd"
 DIFFSIZES_INCLUDE = '#include "DIFFSIZES.h"'
-
-
-class TypeTable:
-    """The structure types (Fortran derived types, C structs) that some nodes define, by name;
-    C typedef aliases followed. A name defined twice differently is left out (ambiguous)."""
-
-    def __init__(self, nodes):
-        self.definitions: dict = {}
-        self.aliases: dict = {}
-        for node in walk(tuple(nodes)):
-            if node.op == "typeAlias":
-                self.aliases[node.kids[0]] = node.kids[1]
-            elif node.op == "typeDef" and node.kids[2] not in ("union", "typedefUnion"):
-                known = self.definitions.setdefault(node.kids[0], node)
-                if known is not None and known != node:
-                    self.definitions[node.kids[0]] = None
-
-    def resolve(self, typ: Node) -> Node:
-        seen = set()
-        while typ is not None and typ.op == "typeRef" and typ.kids[0] in self.aliases and typ.kids[0] not in seen:
-            seen.add(typ.kids[0])
-            typ = self.aliases[typ.kids[0]]
-        return typ
-
-    def definition(self, typ: Node) -> Node | None:
-        typ = self.resolve(typ)
-        return self.definitions.get(typ.kids[0]) if typ is not None and typ.op == "typeRef" else None
-
-    def fields(self, typ: Node) -> dict:
-        """field name -> (type, declarator) of the structure type typ ({} if unknown)."""
-        tdef = self.definition(typ)
-        return {} if tdef is None else {x.kids[0]: (f.kids[0], x) for f in tdef.kids[1] if f.op == "varDecl"
-                                        for x in f.kids[2]}
-
-
-class StructureTypes:
-    """The structures whose derivatives carry the directions inside (Fortran: the T_D of the
-    tangent; C: the program's structs, named s_dv in F_DV). table: their TypeTable;
-    vector_name: T -> the name of its F_DV type."""
-
-    def __init__(self, table: TypeTable, vector_name=lambda name: name):
-        self.table, self.vector_name = table, vector_name
-        self.used: dict = {}  # name -> its typeDef, nested types first (C: the definitions to add)
-
-    def of(self, typ: Node) -> str | None:
-        """The name of the structure type typ (aliases followed) when it has real components."""
-        tdef = self.table.definition(typ)
-        return tdef.kids[0] if tdef is not None and self._components(tdef) else None
-
-    def component(self, structure: str, field: str):
-        """(rank, structure name or None) of a component of the derivative of a structure, or
-        None if it has no derivative."""
-        typ, declarator = self.table.fields(mk("typeRef", structure)).get(field, (None, None))
-        if typ is None or not self._differentiable(typ):
-            return None
-        return len(declarator.kids[1] or ()), self.of(typ)
-
-    def vector_type(self, typ: Node) -> Node:
-        """The type of the derivative in F_DV of a variable of structure type typ."""
-        tdef = self.table.definition(typ)
-        if tdef.kids[0] not in self.used:
-            for field in tdef.kids[1]:  # nested types first: they are defined before
-                if field.op == "varDecl" and self.of(field.kids[0]) is not None:
-                    self.vector_type(field.kids[0])
-            self.used[tdef.kids[0]] = tdef
-        return mk("typeRef", self.vector_name(tdef.kids[0]))
-
-    def definition(self, tdef: Node, layout) -> Node:
-        """The F_DV type of structure tdef: its components that have a derivative, each
-        declared like a derivative variable (widened by the layout)."""
-        fields = []
-        for field in tdef.kids[1]:
-            if field.op != "varDecl" or not self._differentiable(field.kids[0]):
-                continue
-            fields.append(layout.widened(field, frozenset(x.kids[0] for x in field.kids[2]), {}))
-        return tdef.with_kids(self.vector_name(tdef.kids[0]), tuple(fields), tdef.kids[2])
-
-    def _differentiable(self, typ: Node) -> bool:
-        typ = self.table.resolve(typ)
-        return (typ.op == "type" and typ.kids[0] in ("real", "complex")) or self.of(typ) is not None
-
-    def _components(self, tdef: Node, seen=frozenset()) -> bool:
-        if tdef.kids[0] in seen:
-            return False
-        for field in tdef.kids[1]:
-            typ = self.table.resolve(field.kids[0]) if field.op == "varDecl" else None
-            nested = self.table.definition(typ) if typ is not None else None
-            if (typ is not None and typ.op == "type" and typ.kids[0] in ("real", "complex")) or \
-                    (nested is not None and self._components(nested, seen | {tdef.kids[0]})):
-                return True
-        return False
 
 
 @dataclass(frozen=True)
@@ -150,14 +66,6 @@ class _Structure:
     """A derivative variable of a structure type: its type name and rank ("pointer": C pointer)."""
     name: str
     rank: object
-
-
-def structure_types(lang: str, units: list, files: list, derivative_types: frozenset, vector_type) -> StructureTypes:
-    """Fortran: the T_D of the tangent units; C: the structs of the program, F_DV's s_dv."""
-    if lang == "fortran":
-        return StructureTypes(TypeTable(n for n in walk(tuple(units)) if n.op == "typeDef"
-                                        and n.kids[0] in derivative_types))
-    return StructureTypes(TypeTable(files), vector_type)
 
 
 def vector_type_definitions(structures: StructureTypes, filename: str) -> list:
@@ -227,8 +135,9 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
         if lang == "c":
             decls_v.append(layout.result_argument(derivative_result, rtype, arrays))
         kind, result, rtype = layout.subroutine(rtype)
-    layout.reached_by_name_only(decls, body)
-    hoist = _Hoister(_variable_types(decls, body), arrays, temp, types or TypeTable(()))
+    types = types or TypeTable(())
+    layout.reached_by_name_only(decls, body, types)
+    hoist = _Hoister(_variable_types(decls, body), arrays, temp, types)
     vector = _Vectorizer(layout, derivatives, arrays, names, hoist, temp, valued or {}, derivative_result)
     body_v = vector.block(body)
     temps: dict = {}
@@ -347,7 +256,7 @@ class _Vectorizer:
             return stmt
         for a in args:  # Fortran ad%x with ad an array: its directions would make a second ranked part
             if a.op == "fieldAccess" and self.rank_of(a) is not None and self.sectioned(a.kids[0]):
-                self.layout.refuse(a, "vector mode for a component of an array of derivative structures "
+                self.layout.refuse(stmt, "vector mode for a component of an array of derivative structures "
                                       "as an argument")
         whole = tuple(self.layout.whole(a, self.rank_of) for a in args)
         if name in self.valued and not value_kept:  # C: F_DV needs somewhere to put the derivatives
@@ -377,10 +286,15 @@ class _Vectorizer:
             rank = self.arrays.get(ref.kids[0])
             return None if isinstance(rank, _Structure) else rank
         if ref.op == "fieldAccess":
-            structure = self.structure_of(ref.kids[0])
-            component = self.layout.structures.component(structure, ref.kids[1]) if structure else None
+            component = self.component_of(ref)
             return component[0] if component is not None and component[1] is None else None
         return None
+
+    def component_of(self, ref: Node):
+        """(rank, structure type or None) of the component ref = base%f of a derivative
+        structure, None if it is none."""
+        structure = self.structure_of(ref.kids[0])
+        return self.layout.structures.component(structure, ref.kids[1]) if structure else None
 
     def sectioned(self, ref: Node) -> bool:
         """A part of a derivative structure that is an array not subscripted (ad, cd%p)."""
@@ -388,8 +302,7 @@ class _Vectorizer:
             found = self.arrays.get(ref.kids[0])
             return isinstance(found, _Structure) and found.rank not in (0, "pointer")
         if ref.op == "fieldAccess":
-            structure = self.structure_of(ref.kids[0])
-            component = self.layout.structures.component(structure, ref.kids[1]) if structure else None
+            component = self.component_of(ref)
             return self.sectioned(ref.kids[0]) or (component is not None and component[0] > 0)
         return ref.op == "arrayAccess" and any(i.op == "arrayTriplet" for i in ref.kids[1])
 
@@ -402,8 +315,7 @@ class _Vectorizer:
         if ref.op in ("arrayAccess", "deref"):
             return self.structure_of(ref.kids[0])
         if ref.op == "fieldAccess":
-            structure = self.structure_of(ref.kids[0])
-            component = self.layout.structures.component(structure, ref.kids[1]) if structure else None
+            component = self.component_of(ref)
             return component[1] if component is not None else None
         return None
 
@@ -417,18 +329,23 @@ class _FortranLayout:
         self.filename = filename
         self.structures = structures or StructureTypes(TypeTable(()))
 
-    def reached_by_name_only(self, decls, body):
-        """Fortran: the variables without POINTER or TARGET (none if there is an EQUIVALENCE)."""
+    def reached_by_name_only(self, decls, body, types: TypeTable):
+        """Fortran: the variables without POINTER or TARGET (none if there is an EQUIVALENCE);
+        those of a structure type with a pointer component write through it (q%p = x)."""
         if any(d.op == "equivalence" for d in decls):
-            self.named_only = frozenset()
+            self.named_only = self.fields_named_only = frozenset()
             return
-        self.named_only = frozenset(x.kids[0] for d in decls if d.op == "varDecl"
-                                    and not {"pointer", "target"} & set(d.kids[1]) for x in d.kids[2])
+        named = [(x.kids[0], d.kids[0]) for d in decls if d.op == "varDecl"
+                 and not {"pointer", "target"} & set(d.kids[1]) for x in d.kids[2]]
+        self.named_only = frozenset(name for name, _ in named)
+        self.fields_named_only = frozenset(name for name, typ in named if not types.has_pointers(typ))
 
     def only_named(self, ref: Node) -> bool:
+        through_fields = False
         while ref.op in ("arrayAccess", "fieldAccess"):
+            through_fields |= ref.op == "fieldAccess"
             ref = ref.kids[0]
-        return ref.op == "ident" and ref.kids[0] in self.named_only
+        return ref.op == "ident" and ref.kids[0] in (self.fields_named_only if through_fields else self.named_only)
 
     def refuse(self, node: Node, what: str):
         raise UnsupportedError(f"{what} is not supported yet", self.filename, node.line if node else None)
@@ -508,7 +425,8 @@ class _FortranLayout:
         direction = mk("ident", DIRECTION)
         rank = rank_of(node)
         if rank is not None:
-            return mk("arrayAccess", _leaf(node, indexed), (direction,) + (mk("arrayTriplet", None, None, None),) * rank)
+            whole = (mk("arrayTriplet", None, None, None),) * rank
+            return mk("arrayAccess", _leaf(node, indexed), (direction,) + whole)
         if node.op == "arrayAccess" and rank_of(node.kids[0]) is not None:
             return mk("arrayAccess", _leaf(node.kids[0], indexed), (direction,) + indexed(node.kids[1]))
         return None
@@ -540,8 +458,8 @@ class _CLayout(_FortranLayout):
         """&rd for a struct's derivative (F_DV writes where it points), rd (an array) else."""
         return mk("address", ref) if typ is not None and self.structures.of(typ) is not None else ref
 
-    def reached_by_name_only(self, decls, body):
-        """C: the scalar locals whose address is never taken."""
+    def reached_by_name_only(self, decls, body, types: TypeTable):
+        """C: the scalar locals whose address is never taken (a field is its struct's storage)."""
         addressed = {n.kids[0].kids[0] for n in walk(body) if n.op == "address" and n.kids[0].op == "ident"}
         self.named_only = frozenset(x.kids[0] for d in walk(body) if d.op == "varDecl" for x in d.kids[2]
                                     if not x.kids[1] and not x.kids[3]) - addressed
