@@ -46,12 +46,10 @@ CASES = _cases()
 # Programs -vector refuses, with the reason (checked below; everything else must vectorize).
 _GLOBALS = "vector mode with active global variables (module, file scope), derived types or module procedures"
 _STRUCTURES = "vector mode for derivatives of structures"
-_BODY_POINTER = "vector mode for a derivative pointer declared in the body"
 VECTOR_REFUSED = {name: _GLOBALS for name in ("g03_module_variables", "g04_derived_type_helper",
                                              "g05_array_of_structures", "g08_module_typed_variable")}
 VECTOR_REFUSED.update({name: _STRUCTURES for name in ("c04_struct_value_pointer", "c05_struct_array_field",
                                                      "c14_int_pointer_switch", "c15_struct_return")})
-VECTOR_REFUSED.update({name: _BODY_POINTER for name in ("c08_malloc_work", "c17_pointer_walk")})
 
 
 def _case(path, lang, head, args, **options) -> TangentCase:
