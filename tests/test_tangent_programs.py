@@ -84,11 +84,14 @@ PROGRAMS = [
     case("g04_derived_type_helper", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
     case("g05_array_of_structures", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (), None), ("n", I, (), 3)]),
     case("g08_module_typed_variable", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
+    # a passive function in an expression overwrites an active global: its derivative is reset
+    case("g09_common_function_reset", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("n", I, (), 3)]),
     # pointers: p => a gives pd => ad
     case("g07_pointer_target", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (), None), ("n", I, (), 3)]),
 ]
 C_PROGRAMS = [
     case("g06_c_global", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (1,), None), ("n", I, (), 3)]),
+    case("g10_c_function_reset", "f(y)/(x)", [("x", R, (1,), None), ("y", R, (1,), None), ("n", I, (), 3)]),
 ]
 
 
@@ -164,7 +167,8 @@ end subroutine
 
 GLOBALS_COMPILED = [("g01_common_head_sets", "f90"), ("g02_common_callee_sets", "f90"), ("g03_module_variables", "f90"),
                     ("g04_derived_type_helper", "f90"), ("g05_array_of_structures", "f90"), ("g06_c_global", "c"),
-                    ("g07_pointer_target", "f90"), ("g08_module_typed_variable", "f90")]
+                    ("g07_pointer_target", "f90"), ("g08_module_typed_variable", "f90"),
+                    ("g09_common_function_reset", "f90"), ("g10_c_function_reset", "c")]
 
 
 @pytest.mark.compile
@@ -513,3 +517,16 @@ def test_passive_call_resets_the_derivatives_it_overwrites(kind):
     for seed in range(1, 6):  # x on both sides of 1
         check = check_tangent(source, "fortran", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)], seed=seed)
         assert check.max_error < 1e-6, check.report()
+
+
+def test_refuses_a_stale_resetting_function_call_in_a_loop_test():
+    """A reset before the loop would zero the derivative the first iteration reads, and miss
+    the test's later runs (T-seq resets before the statement): refused, never a wrong
+    derivative."""
+    source = (HERE / "g10_c_function_reset.c").read_text().replace(
+        "  if (n > 2) {\n    t = reset_count(n) + 1.0;\n  }\n  *y = g * x[0] * t;\n",
+        "  *y = 0.0;\n  do {\n    *y += g * x[0];\n    t = t + 1.0;\n  } while (reset_count(n) + t < 9.0);\n")
+    assert "} while (reset_count(n)" in source
+    with pytest.raises(UnsupportedError) as info:
+        adspec.differentiate(source, head="f(y)/(x)", mode="tangent", lang="c", filename="t.c")
+    assert "a passive function call in a loop control that overwrites a variable" in str(info.value)

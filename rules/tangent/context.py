@@ -541,13 +541,28 @@ class TangentContext(Context):
 
     def passive_call(self, call: Node) -> Node:
         """call P(ARGS) ; Vd = 0 for the variables it overwrites whose derivative is read later."""
-        killed, partial = self.facts.stale_derivatives_after(call)
+        return Node("block", (call,) + self._stale_resets(call, self.facts.stale_derivatives_after(call)))
+
+    def function_call_resets(self, stmt: Node) -> tuple:
+        """Vd = 0 before stmt for the variables the passive function calls in its expressions
+        overwrite and whose derivative is read later (the analyses run such a call before
+        the statement, as its own instruction). A loop test runs again at each iteration, so
+        a reset before the loop would not do: refused there."""
+        if stmt.ann.get("sid") is None or stmt.op == "block":
+            return ()
+        resets = self._stale_resets(stmt, self.facts.stale_derivatives_of_calls_in(stmt), "function call")
+        if resets and stmt.op in ("while", "doWhile", "for"):
+            self.unsupported(stmt, "a passive function call in a loop control that overwrites a variable whose "
+                                   "derivative is read later")
+        return resets
+
+    def _stale_resets(self, stmt: Node, stale: tuple, what: str = "call") -> tuple:
+        killed, partial = stale
         if partial:
-            self.unsupported(call, f"a passive call that may overwrite part of {sorted(partial)[0]}, whose "
+            self.unsupported(stmt, f"a passive {what} that may overwrite part of {sorted(partial)[0]}, whose "
                                    f"derivative is read later")
-        resets = tuple(r for v in sorted(killed) for r in self.zero_assignments(
-            Node("ident", (self.names.var(v),)), Node("ident", (v,)), self.derivative_ann(call)))
-        return Node("block", (call,) + resets)
+        return tuple(r for v in sorted(killed) for r in self.zero_assignments(
+            Node("ident", (self.names.var(v),)), Node("ident", (v,)), self.derivative_ann(stmt)))
 
     def external_call_arguments(self, call: Node, stmt: Node):
         """A procedure with no source (Tapenade's behaviour): its differentiated version is
