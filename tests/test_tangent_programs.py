@@ -77,6 +77,8 @@ PROGRAMS = [
     case("p23_rk2", "f(y)/(y lam h)", [("y", R, (2,), None), ("lam", R, (), None), ("h", R, (), None)]),
     case("p36_euler_steps", "f(u)/(u0 k)",
          [("u0", R, (), None), ("k", R, (), None), ("u", R, (), None), ("nsteps", I, (), 5)]),
+    # a SAVE local and its SAVE derivative carried from one call to the next
+    case("p40_save_local", "twice(y)/(x1 x2)", [("x1", R, (), None), ("x2", R, (), None), ("y", R, (), None)]),
     # COMMON and globals (/c/ -> /c_d/, module m -> m_diff), derived types (T -> T_D)
     case("g01_common_head_sets", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
     case("g02_common_callee_sets", "f(y)/(x)", [("x", R, (4,), None), ("y", R, (), None), ("n", I, (), 4)]),
@@ -434,10 +436,12 @@ def test_vector_mode_refuses_global_derivatives():
     assert "vector mode with active global variables" in str(info.value)
 
 
-def test_refuses_active_save_variable_read_before_set():
-    """Its derivative would have to persist between calls as its value does (the analyses
-    treat it as a local): refused rather than reset to zero at each call."""
-    message = refusal("""subroutine acc(x, s)
+def test_active_save_variable_read_before_set_keeps_its_derivative():
+    """Its derivative persists between calls as its value does: SAVE too (an initial value 0
+    implies SAVE), never reset at the entry (the analyses treat the variable as varied at
+    entry and useful at exit, analyses/activity.py); the second call's result depends on x
+    through the first call's total."""
+    source = """subroutine acc(x, s)
   real(8) x, s
   real(8), save :: total = 0.0d0
   total = total + x * x
@@ -450,8 +454,11 @@ subroutine f(x, y)
   call acc(x, y)
   y = y + a
 end subroutine
-""")
-    assert message.startswith("t.f90:1: an active SAVE or static local variable read before it is set (total")
+"""
+    text = adspec.differentiate(source, head="f(y)/(x)", mode="tangent", lang="fortran", filename="t.f90").text
+    assert "real(8) :: totald = 0.0d0" in text and "   totald = 0.0d0\n" not in text
+    check = check_tangent(source, "fortran", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)])
+    assert check.max_error < 1e-6 and check.complex_step_error < 1e-12, check.report()
 
 
 def test_module_procedure_head():

@@ -251,7 +251,8 @@ class _FortranLayout:
             # a deferred shape (allocatable) stays deferred, td(:, :), allocated with nbdirsmax
             deferred = bool(dims) and all(k.kids == (None, None) for k in dims)
             direction = mk("dim", None, None) if deferred else mk("dim", None, mk("ident", self.size))
-            widened.append(x.with_kids(x.kids[0], (direction,) + tuple(dims), None, x.kids[3]))
+            # an initial value (0, a SAVE variable's derivative: procedures._saved_zero) stays
+            widened.append(x.with_kids(x.kids[0], (direction,) + tuple(dims), x.kids[2], x.kids[3]))
         return decl.with_kids(decl.kids[0], decl.kids[1], tuple(widened))
 
     def allocation(self, stmt: Node) -> Node:
@@ -335,6 +336,8 @@ class _CLayout(_FortranLayout):
             decl = decl.with_kids(decl.kids[0], decl.kids[1],
                                   tuple(x.with_kids(x.kids[0], x.kids[1], None, x.kids[3]) if x.kids[0] in derivatives
                                         else x for x in decl.kids[2]))
+        if "static" in decl.kids[1]:  # zero once (C's static storage), not at each call
+            initial_values = ()
         if any(x.kids[3] for x in decl.kids[2] if x.kids[0] in derivatives):
             return self.pointer_to_rows(decl, derivatives, arrays), initial_values
         return self.widened(decl, derivatives, arrays), initial_values
