@@ -104,7 +104,10 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     ext = os.path.splitext(first.ann.get("filename", ""))[1] or (".f90" if file_lang == "fortran" else ".c")
     if file_lang == "c":
         units = _without_uncalled_statics(units)
-        units = _type_definitions(files) + _called_originals(program, units, procedure_names) + units
+        # the file-scope declarations (c_units) first: a copied static original may use them
+        n_globals = next((i for i, u in enumerate(units) if u.op != "varDecl"), len(units))
+        units = (_type_definitions(files) + units[:n_globals] + _called_originals(program, units, procedure_names)
+                 + units[n_globals:])
     includes = (DIFFSIZES_INCLUDE,) if mode == "vector" and file_lang == "c" else ()
     tree = mk("file", *units, lang=file_lang, form=first.ann.get("form"), filename=f"{stem}{MODES[mode]}{ext}",
               includes=includes)

@@ -9,20 +9,27 @@ Both are top-down on the call graph: a head starts from its independents (Varied
 dependents (Useful at exit); a callee's context is the union over its call sites of the
 Varied set before the call (Useful set after it) seen from the callee. At a call, Diff-dep(I)
 is the callee's Diff-dep(P) summary translated to the call site.
+
+A SAVE (C static) local is the procedure's state between calls, like a global: when its value
+at exit is varied and its value at entry useful, one call hands its derivative to the next, so
+it is varied at entry and useful at exit of every call (reconstructed: Tapenade keeps such a
+derivative SAVE too). These persistent zones are found by iterating the two analyses from
+none (each round adds zones: it stops).
 """
 from __future__ import annotations
 
 from ..engine.effects import instruction_effects
 from ..engine.solver import BACKWARD, FORWARD, TOP_DOWN, solve
-from .common import ZoneSetAnalysis, external_call_effects
+from .common import ZoneSetAnalysis, external_call_effects, saved_zones
 from .dependency import DependencyAnalysis
 
 
 class _ActivityHalf(ZoneSetAnalysis):
     call_order = TOP_DOWN
 
-    def __init__(self, program, diff_dep_solution):
+    def __init__(self, program, diff_dep_solution, persistent: dict | None = None):
         self.program = program
+        self.persistent = persistent or {}  # procedure name -> its SAVE zones carried between calls
         # Diff-dep(I) of every instruction, call sites through the callees' summaries
         self.relations = DependencyAnalysis(program, differentiable=True)
         self.relations.summaries = diff_dep_solution.summaries
@@ -37,7 +44,7 @@ class VariedAnalysis(_ActivityHalf):
         return 0 if relation is None else relation.forward(value)
 
     def call_context(self, site, before, after):
-        return site.to_callee(before)
+        return site.to_callee(before) | self.persistent.get(site.callee.name, 0)
 
 
 class UsefulAnalysis(_ActivityHalf):
@@ -49,7 +56,7 @@ class UsefulAnalysis(_ActivityHalf):
         return 0 if relation is None else relation.backward(value)
 
     def call_context(self, site, before, after):
-        return site.to_callee(after)
+        return site.to_callee(after) | self.persistent.get(site.callee.name, 0)
 
 
 class Activity:
@@ -80,11 +87,27 @@ def _touched(proc, instr) -> int:
 
 def activity(program, heads: dict, diff_dep_solution, order: str = "good") -> Activity:
     """heads: procedure name -> (independent zones, dependent zones) as bitsets."""
-    varied = solve(program, VariedAnalysis(program, diff_dep_solution),
-                   {name: indep for name, (indep, _) in heads.items()}, order=order)
-    useful = solve(program, UsefulAnalysis(program, diff_dep_solution),
-                   {name: dep for name, (_, dep) in heads.items()}, order=order)
-    return Activity(program, varied, useful)
+    persistent: dict = {}
+    while True:
+        varied = solve(program, VariedAnalysis(program, diff_dep_solution, persistent),
+                       {name: indep | persistent.get(name, 0) for name, (indep, _) in heads.items()}, order=order)
+        useful = solve(program, UsefulAnalysis(program, diff_dep_solution, persistent),
+                       {name: dep | persistent.get(name, 0) for name, (_, dep) in heads.items()}, order=order)
+        found = _persistent_zones(program, varied, useful)
+        if all(found[name] & ~persistent.get(name, 0) == 0 for name in found):
+            return Activity(program, varied, useful)
+        persistent = {name: found.get(name, 0) | persistent.get(name, 0) for name in found.keys() | persistent.keys()}
+
+
+def _persistent_zones(program, varied, useful) -> dict:
+    """procedure name -> its SAVE zones varied at exit and useful at entry."""
+    out = {}
+    for name, proc in program.procedures.items():
+        if name in varied.results and name in useful.results:
+            zones = saved_zones(proc) & varied[name].at_exit & useful[name].at_entry
+            if zones:
+                out[name] = zones
+    return out
 
 
 class _Everywhere:

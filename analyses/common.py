@@ -18,6 +18,29 @@ def visible_zones(proc) -> int:
     return visible
 
 
+def saved_zones(proc) -> int:
+    """Zones of the procedure's own variables that keep their value between calls: Fortran
+    SAVE (attribute, a bare SAVE statement, DATA) or an initial value, C static locals."""
+    decls = proc.node.kids[6] + tuple(d for d in _walk(proc.node.kids[7]) if d.op == "varDecl")
+    bare_save = proc.lang == "fortran" and any(d.op == "attrDecl" and d.kids[0] == "save" and not d.kids[1]
+                                               for d in decls)
+    data = {n.kids[0] for d in decls if d.op == "data" for n in _walk(d.kids[0]) if n.op == "ident"}
+    zones = 0
+    for name, loc in proc.zones.vars.items():
+        sym = proc.scope.symbols.get(name)
+        if sym is None or sym.kind != "variable" or sym.formal is not None or sym.common is not None:
+            continue
+        if ("save" in sym.attrs or "static" in sym.attrs or name in data
+                or (proc.lang == "fortran" and (sym.init is not None or bare_save))):
+            zones |= loc.all
+    return zones
+
+
+def _walk(node):
+    from ..engine.il import walk
+    return walk(node) if node is not None else ()
+
+
 def call_arguments(instr):
     """The actual argument expressions of a call instruction."""
     node = instr.node

@@ -191,10 +191,15 @@ class Facts:
             return True
         return stmt.op in _CONTROL_STATEMENTS and any(
             self._resets_a_derivative(s) for s in walk(stmt.kids)
-            if s.op in ("assign", "call") and s.ann.get("sid") is not None)  # statements, not calls in expressions
+            if s.ann.get("sid") is not None)  # statements, not calls in expressions
 
     def _resets_a_derivative(self, stmt: Node) -> bool:
-        """The tangent of stmt sets a derivative to zero (T-assign-zero, T-call-passive)."""
+        """The tangent of stmt sets a derivative to zero (T-assign-zero, T-call-passive, and
+        T-seq for the passive function calls in its expressions)."""
+        if self.stale_derivatives_of_calls_in(stmt)[0]:
+            return True
+        if stmt.op not in ("assign", "call"):
+            return False
         if stmt.op == "call":
             return not self.is_active_call(stmt) and bool(self.stale_derivatives_after(stmt)[0])
         lhs = stmt.kids[0]
@@ -392,7 +397,8 @@ class Facts:
 
     def stale_derivatives_after(self, call_stmt: Node) -> tuple:
         """(killed, partly written): names of the variables with a derivative (diff_variables)
-        that a call statement which is not active (is_active_call false) may overwrite and whose
+        that a call which is not active (is_active_call false; a statement, or a function call
+        split out of an expression) may overwrite and whose
         derivative may be read after it (as derivative_read_later). Nothing varied reaches
         what such a call writes, so their derivative is zero there (paper 4.6): a variable the
         call overwrites completely (effects' kills) gets `vd = 0`; one it may overwrite only
@@ -419,6 +425,20 @@ class Facts:
             if read_later:
                 whole = loc.all & proc.zones.differentiable_mask
                 (killed if kills & whole == whole else partial).add(name)
+        return frozenset(killed), frozenset(partial)
+
+    @_remembered
+    def stale_derivatives_of_calls_in(self, stmt: Node) -> tuple:
+        """(killed, partly written): stale_derivatives_after over the function calls split
+        out of stmt's own expressions that are not active: as a passive call statement, such
+        a call may overwrite a variable (a global) whose derivative is read later."""
+        proc, _ = self._own(stmt)
+        killed, partial = set(), set()
+        for call in _split_calls_of(stmt, proc.call_results):
+            if not self.is_active_call(call):
+                call_killed, call_partial = self.stale_derivatives_after(call)
+                killed |= call_killed
+                partial |= call_partial
         return frozenset(killed), frozenset(partial)
 
     @staticmethod

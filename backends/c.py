@@ -87,8 +87,17 @@ class CExpr(ExprPrinter):
         return text, 0
 
     def type_name(self, t: Node) -> str:
+        pointers, inner = 0, t
+        while inner.op == "pointerType":
+            pointers, inner = pointers + 1, inner.kids[0]
+        if inner.op == "arrayType":  # double (*)[n], double[n]
+            stars = f" ({'*' * pointers})" if pointers else ""
+            return self.type_name(inner.kids[0]) + stars + self.sizes(inner)
         base, stars = self.type_parts(t)
         return base + "*" * stars
+
+    def sizes(self, array_type: Node) -> str:
+        return "".join(f"[{self.expr(n)}]" for n in array_type.kids[1])
 
     # --- expressions -------------------------------------------------------------------------
     def postfix_base(self, node: Node) -> str:
@@ -145,7 +154,7 @@ class CExpr(ExprPrinter):
 
     def e_sizeof(self, n):
         arg = n.kids[0]
-        from_type = arg.op in ("type", "typeRef", "pointerType")
+        from_type = arg.op in ("type", "typeRef", "pointerType", "arrayType")
         return f"sizeof({self.type_name(arg) if from_type else self.expr(arg)})", UNARY
 
     def e_ifExpr(self, n):
@@ -226,14 +235,19 @@ class CWriter(BlockWriter):
     # --- declarations --------------------------------------------------------------------------
     def declaration(self, n: Node) -> str:
         typ, attrs, declarators = n.kids
-        base, stars = self.x.type_parts(typ)
+        rows = typ if typ.op == "arrayType" else None  # each declarator points to rows of it
+        base, stars = self.x.type_parts(typ.kids[0] if rows else typ)
         words = tuple(a for a in attrs if not a.startswith("*"))
         quals = [a for a in attrs if a.startswith("*")]
-        return " ".join(words + (base,)) + " " + ", ".join(self.declarator(d, stars, quals) for d in declarators)
+        return " ".join(words + (base,)) + " " + ", ".join(self.declarator(d, stars, quals, rows)
+                                                           for d in declarators)
 
-    def declarator(self, d: Node, stars: int, quals=()) -> str:
+    def declarator(self, d: Node, stars: int, quals=(), rows: Node | None = None) -> str:
         name, dims, init, ptr = d.kids
-        text = "*" * stars + _pointer_levels(ptr, quals) + name + "".join(self.dim(dim) for dim in dims or ())
+        text = _pointer_levels(ptr, quals) + name + "".join(self.dim(dim) for dim in dims or ())
+        if rows is not None:  # double (*pd)[n]
+            text = f"({text}){self.x.sizes(rows)}"
+        text = "*" * stars + text
         return text if init is None else f"{text} = {self.x.expr(init)}"
 
     def dim(self, d: Node) -> str:

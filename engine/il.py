@@ -301,6 +301,8 @@ _op("type", "type", "base:str kind:int? len:expr?", "fc",
     "(complex: bytes of one component); len for Fortran character")
 _op("type", "typeRef", "name:str", "fc", "a derived type / struct / typedef name")
 _op("type", "pointerType", "target:type", "c", "T* (in casts and sizeof; declarators count their own stars)")
+_op("type", "arrayType", "element:type sizes:expr*", "c",
+    "C T[n]...: a declarator of it with stars points to whole rows, `double (*pd)[n]` (vector derivatives)")
 
 # --- declarations ---------------------------------------------------------------------
 _op("decl", "varDecl", "type:type attrs:str* declarators:decl*", "fc",

@@ -455,8 +455,9 @@ class ZoneMap:
             c = self.lang == "c"
             for loc, d in items:
                 if c and d == 0 and loc.pointer:
-                    for t in self.pts.get(loc.zone, ()):
-                        out.append((t, max(t.ndims - 1, 0)))
+                    # C has no pointer to an array here: p[i] is one element of any target
+                    # (`p = &m[2][1]` into a 2-D m included)
+                    out.extend((t, 0) for t in self.pts.get(loc.zone, ()))
                 else:
                     out.append((loc, d - 1 if c and d > 0 else 0))
             full = not c and all(i.op == "arrayTriplet" and i.kids == (None, None, None) for i in indices)
@@ -478,7 +479,7 @@ class ZoneMap:
             return tuple(out), total
         if op == "deref":
             targets = self._value_targets(e.kids[0])
-            items = tuple((t, max(t.ndims - 1, 0)) for t in targets)
+            items = tuple((t, 0 if self.lang == "c" else max(t.ndims - 1, 0)) for t in targets)
             return items, len(items) == 1 and not items[0][0].is_array
         if op == "cast" and self.lang == "c":
             return self._ref_raw(e.kids[1])

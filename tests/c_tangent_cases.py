@@ -40,6 +40,8 @@ C_CASES = [
     ("c15_struct_return.c", "cpoly(y)/(x)", [real("x", 3), real("y", 2), integer("n", 3)]),
     ("c16_passive_and_dropped_calls.c", "branches(y)/(x)", [real("x", 3), real("y", 2), integer("n", 3)]),
     ("c17_pointer_walk.c", "walk(y)/(a x)", [real("a", 9), real("x", 3), real("y", 3), integer("n", 3)]),
+    ("c18_pointer_offsets.c", "offsets(y)/(x)", [real("x", 3), real("y", 3), integer("n", 3)]),
+    ("c19_static_local.c", "twice(y)/(x)", [real("x", 2), real("y", 1)]),
 ]
 
 # Single precision: divided differences of float code lose about half the digits, so the

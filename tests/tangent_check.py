@@ -256,7 +256,17 @@ class TangentCase:
             sizes = ("diffsizes.f90", DIFFSIZES) if self.lang == "fortran" else ("DIFFSIZES.h", C_DIFFSIZES)
             vector_source = ("tangent_dv" + suffix, vector.text)
         messages = []
-        if vector is not None and _defines_file_scope_derivatives(vector):
+        if _keeps_state(self.result):
+            # SAVE / static locals: each run of F_D (and F_DV) starts from the program's first
+            # state, each in a program of its own
+            outputs = []
+            for k, call in enumerate(calls):
+                outputs += compile_calls_and_run(sources, self.lang, [call], Path(workdir) / f"run{k}", messages)
+            if vector is not None:
+                outputs += compile_calls_and_run([sizes, sources[0], vector_source], self.lang, [vector_call],
+                                                 Path(workdir) / "vector", messages)
+                sources = sources + [vector_source]
+        elif vector is not None and _defines_file_scope_derivatives(vector):
             # C: F_D's `double gd;` and F_DV's `double gd[NBDirsMax];` cannot share a program
             outputs = compile_calls_and_run(sources, self.lang, calls, workdir, messages)
             outputs += compile_calls_and_run([sizes, sources[0], vector_source], self.lang, [vector_call],
@@ -316,6 +326,17 @@ def compiled_errors(case: TangentCase, runs: CompiledRuns) -> dict:
     errors["primal"] = relative_error(runs.primal, {k: v for k, v in original.items() if k in runs.primal
                                                     and np.asarray(v).dtype.kind == "f"})
     return errors
+
+
+def _keeps_state(result) -> bool:
+    """The differentiated code has variables that keep their value between calls: SAVE or
+    static locals (a Fortran initial value implies SAVE)."""
+    from adspec.engine.il import walk
+    lang = result.tree.ann.get("lang")
+    return any(u.op == "procedure" and any(
+        d.op == "varDecl" and ({"save", "static"} & set(d.kids[1]) or (
+            lang == "fortran" and "parameter" not in d.kids[1] and any(x.kids[2] is not None for x in d.kids[2])))
+        for d in walk((u.kids[6], u.kids[7]))) for u in result.tree.kids)
 
 
 def _defines_file_scope_derivatives(result) -> bool:

@@ -92,9 +92,10 @@ def test_corpus_size():
     assert langs.count("fortran") >= 16 and langs.count("c") >= 14 and len(fixed) >= 3
 
 
-# Operators the corpus leaves out: CUDA launches (no CUDA front end test here) and
-# EQUIVALENCE (storage association, outside the round-trip programs' scope).
-NOT_IN_CORPUS = {"kernelLaunch", "equivalence"}
+# Operators the corpus leaves out: CUDA launches (no CUDA front end test here),
+# EQUIVALENCE (storage association, outside the round-trip programs' scope) and arrayType
+# (only vector mode makes it, `double (*pd)[NBDirsMax]`; the C reader refuses pointers to arrays).
+NOT_IN_CORPUS = {"kernelLaunch", "equivalence", "arrayType"}
 
 
 def test_corpus_covers_every_il_operator():

@@ -461,6 +461,22 @@ def test_c_vector_mode_of_structs():
     assert str(info.value) == "t.c:3: vector mode for a derivative of type u is not supported yet"
 
 
+def test_c_vector_mode_pointer_locals_and_allocations():
+    """C -vector: a derivative pointer declared in the body points to rows of directions like
+    a pointer argument (its initial value assigned whole, moved whole); an allocated
+    derivative holds n rows of directions and is freed whole."""
+    walk_text = adspec.differentiate((C_PROGRAMS / "c17_pointer_walk.c").read_text(), head="walk(y)/(a x)",
+                                     mode="vector", lang="c", filename="c17.c").text
+    assert "    double (*pd)[NBDirsMax];\n    pd = xd;\n" in walk_text
+    assert "    double (*psd)[NBDirsMax];\n    psd = &sd;\n" in walk_text
+    assert "psd[0][nd] = psd[0][nd] + 2.0 * *p * pd[0][nd];" in walk_text and "        pd = pd + 1;\n" in walk_text
+    smooth_text = adspec.differentiate((C_PROGRAMS / "c08_malloc_work.c").read_text(), head="smooth(u r)/(u)",
+                                       mode="vector", lang="c", filename="c08.c").text
+    assert "    double (*wd)[NBDirsMax];\n" in smooth_text
+    assert "wd = (double (*)[NBDirsMax])calloc(n, sizeof(double[NBDirsMax]));" in smooth_text
+    assert "free(wd);" in smooth_text and "wd[i][nd] = temp * ud[i][nd];" in smooth_text
+
+
 @pytest.mark.compile
 def test_c_vector_mode_compiles_with_gcc_wall_werror(tmp_path):
     require_compilers("c")

@@ -7,7 +7,7 @@ appended to either list is checked here too):
   complex step to 1e-12 relative, with central differences to 1e-6, with the tangent in the
   interpreter to 1e-14, and its primal outputs with the original's in the interpreter;
 - -vector, nbdirs = 3, compiled in the same call, agrees with three compiled scalar runs to
-  1e-14 (programs refused by vector mode are listed in VECTOR_REFUSED with the reason);
+  1e-14 (vector mode must accept every program);
 - -nooptim activity and -nooptim diffliveness give the derivatives of the optimised tangent
   (1e-14, interpreter).
 """
@@ -42,10 +42,6 @@ def _cases():
 
 
 CASES = _cases()
-
-# Programs -vector refuses, with the reason (checked below; everything else must vectorize).
-_BODY_POINTER = "vector mode for a derivative pointer declared in the body"
-VECTOR_REFUSED = {name: _BODY_POINTER for name in ("c08_malloc_work", "c17_pointer_walk")}
 
 
 def _case(path, lang, head, args, **options) -> TangentCase:
@@ -83,21 +79,12 @@ def test_compiled_tangent(path, lang, head, args, tmp_path_factory):
     assert errors["complex step"] <= COMPLEX_STEP_TOLERANCE, report
 
 
-VECTOR_CASES = [c for c in CASES if c.id not in VECTOR_REFUSED]
-
-
 @pytest.mark.compile
-@pytest.mark.parametrize("path, lang, head, args", VECTOR_CASES)
+@pytest.mark.parametrize("path, lang, head, args", CASES)
 def test_compiled_vector_mode_agrees_with_scalar_runs(path, lang, head, args, tmp_path_factory):
     case, runs = _compiled(path, lang, head, args, tmp_path_factory.mktemp(Path(path).stem))
-    assert runs.vector is not None, f"-vector refused {Path(path).name}: {case.vector} (list it in VECTOR_REFUSED)"
+    assert runs.vector is not None, f"-vector refused {Path(path).name}: {case.vector}"
     assert vector_error(runs) <= SAME_CODE_TOLERANCE, (runs.vector, runs.scalar_runs)
-
-
-@pytest.mark.parametrize("path, lang, head, args", [c for c in CASES if c.id in VECTOR_REFUSED])
-def test_vector_refusals_are_the_listed_ones(path, lang, head, args):
-    refusal = _case(path, lang, head, args).vector
-    assert isinstance(refusal, Exception) and VECTOR_REFUSED[Path(path).stem] in str(refusal)
 
 
 _OPTIMISED: dict = {}

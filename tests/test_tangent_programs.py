@@ -78,6 +78,8 @@ PROGRAMS = [
     case("p23_rk2", "f(y)/(y lam h)", [("y", R, (2,), None), ("lam", R, (), None), ("h", R, (), None)]),
     case("p36_euler_steps", "f(u)/(u0 k)",
          [("u0", R, (), None), ("k", R, (), None), ("u", R, (), None), ("nsteps", I, (), 5)]),
+    # a SAVE local and its SAVE derivative carried from one call to the next
+    case("p40_save_local", "twice(y)/(x1 x2)", [("x1", R, (), None), ("x2", R, (), None), ("y", R, (), None)]),
     # COMMON and globals (/c/ -> /c_d/, module m -> m_diff), derived types (T -> T_D)
     case("g01_common_head_sets", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
     case("g02_common_callee_sets", "f(y)/(x)", [("x", R, (4,), None), ("y", R, (), None), ("n", I, (), 4)]),
@@ -85,11 +87,14 @@ PROGRAMS = [
     case("g04_derived_type_helper", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
     case("g05_array_of_structures", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (), None), ("n", I, (), 3)]),
     case("g08_module_typed_variable", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
+    # a passive function in an expression overwrites an active global: its derivative is reset
+    case("g09_common_function_reset", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("n", I, (), 3)]),
     # pointers: p => a gives pd => ad
     case("g07_pointer_target", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (), None), ("n", I, (), 3)]),
 ]
 C_PROGRAMS = [
     case("g06_c_global", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (1,), None), ("n", I, (), 3)]),
+    case("g10_c_function_reset", "f(y)/(x)", [("x", R, (1,), None), ("y", R, (1,), None), ("n", I, (), 3)]),
 ]
 
 
@@ -165,7 +170,8 @@ end subroutine
 
 GLOBALS_COMPILED = [("g01_common_head_sets", "f90"), ("g02_common_callee_sets", "f90"), ("g03_module_variables", "f90"),
                     ("g04_derived_type_helper", "f90"), ("g05_array_of_structures", "f90"), ("g06_c_global", "c"),
-                    ("g07_pointer_target", "f90"), ("g08_module_typed_variable", "f90")]
+                    ("g07_pointer_target", "f90"), ("g08_module_typed_variable", "f90"),
+                    ("g09_common_function_reset", "f90"), ("g10_c_function_reset", "c")]
 
 
 @pytest.mark.compile
@@ -504,10 +510,12 @@ end subroutine
     assert str(info.value) == "t.f90:4: vector mode for the pointer component p of a structure is not supported yet"
 
 
-def test_refuses_active_save_variable_read_before_set():
-    """Its derivative would have to persist between calls as its value does (the analyses
-    treat it as a local): refused rather than reset to zero at each call."""
-    message = refusal("""subroutine acc(x, s)
+def test_active_save_variable_read_before_set_keeps_its_derivative():
+    """Its derivative persists between calls as its value does: SAVE too (an initial value 0
+    implies SAVE), never reset at the entry (the analyses treat the variable as varied at
+    entry and useful at exit, analyses/activity.py); the second call's result depends on x
+    through the first call's total."""
+    source = """subroutine acc(x, s)
   real(8) x, s
   real(8), save :: total = 0.0d0
   total = total + x * x
@@ -520,8 +528,11 @@ subroutine f(x, y)
   call acc(x, y)
   y = y + a
 end subroutine
-""")
-    assert message.startswith("t.f90:1: an active SAVE or static local variable read before it is set (total")
+"""
+    text = adspec.differentiate(source, head="f(y)/(x)", mode="tangent", lang="fortran", filename="t.f90").text
+    assert "real(8) :: totald = 0.0d0" in text and "   totald = 0.0d0\n" not in text
+    check = check_tangent(source, "fortran", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)])
+    assert check.max_error < 1e-6 and check.complex_step_error < 1e-12, check.report()
 
 
 def test_module_procedure_head():
@@ -587,3 +598,16 @@ def test_passive_call_resets_the_derivatives_it_overwrites(kind):
     for seed in range(1, 6):  # x on both sides of 1
         check = check_tangent(source, "fortran", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)], seed=seed)
         assert check.max_error < 1e-6, check.report()
+
+
+def test_refuses_a_stale_resetting_function_call_in_a_loop_test():
+    """A reset before the loop would zero the derivative the first iteration reads, and miss
+    the test's later runs (T-seq resets before the statement): refused, never a wrong
+    derivative."""
+    source = (HERE / "g10_c_function_reset.c").read_text().replace(
+        "  if (n > 2) {\n    t = reset_count(n) + 1.0;\n  }\n  *y = g * x[0] * t;\n",
+        "  *y = 0.0;\n  do {\n    *y += g * x[0];\n    t = t + 1.0;\n  } while (reset_count(n) + t < 9.0);\n")
+    assert "} while (reset_count(n)" in source
+    with pytest.raises(UnsupportedError) as info:
+        adspec.differentiate(source, head="f(y)/(x)", mode="tangent", lang="c", filename="t.c")
+    assert "a passive function call in a loop control that overwrites a variable" in str(info.value)

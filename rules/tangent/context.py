@@ -276,10 +276,6 @@ class TangentContext(Context):
                 self.unsupported(proc, f"an active variable of a host procedure ({other})")
             if remote != other:
                 self.unsupported(proc, f"an active module variable renamed by USE ({other} => {remote})")
-        for other in sorted(diff_names & self.facts.zero_at_entry(name)):
-            if self.is_saved(scope, decls, other):
-                self.unsupported(proc, f"an active SAVE or static local variable read before it is set ({other}: "
-                                       f"its derivative would have to persist between calls)")
         args = differentiated_arguments(params, lambda f: self.facts.is_diff_formal_arg(name, f), self.names.var)
         body_d = Node("block", self.initial_zeros(name, decls) + body_d.kids)
         temps = tuple(Node("varDecl", (kind if isinstance(kind, Node) else Node("type", ("real", kind, None)), attrs,
@@ -305,17 +301,6 @@ class TangentContext(Context):
         decls_d = self.derivative_declarations(decls, diff_names) + temps
         return Node("procedure", (self.names.proc(name), kind, args, result, rtype, attrs, decls_d, body_d, ()),
                     proc.ann)
-
-    def is_saved(self, scope, decls, name: str) -> bool:
-        """A local variable of the procedure keeps its value between calls: SAVE (or DATA, or
-        a bare SAVE statement), a Fortran initial value, a C static local."""
-        sym = scope.symbols.get(name)
-        if sym is None or sym.kind != "variable" or sym.formal is not None or sym.common is not None:
-            return False
-        if "save" in sym.attrs or "static" in sym.attrs:
-            return True
-        bare_save = any(d.op == "attrDecl" and d.kids[0] == "save" and not d.kids[1] for d in decls)
-        return self.lang == "fortran" and (sym.init is not None or bare_save)
 
     def active_commons(self) -> dict:
         """{COMMON block: its derivative block /c_d/} for the blocks with a variable that has
@@ -541,13 +526,28 @@ class TangentContext(Context):
 
     def passive_call(self, call: Node) -> Node:
         """call P(ARGS) ; Vd = 0 for the variables it overwrites whose derivative is read later."""
-        killed, partial = self.facts.stale_derivatives_after(call)
+        return Node("block", (call,) + self._stale_resets(call, self.facts.stale_derivatives_after(call)))
+
+    def function_call_resets(self, stmt: Node) -> tuple:
+        """Vd = 0 before stmt for the variables the passive function calls in its expressions
+        overwrite and whose derivative is read later (the analyses run such a call before
+        the statement, as its own instruction). A loop test runs again at each iteration, so
+        a reset before the loop would not do: refused there."""
+        if stmt.ann.get("sid") is None or stmt.op == "block":
+            return ()
+        resets = self._stale_resets(stmt, self.facts.stale_derivatives_of_calls_in(stmt), "function call")
+        if resets and stmt.op in ("while", "doWhile", "for"):
+            self.unsupported(stmt, "a passive function call in a loop control that overwrites a variable whose "
+                                   "derivative is read later")
+        return resets
+
+    def _stale_resets(self, stmt: Node, stale: tuple, what: str = "call") -> tuple:
+        killed, partial = stale
         if partial:
-            self.unsupported(call, f"a passive call that may overwrite part of {sorted(partial)[0]}, whose "
+            self.unsupported(stmt, f"a passive {what} that may overwrite part of {sorted(partial)[0]}, whose "
                                    f"derivative is read later")
-        resets = tuple(r for v in sorted(killed) for r in self.zero_assignments(
-            Node("ident", (self.names.var(v),)), Node("ident", (v,)), self.derivative_ann(call)))
-        return Node("block", (call,) + resets)
+        return tuple(r for v in sorted(killed) for r in self.zero_assignments(
+            Node("ident", (self.names.var(v),)), Node("ident", (v,)), self.derivative_ann(stmt)))
 
     def external_call_arguments(self, call: Node, stmt: Node):
         """A procedure with no source (Tapenade's behaviour): its differentiated version is

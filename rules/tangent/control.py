@@ -16,15 +16,22 @@ CONTROL_OPS = ("if", "do", "while", "for", "doWhile", "switch", "where", "forall
 PASSIVE_OPS = ("nop", "comment", "goto", "exit", "cycle", "stop", "io")
 
 
-@TANGENT.rule("T-seq", judgment="tangent", ops=("block",), section="5.3", source="verbatim",
-              premises=("INSTR →  INSTRd", "INSTRS →  INSTRSd"),
-              conclusion="{INSTR ; INSTRS}  →  {INSTRd ; INSTRSd}")
+@TANGENT.rule("T-seq", judgment="tangent", ops=("block",), section="5.3",
+              source="reconstructed: docs/rules.md#t-call",
+              premises=("INSTR →  INSTRd", "INSTRS →  INSTRSd",
+                        "V = variables the passive function calls in INSTR overwrite whose derivative is read later"),
+              conclusion="{INSTR ; INSTRS}  →  {Vd = 0 ; INSTRd ; INSTRSd}")
 def t_seq(block, out, ctx):
+    """The paper's rule, plus: a function called in an expression of INSTR that is not
+    active may overwrite a variable (a global) whose derivative is read later, as a passive
+    call statement does (T-call-passive); its derivative is reset before INSTRd, where the
+    analyses run the call (before the statement that holds it)."""
     stmts, stmts_d = var(), var()
     guard = ctx.compute(lambda b: b.kids, block, stmts)
     body = lall(ctx.derive_all("tangent", stmts, stmts_d),
                 ctx.compute(lambda b, parts: Node("block", tuple(s for stmt, part in zip(b.kids, parts)
-                                                                 for s in _spliced(stmt, part))),
+                                                                 for s in ctx.function_call_resets(stmt)
+                                                                 + _spliced(stmt, part))),
                             block, stmts_d, out))
     return guard, body
 

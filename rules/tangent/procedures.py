@@ -96,13 +96,26 @@ def derivative_declarations(decls, diff_names, var_name, active_commons=None, de
         if decl.op != "varDecl":
             continue
         typ, attrs, declarators = decl.kids
-        derived = tuple(Node("declarator", (var_name(d.kids[0]), d.kids[1], None, d.kids[3]), d.ann)
+        derived = tuple(Node("declarator", (var_name(d.kids[0]), d.kids[1], _saved_zero(typ, attrs, d), d.kids[3]),
+                             d.ann)
                         for d in declarators if d.kids[0] in diff_names)
         if derived:
             kept = tuple(a for a in attrs if a not in ("parameter", "save", "external", "intrinsic", "extern"))
             typ_d = derivative_type(typ) if derivative_type is not None else typ
             out.append(Node("varDecl", (typ_d, kept, derived), decl.ann))
     return tuple(out)
+
+
+def _saved_zero(typ: Node, attrs, declarator: Node):
+    """The initial value of the derivative of a Fortran SAVE variable (attribute, or an initial
+    value, which implies SAVE): 0, which makes the derivative SAVE too, so that it goes from
+    one call to the next with its variable (analyses/activity.py), starting at zero with the
+    variable's constant initial value. (A C static local keeps `static`: zero, and saved.)"""
+    if "save" not in attrs and declarator.kids[2] is None or "parameter" in attrs:
+        return None
+    if typ.op != "type" or typ.kids[0] not in ("real", "complex"):
+        return None
+    return Node("realCst", ("0.0", typ.kids[1] or 4))
 
 
 def _common_member(ref: Node) -> str:

@@ -9,7 +9,10 @@ nbdirs` — fusing them is always legal, since a derivative statement reads orig
 module DIFFSIZES (nbdirsmax) in Fortran and from the macro NBDirsMax of DIFFSIZES.h in C,
 both provided by the user. In C a pointer derivative argument becomes a pointer to rows of
 directions, `double xd[][NBDirsMax]`, so that offsets (`xd + k`, `&xd[k]`) and addresses
-(`&td`) pass every direction unchanged.
+(`&td`) pass every direction unchanged; a derivative pointer declared in the body is the
+same pointer, `double (*pd)[NBDirsMax]`, so `pd = xd`, `pd = pd + 1`, `pd = &md[1][1]` move
+every direction at once, and an allocated one gets n rows of directions,
+`wd = (double (*)[NBDirsMax])calloc(n, sizeof(double[NBDirsMax]))`, freed whole.
 
 The partial derivatives in a derivative statement do not depend on the direction: each one
 that costs more than a load (`cos(x)`, `u(i+1) - u(i-1)`) is computed once, into a temporary
@@ -184,12 +187,13 @@ class _Vectorizer:
                 flush()
             run.append(element)
 
-        for stmt in block.kids:
+        def place(stmt):
             if stmt.op == "varDecl":  # C: a declaration in the body, its initial values after it
                 flush()
                 decl, initial_values = self.layout.local(stmt, self.derivatives, self.arrays)
                 out.append(decl)
-                run.extend(self.indexed(a) for a in initial_values)
+                for value in initial_values:
+                    place(value)
             elif stmt.op == "return" and stmt.kids[0] is not None:  # C: F_D returned the derivative
                 result = mk("ident", self.derivative_result)
                 if isinstance(self.arrays.get(self.derivative_result), _Structure):  # *fd = rd: where it points
@@ -220,6 +224,9 @@ class _Vectorizer:
             else:
                 flush()
                 out.append(self.statement(stmt))
+
+        for stmt in block.kids:
+            place(stmt)
         flush()
         return Node("block", tuple(out), block.ann)
 
@@ -383,7 +390,8 @@ class _FortranLayout:
             # a deferred shape (allocatable) stays deferred, td(:, :), allocated with nbdirsmax
             deferred = bool(dims) and all(k.kids == (None, None) for k in dims)
             direction = mk("dim", None, None) if deferred else mk("dim", None, mk("ident", self.size))
-            widened.append(x.with_kids(x.kids[0], (direction,) + tuple(dims), None, x.kids[3]))
+            # an initial value (0, a SAVE variable's derivative: procedures._saved_zero) stays
+            widened.append(x.with_kids(x.kids[0], (direction,) + tuple(dims), x.kids[2], x.kids[3]))
         return decl.with_kids(decl.kids[0], decl.kids[1], tuple(widened))
 
     def structure_declaration(self, decl: Node, derivatives, arrays: dict) -> Node | None:
@@ -497,12 +505,34 @@ class _CLayout(_FortranLayout):
             decl = decl.with_kids(decl.kids[0], decl.kids[1],
                                   tuple(x.with_kids(x.kids[0], x.kids[1], None, x.kids[3]) if x.kids[0] in derivatives
                                         else x for x in decl.kids[2]))
+        if "static" in decl.kids[1]:  # zero once (C's static storage), not at each call
+            initial_values = ()
         if any(x.kids[3] for x in decl.kids[2] if x.kids[0] in derivatives):
-            self.refuse(decl, "vector mode for a derivative pointer declared in the body")
+            return self.pointer_to_rows(decl, derivatives, arrays), initial_values
         return self.widened(decl, derivatives, arrays), initial_values
 
+    def pointer_to_rows(self, decl: Node, derivatives, arrays: dict) -> Node:
+        """A derivative pointer declared in the body points to rows of directions, like a
+        pointer argument: `double *pd;` -> `double (*pd)[NBDirsMax];`, so that pd = xd,
+        pd = pd + 1, &td and allocations move every direction at once. Its initial value
+        (`local`) is assigned after it, to the whole pointer."""
+        typ, attrs, declarators = decl.kids
+        if any(x.kids[0] not in derivatives or x.kids[3] != 1 or x.kids[1] for x in declarators):
+            self.refuse(decl, f"vector mode for the derivative {declarators[0].kids[0]}")
+        for x in declarators:
+            arrays[x.kids[0]] = "pointer"
+        return decl.with_kids(self.rows_of(typ), attrs, declarators)
+
     def allocation(self, stmt: Node) -> Node:
-        self.refuse(stmt, "vector mode for an allocated derivative")
+        """wd = calloc(n, sizeof(double)) -> wd = calloc(n, sizeof(double[NBDirsMax])): n rows of
+        directions, for wd a pointer to rows (`local`); free(wd) frees them all."""
+        if stmt.op != "allocate":
+            return stmt
+        target, dims, type_ = stmt.kids
+        return Node("allocate", (target, dims, self.rows_of(type_)), stmt.ann)
+
+    def rows_of(self, typ: Node) -> Node:
+        return mk("arrayType", typ, (mk("ident", self.size),))
 
     def declare(self, decls: list, body: Node, temps: list):
         nbdirs = mk("varDecl", mk("type", "integer", 4, None), (), (mk("declarator", NBDIRS, None, None, 0),))
