@@ -273,7 +273,9 @@ D(ops=("sub",), args="a b", partials=lambda L, a, b: (L.one, neg(L.one)), linear
 D(ops=("neg",), args="a", partials=lambda L, a: (neg(L.one),), linear=True)
 D(ops=("pos",), args="a", partials=lambda L, a: (L.one,), linear=True)
 D(ops=("mul",), args="a b", partials=lambda L, a, b: (b, a))
-D(ops=("div",), args="a b", partials=lambda L, a, b: (div(L.one, b), neg(div(div(a, b), b))))
+# d(a/b)/db = -(a/b)*(1/b), not -(a/b)/b: the compiler computes a/b once for the partial and the
+# value, and 1/b once for both partials, so the derivative costs one division more, not three
+D(ops=("div",), args="a b", partials=lambda L, a, b: (div(L.one, b), neg(mul(div(a, b), div(L.one, b)))))
 D(ops=("power",), args="x y", partials=lambda L, x, y: _power_partials(L, x, y),
   nondiff=_power_nondiff,
   nondiff_doc="x**n, integer literal n < 0: x = 0 (pole); x**y otherwise: x <= 0 (log x in d/dy)",

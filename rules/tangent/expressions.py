@@ -158,6 +158,9 @@ def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx, stmt: Node):
     partials = entry.partials(args, ctx.lang, ctx.kind_of(expr))
     if entry.nondifferentiable(args, ctx.lang) is not None:
         ctx.warn(stmt, f"non-differentiable {name}: {entry.nondiff_doc} (the derivative there is one-sided)")
+    if name == "mul" and _is_constant_times(args[0], args[1]) and args_d[1] is not None:
+        # c*x*x: 2*(c*x)*xd rather than x*(c*xd) + c*x*xd (c*x is the value's own product)
+        return Node("mul", (Node("mul", (Node("realCst", ("2.0", ctx.kind_of(expr) or 8)), args[0])), args_d[1]))
     terms = []
     for partial, arg_d in zip(partials, args_d):
         if arg_d is None or partial is None:
@@ -175,6 +178,11 @@ def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx, stmt: Node):
     for term in terms[1:]:
         total = Node("sub", (total, term.kids[0])) if term.op == "neg" else Node("add", (total, term))
     return total
+
+
+def _is_constant_times(product: Node, factor: Node) -> bool:
+    """product is c*factor with a real constant c (the left operand of c*x*x)."""
+    return product.op == "mul" and product.kids[0].op == "realCst" and product.kids[1] == factor
 
 
 def _is_one(node: Node) -> bool:
