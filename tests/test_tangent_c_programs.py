@@ -193,7 +193,22 @@ void f(double *x, double *y, int n) {
   y[1] = x[2];
 }
 """
-    assert "expf((float)x[1]) * (float)xd[1]" in tangent_text(src, "f(y)/(x)")
+    text = tangent_text(src, "f(y)/(x)")
+    assert "float temp;" in text and "temp = expf((float)x[1]);" in text, text
+    assert "temp * (float)xd[1]" in text
+
+
+def test_c_math_call_shared_by_derivative_and_value():
+    """C's exp may set errno, so the compiler calls it twice when the derivative and the value
+    both name it: the tangent calls it once, into a temporary, before both."""
+    src = """#include <math.h>
+void f(double *x, double *y) {
+  *y = *y + exp(x[0]) + fabs(x[1]);
+}
+"""
+    text = tangent_text(src, "f(y)/(x)")
+    assert text.count("exp(") == 1 and "temp = exp(x[0]);" in text, text
+    assert "*y = *y + temp + fabs(x[1]);" in text and "temp * xd[0]" in text
 
 
 def test_struct_result_temporaries_have_the_struct_type():

@@ -86,11 +86,12 @@ def t_assign_pointer(stmt, out, ctx):
 
 def _derivative_then_copy(ctx, stmt: Node, lhs_d: Node, value: Node) -> Node:
     """LHSd = VALUE before the copy of stmt (left out when it is LHSd = LHSd), after the
-    differentiated calls split out of stmt."""
+    differentiated calls split out of stmt and the C math calls both make (computed once)."""
     value = ctx.with_results(value)
     primal = ctx.primal(stmt)
+    temporaries, value, copy = ctx.shared_calls(value, primal[-1], stmt)
     derivative = (Node("assign", (lhs_d, value), ctx.derivative_ann(stmt)),) if value != lhs_d else ()
-    return Node("block", primal[:-1] + derivative + primal[-1:])
+    return Node("block", primal[:-1] + temporaries + derivative + (copy,))
 
 
 def _zero_then_copy(ctx, stmt: Node, lhs_d: Node) -> Node:

@@ -451,6 +451,41 @@ class TangentContext(Context):
         the calls' results instead of calling again."""
         return _replaced(expr, self.replacements) if self.replacements else expr
 
+    def shared_calls(self, value: Node, copy: Node, stmt: Node) -> tuple:
+        """C: the math calls that the derivative value and the copy of the assignment both
+        make (exp(q) in `sd = sd + exp(q)*qd; s = s + exp(q)`) are made once, into temporaries
+        assigned before both. C's math functions may set errno, so the compiler has to call
+        them twice; Fortran's intrinsics have no effect and the compiler shares them itself.
+        The derivative statement writes no original variable, so a call has the same value
+        before it as in the copy. Returns (the temporaries' assignments, value, copy)."""
+        if self.lang not in ("c", "cuda") or copy.op != "assign":
+            return (), value, copy
+        in_copy = {n for n in walk(copy.kids[1]) if n.op == "intrinsic"}
+        shared: dict = {}
+        assignments = []
+
+        def share(node):
+            if isinstance(node, tuple):
+                return tuple(share(k) for k in node)
+            if not isinstance(node, Node):
+                return node
+            if node.op == "intrinsic" and node in in_copy and node.kids[0].rstrip("f") not in _INLINE_C_MATH:
+                kind = self.kind_of(node)
+                if kind is not None:
+                    if node not in shared:
+                        temp = self.names.temp("temp")
+                        self.extra_declarations.append((temp, kind, ()))
+                        assignments.append(Node("assign", (Node("ident", (temp,)), node),
+                                                stmt.ann.discard("label").discard("directives")))
+                        shared[node] = Node("ident", (temp,))
+                    return shared[node]
+            return Node(node.op, share(node.kids), node.ann)
+
+        value = share(value)
+        if not shared:
+            return (), value, copy
+        return tuple(assignments), value, _replaced_equal(copy, shared)
+
     def take_pending(self) -> tuple:
         """The differentiated calls split out of the statement so far (and forget them)."""
         pending, self.pending, self.replacements = tuple(self.pending), [], {}
@@ -680,6 +715,22 @@ def _replaced(node, replacements: dict):
     if hit is not None:
         return hit
     return Node(node.op, tuple(_replaced(k, replacements) for k in node.kids), node.ann)
+
+
+# C math functions the compiler expands inline, with no errno: not worth a temporary
+_INLINE_C_MATH = frozenset({"fabs", "fmax", "fmin", "copysign"})
+
+
+def _replaced_equal(node, replacements: dict):
+    """node with the sub-trees equal to a key of `replacements` replaced."""
+    if isinstance(node, tuple):
+        return tuple(_replaced_equal(k, replacements) for k in node)
+    if not isinstance(node, Node):
+        return node
+    hit = replacements.get(node)
+    if hit is not None:
+        return hit
+    return Node(node.op, tuple(_replaced_equal(k, replacements) for k in node.kids), node.ann)
 
 
 def is_void(rtype) -> bool:
