@@ -4,8 +4,8 @@
 - `gmm.c`: a Gaussian-mixture log-likelihood, head gmm(ll)/(mu logw sigma);
 - `rnn.f90`: a recurrent cell unrolled over a sequence, head rnn(loss h)/(w u b).
 
-For each kernel it reports R_t = time(tangent) / time(primal), and for the Fortran kernels
-time(F_DV with 8 directions) / time(8 runs of F_D). Each driver times every call as the best
+For each kernel it reports R_t = time(tangent) / time(primal), and time(F_DV with 8
+directions) / time(8 runs of F_D). Each driver times every call as the best
 of 5 repetitions.
 
     python bench/bench_runtime.py [--keep DIR]
@@ -26,7 +26,7 @@ DIFFSIZES = f"module diffsizes\n  integer, parameter :: nbdirsmax = {NBDIRS}\nen
 # name, source, head, vector mode too
 CASES = [
     ("burgers", "burgers.f90", "burgers(u)/(u nu)", True),
-    ("gmm", "gmm.c", "gmm(ll)/(mu logw sigma)", False),
+    ("gmm", "gmm.c", "gmm(ll)/(mu logw sigma)", True),
     ("rnn", "rnn.f90", "rnn(loss h)/(w u b)", True),
 ]
 
@@ -42,6 +42,10 @@ def build_and_run(name: str, source: str, head: str, vector: bool, work: Path) -
     if ext == "c":
         shutil.copy(KERNELS / f"{name}_driver.c", work)
         files = [source, f"{stem}_d.c", f"{name}_driver.c"]
+        if vector:
+            adspec("-vector", "-head", head, source, "-O", ".", cwd=work)
+            (work / "DIFFSIZES.h").write_text(f"#define NBDirsMax {NBDIRS}\n")
+            files.append(f"{stem}_dv.c")
         subprocess.run(["gcc", "-O2", *files, "-lm", "-o", name], cwd=work, check=True)
     else:
         (work / "diffsizes.f90").write_text(DIFFSIZES)

@@ -1,12 +1,17 @@
-/* Times gmm and gmm_D; prints "name seconds" lines, each the best of 5 repetitions. */
+/* Times gmm, gmm_D, gmm_DV (8 directions) and 8 runs of gmm_D; prints "name seconds" lines,
+   each the best of 5 repetitions. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
 #include <time.h>
 
+#define NBDIRS 8 /* NBDirsMax of DIFFSIZES.h */
+
 void gmm(double *x, double *mu, double *logw, double *sigma, double *ll, int n, int d, int k);
 void gmm_D(double *x, double *mu, double *mud, double *logw, double *logwd, double *sigma, double *sigmad,
            double *ll, double *lld, int n, int d, int k);
+void gmm_DV(double *x, double *mu, double mud[][NBDIRS], double *logw, double logwd[][NBDIRS], double *sigma,
+            double sigmad[][NBDIRS], double *ll, double lld[][NBDIRS], int n, int d, int k, int nbdirs);
 
 static double now(void) {
   struct timespec t;
@@ -42,6 +47,33 @@ int main(void) {
   }
   check += lld;
   printf("tangent %.5e\n", best);
+  {
+    static double mudv[K * D][NBDIRS], logwdv[K][NBDIRS], sigmadv[K * D][NBDIRS], lldv[1][NBDIRS];
+    int dir;
+    best = 1e30;
+    for (r = 0; r < REPS; r++) {
+      start = now();
+      for (dir = 0; dir < NBDIRS; dir++) {
+        for (i = 0; i < K * D; i++) { mud[i] = 1.0 / (dir + 1); sigmad[i] = 0.5; }
+        gmm_D(x, mu, mud, logw, logwd, sigma, sigmad, &ll, &lld, N, D, K);
+      }
+      if (now() - start < best) best = now() - start;
+    }
+    check += lld;
+    printf("tangent8 %.5e\n", best);
+    for (dir = 0; dir < NBDIRS; dir++) {
+      for (i = 0; i < K * D; i++) { mudv[i][dir] = 1.0 / (dir + 1); sigmadv[i][dir] = 0.5; }
+      for (i = 0; i < K; i++) logwdv[i][dir] = 1.0;
+    }
+    best = 1e30;
+    for (r = 0; r < REPS; r++) {
+      start = now();
+      gmm_DV(x, mu, mudv, logw, logwdv, sigma, sigmadv, &ll, lldv, N, D, K, NBDIRS);
+      if (now() - start < best) best = now() - start;
+    }
+    check += lldv[0][NBDIRS - 1];
+    printf("vector8 %.5e\n", best);
+  }
   printf("check %.5e\n", check);
   return 0;
 }
