@@ -322,6 +322,8 @@ class FortranWriter(BlockWriter):
 
     def emit_do(self, n):
         var, lo, hi, step, body = n.kids
+        if n.ann.get("vectorize"):  # independent iterations (F_DV's directions): gfortran's own hint
+            self.comment_line("!GCC$", "vector")
         self.line(f"do {self.x.loop_control(var, lo, hi, step, ', ')}")
         self.body_of(body.kids)
         self.line("end do")

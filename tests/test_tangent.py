@@ -259,7 +259,7 @@ def vector_and_scalar_runs(source: str, head: str, args: list, independents: lis
     filename = "t.f90" if lang == "fortran" else "t.c"
     original = adspec.parse(source, lang=lang, filename=filename)
     if lang == "fortran":
-        sizes = adspec.parse("module diffsizes\n  integer, parameter :: nbdirsmax = 3\nend module\n", lang="fortran",
+        sizes = adspec.parse(f"module diffsizes\n  integer, parameter :: nbdirsmax = {nbdirs}\nend module\n", lang="fortran",
                              filename="diffsizes.f90").kids
     else:
         sizes = ()
@@ -325,7 +325,7 @@ def test_vector_mode_structure():
     assert "subroutine f_dv(x, xd, y, yd, n, nbdirs)" in text and "use diffsizes" in text
     assert "real(8) :: xd(nbdirsmax, n), yd(nbdirsmax), td(nbdirsmax)" in text
     assert "real(8) :: temp, temp0, temp1, temp2, temp3" in text
-    assert ("      temp = cos(x(i))\n      temp0 = sin(x(i))\n      do nd = 1, nbdirs\n"
+    assert ("      temp = cos(x(i))\n      temp0 = sin(x(i))\n      !GCC$ vector\n      do nd = 1, nbdirs\n"
             "         td(nd) = x(i)*(temp*xd(nd, i)) + temp0*xd(nd, i)\n") in text
     assert "temp1 = 2.0d0*t\n" in text and "temp3 = 2.0d0*t/x(i)*(1.0d0/x(i))" in text
     assert text.count("do nd = 1, nbdirs") == 4
@@ -384,7 +384,7 @@ def test_vector_mode_hoists_only_scalar_partials_of_one_real_type():
 end subroutine
 """
     text = tangent(source, "f(y z)/(x)", mode="vector").text
-    assert ("   temp = cos(x(1))\n   do nd = 1, nbdirs\n      yd(nd, :) = x*(-sin(x)*xd(nd, :)) + cos(x)*xd(nd, :)\n"
+    assert ("   temp = cos(x(1))\n   !GCC$ vector\n   do nd = 1, nbdirs\n      yd(nd, :) = x*(-sin(x)*xd(nd, :)) + cos(x)*xd(nd, :)\n"
             "      zd(nd) = x(2)*(dble(s)*(temp*xd(nd, 1))) + sin(x(1))*dble(s)*xd(nd, 2) + "
             "merge(x(2)*xd(nd, 1) + x(1)*xd(nd, 2), 0.0d0, n > 1)\n   end do\n   y = cos(x)*x\n") in text
     assert "temp0" not in text, text
@@ -476,6 +476,51 @@ def test_c_vector_mode_pointer_locals_and_allocations():
     assert "wd = (double (*)[NBDirsMax])calloc(n, sizeof(double[NBDirsMax]));" in smooth_text
     assert "free(wd);" in smooth_text and "wd[i][nd] = temp * ud[i][nd];" in smooth_text
 
+
+
+STENCIL = """subroutine f(u, v, c, n)
+  integer n, i
+  real(8) u(n), v(n), c
+  do i = 2, n - 1
+    v(i) = c * u(i) * (u(i+1) - u(i-1)) + sin(u(i))
+  end do
+end subroutine
+"""
+
+C_STENCIL = ("#include <math.h>\nvoid f(double *u, double *v, double c, int n) {\n  int i;\n"
+             "  for (i = 1; i < n - 1; i++)\n    v[i] = c * u[i] * (u[i+1] - u[i-1]) + sin(u[i]);\n}\n")
+
+
+@pytest.mark.parametrize("lang", ["fortran", "c"])
+@pytest.mark.parametrize("nbdirs", [1, 2, 4])
+def test_vector_mode_for_any_number_of_directions(nbdirs, lang):
+    """Every direction of F_DV is F_D's, bit for bit, for one direction, an even number and
+    nbdirs = nbdirsmax (the other tests use 3)."""
+    args = [("u", np.array([0.3, 0.9, 1.4, 0.2, 0.7])), ("v", np.zeros(5)), ("c", np.array(1.3)),
+            ("n", np.array(5, np.int32))]
+    vec, scal = vector_and_scalar_runs(STENCIL if lang == "fortran" else C_STENCIL, "f(v)/(u c)", args, ["u", "c"],
+                                       ["v"], nbdirs=nbdirs, lang=lang)
+    for d in range(nbdirs):
+        assert np.array_equal(np.asarray(vec["v"]).reshape(-1)[d::nbdirs], scal[d]["v"]), d
+        assert np.abs(scal[d]["v"]).max() > 0
+
+
+@pytest.mark.compile
+def test_gfortran_O2_vectorizes_the_direction_loop(tmp_path):
+    """gcc 12's -O2 (very cheap cost model) leaves a loop with a run-time bound scalar; F_DV's
+    direction loops carry `!GCC$ vector`, and gfortran -O2 -Wall vectorizes them silently."""
+    require_compilers("fortran")
+    (tmp_path / "diffsizes.f90").write_text("module diffsizes\n  integer, parameter :: nbdirsmax = 8\nend module\n")
+    text = adspec.differentiate(STENCIL, head="f(v)/(u c)", mode="vector", lang="fortran", filename="f_dv.f90").text
+    (tmp_path / "f_dv.f90").write_text(text)
+    built = subprocess.run(["gfortran", "-O2", "-Wall", "-fopt-info-vec-optimized", "-c", "diffsizes.f90", "f_dv.f90"],
+                           cwd=tmp_path, capture_output=True, text=True, check=True)
+    lines = text.splitlines()
+    loops = [i for i, line in enumerate(lines, 1) if line.strip() == "do nd = 1, nbdirs"]
+    assert all(lines[i - 2].strip() == "!GCC$ vector" for i in loops), text
+    vectorized = {int(v.split(":")[1]) for v in built.stderr.splitlines() if v.startswith("f_dv.f90") and "vectorized" in v}
+    assert loops[-1] in vectorized, (built.stderr, text)
+    assert "Warning" not in built.stderr, built.stderr
 
 @pytest.mark.compile
 def test_c_vector_mode_compiles_with_gcc_wall_werror(tmp_path):
@@ -569,8 +614,8 @@ def test_vector_mode_moves_derivative_statements_up_to_share_a_direction_loop():
 end subroutine
 """
     text = tangent(source, "f(z)/(x)", mode="vector").text
-    assert ("   do nd = 1, nbdirs\n      td(nd) = temp*xd(nd)\n      yd(nd) = temp0*xd(nd)\n   end do\n"
-            "   t = x*x\n   y = sin(x)\n   do nd = 1, nbdirs\n      zd(nd) = y*td(nd) + t*yd(nd)\n") in text, text
+    assert ("   !GCC$ vector\n   do nd = 1, nbdirs\n      td(nd) = temp*xd(nd)\n      yd(nd) = temp0*xd(nd)\n   end do\n"
+            "   t = x*x\n   y = sin(x)\n   !GCC$ vector\n   do nd = 1, nbdirs\n      zd(nd) = y*td(nd) + t*yd(nd)\n") in text, text
     vec, scal = vector_and_scalar_runs(source, "f(z)/(x)", [("x", np.array(0.7)), ("y", np.array(0.0)),
                                                            ("z", np.array(0.0))], ["x"], ["z"])
     for d in range(3):
