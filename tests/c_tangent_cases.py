@@ -40,6 +40,7 @@ C_CASES = [
     ("c15_struct_return.c", "cpoly(y)/(x)", [real("x", 3), real("y", 2), integer("n", 3)]),
     ("c16_passive_and_dropped_calls.c", "branches(y)/(x)", [real("x", 3), real("y", 2), integer("n", 3)]),
     ("c17_pointer_walk.c", "walk(y)/(a x)", [real("a", 9), real("x", 3), real("y", 3), integer("n", 3)]),
+    ("c18_struct_function_nested.c", "csum(s)/(x)", [real("x", 3), real("s", 1), integer("n", 3)]),
 ]
 
 # Single precision: divided differences of float code lose about half the digits, so the
