@@ -104,8 +104,8 @@ def _zones_of(program, proc, names, role, visible: int, used: int) -> int:
     out = 0
     for name in names:
         key = name if proc.lang == "c" else name.lower()
-        if key == proc.source_name and zones.result_zone is not None:
-            found = 1 << zones.result_zone
+        if key == proc.source_name and zones.result_zones:
+            found = zones.result_zones
         else:
             found = zones.var_zones(key) & visible or _callee_global(program, proc, key)
             if proc.lang == "c" and not found & zones.differentiable_mask:

@@ -13,8 +13,7 @@ def visible_zones(proc) -> int:
     visible = zones.caller_globals_mask
     for formal in zones.formal_zones:
         visible |= formal
-    if zones.result_zone is not None:
-        visible |= 1 << zones.result_zone
+    visible |= zones.result_zones
     return visible
 
 

@@ -368,15 +368,37 @@ class Facts:
         proc = self.program.procedure(proc_name)
         at_entry = (self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
                     & proc.zones.differentiable_mask)
-        out = []
-        stack = [((), proc.zones.vars[name])]
-        while stack:
-            path, loc = stack.pop()
-            if loc.fields and not loc.pointer:
-                stack.extend((path + (f,), sub) for f, sub in reversed(loc.fields.items()))
-            elif loc.all & at_entry:
-                out.append(path)
-        return tuple(out)
+        return _field_paths(proc.zones.vars[name], lambda zones: zones & at_entry)
+
+    def structure_fields(self, call: Node, actual: Node) -> tuple:
+        """The field paths (as zero_at_entry_fields) of the differentiable leaves of the
+        structure that `actual`, an actual argument of `call`, refers to (a variable, a
+        component, an element, C's &v); () when it is not a reference to a structure."""
+        proc, _ = self._call_instr(call)
+        loc = _loc_of(proc.zones, actual)
+        if loc is None or not loc.fields or loc.pointer:
+            return ()
+        return _field_paths(loc, lambda zones: zones & proc.zones.differentiable_mask)
+
+    @_remembered
+    def zero_fields_before_call(self, call: Node, index: int) -> tuple:
+        """The field paths (as zero_at_entry_fields) of the structure passed as actual number
+        `index` of an active call whose derivative must be set to zero just before the call:
+        the parts not varied there (their derivative is zero, but the derivative variable
+        holds whatever was left in it, paper 4.6) that the callee may read the derivative of
+        (varied at its entry through another call site: it does not reset them itself).
+        () when the actual is not a structure reference (ident, component, element, C &v)."""
+        proc, instr = self._call_instr(call)
+        site = self.program.call_sites.get(id(instr))
+        loc = _loc_of(proc.zones, call.kids[1][index])
+        if site is None or loc is None:
+            return ()
+        zero_here = proc.zones.differentiable_mask & ~self.activity.varied[proc.name].before(instr)
+        varied_in_callee = self.activity.varied[site.callee.name].at_entry
+
+        def needed(zones):
+            return any(site.to_callee(1 << z) & varied_in_callee for z in zones_of(zones & zero_here))
+        return _field_paths(loc, needed) if loc.fields else ()
 
     @_remembered
     def derivative_read_later(self, ref: Node, stmt: Node) -> bool:
@@ -552,6 +574,35 @@ def _ref_zones(proc, ref: Node) -> int:
         return proc.zones.ref(ref).zones & proc.zones.differentiable_mask
     except SourceError:
         return 0
+
+
+def _field_paths(loc, wanted) -> tuple:
+    """The field paths (tuples of field names, () for loc itself) of the leaves of loc (not
+    through pointers) whose zones `wanted` (a function of a bitset) accepts."""
+    out = []
+    stack = [((), loc)]
+    while stack:
+        path, loc = stack.pop()
+        if loc.fields and not loc.pointer:
+            stack.extend((path + (f,), sub) for f, sub in reversed(loc.fields.items()))
+        elif wanted(loc.all):
+            out.append(path)
+    return tuple(out)
+
+
+def _loc_of(zones, ref: Node):
+    """The Loc of a reference to a variable, a component or an element (elements of an array
+    share its Loc), C's &v as v; None for other expressions (through pointers, values)."""
+    if ref.op == "address":
+        ref = ref.kids[0]
+    if ref.op == "ident":
+        return zones.vars.get(ref.kids[0])
+    if ref.op == "arrayAccess":
+        return _loc_of(zones, ref.kids[0])
+    if ref.op == "fieldAccess":
+        base = _loc_of(zones, ref.kids[0])
+        return base.fields.get(ref.kids[1]) if base is not None and base.fields and not base.pointer else None
+    return None
 
 
 def _names(proc, zones: int) -> frozenset:

@@ -227,17 +227,16 @@ class CallSite:
         for f, side in self.sides.items():
             if side.reads & s:
                 out |= bit(f)
-        result = self.callee.zones.result_zone
-        if result is not None and self.instr.result is not None and (s >> self.instr.result) & 1:
-            out |= bit(result)  # a function's value, received by the caller's temporary
+        if self.instr.result is not None and (s >> self.instr.result) & 1:
+            out |= self.callee.zones.result_zones  # a function's value, received by the caller's temporary
         return out
 
     def to_caller(self, s: int, written: bool = False, must: bool = False) -> int:
         fz = self.callee.zones
         shared = fz.caller_globals_mask
         out = s & shared
-        if fz.result_zone is not None and (s >> fz.result_zone) & 1 and self.instr.result is not None:
-            out |= bit(self.instr.result)
+        if s & fz.result_zones and self.instr.result is not None:
+            out |= bit(self.instr.result)  # the caller's temporary holds the whole value (every component)
         sides = self.sides
         for f in zones_of(s & ~shared):
             side = sides.get(f)
@@ -267,7 +266,7 @@ class CallSite:
         if (fz.caller_globals_mask >> v2) & 1:
             yield v2, True
             return
-        if v2 == fz.result_zone:
+        if (fz.result_zones >> v2) & 1:
             if self.instr.result is not None:
                 yield self.instr.result, True
             return

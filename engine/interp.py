@@ -98,6 +98,29 @@ class Record:
         return Record(self.tname, {k: _copy_binding(b) for k, b in self.fields.items()})
 
 
+class ComponentPlaces:
+    """The places of one component (or one element of an array component) across an array
+    of Fortran records: `ps%mass`, `cd%p%x(nd)` (Fortran's one part with a rank is the
+    array of records). places[...] gathers their values into an array of the records' shape,
+    places[...] = v scatters v (or a scalar) into them. cells: (container, key) per record, in
+    np.ndindex order of shape."""
+    __slots__ = ("cells", "shape")
+
+    def __init__(self, cells, shape):
+        self.cells, self.shape = cells, shape
+
+    @property
+    def dtype(self):
+        return self.cells[0][0].dtype if self.cells else np.dtype(np.float64)
+
+    def __getitem__(self, _key):
+        return np.array([c[k] for c, k in self.cells], dtype=self.dtype).reshape(self.shape)
+
+    def __setitem__(self, _key, value):
+        for idx, (c, k) in zip(np.ndindex(self.shape), self.cells):
+            c[k] = value[idx] if isinstance(value, np.ndarray) else value
+
+
 class UnionRecord(Record):
     """A C union value: every field is a typed view of one shared byte buffer, so reading
     a field after writing another reinterprets the bytes as C does."""
@@ -977,6 +1000,8 @@ class Interpreter(FortranConstructs):
             return b
         if op == "arrayAccess":
             data, key = self._f_place(node)
+            if type(data) is ComponentPlaces:  # cd%p%x(1): passed by value
+                return data[key]
             if all(type(k) is int for k in key):
                 return (data, key)
             return data[key]
@@ -1781,7 +1806,10 @@ class Interpreter(FortranConstructs):
                 return b.data, Ellipsis
             return b, ()
         if op == "fieldAccess":
-            b = self._field(self.eval(node.base), node)
+            rec = self.eval(node.base)
+            if _is_records(rec):  # ps%mass: the component in every record
+                return self._component_places(rec, node), ()
+            b = self._field(rec, node)
             if isinstance(b, FArr):
                 return b.data, Ellipsis
             return b, ()
@@ -1790,7 +1818,10 @@ class Interpreter(FortranConstructs):
             if base.op == "ident":
                 b = self.binding(base.name, node=base)
             elif base.op == "fieldAccess":
-                b = self._field(self.eval(base.base), base)
+                rec = self.eval(base.base)
+                if _is_records(rec):  # cd%p%x(nd): the element of the component in every record
+                    return self._component_places(rec, base, node), ()
+                b = self._field(rec, base)
             else:
                 raise _err(node, f"indexing of {base.op}")
             if type(b) is not FArr:
@@ -1804,6 +1835,20 @@ class Interpreter(FortranConstructs):
         if op == "deref":
             raise _err(node, "deref in Fortran")
         raise _err(node, f"{op} is not a variable")
+
+    def _component_places(self, records, field, indexed=None) -> ComponentPlaces:
+        """The places of component field.field of each record (indexed: the arrayAccess of
+        field whose element is meant, `x(nd)` of `p%x(nd)`)."""
+        cells = []
+        for idx in np.ndindex(records.shape):
+            b = self._field(records[idx], field)
+            if indexed is None:
+                cells.append((b.data, Ellipsis) if isinstance(b, FArr) else (b, ()))
+            elif type(b) is FArr and b.data is not None:
+                cells.append((b.data, self._f_key(indexed, b.data.shape, b.lb)))
+            else:
+                raise _err(indexed, f"component {field.field} is not an allocated array")
+        return ComponentPlaces(cells, records.shape)
 
     def _f_key(self, node, shape, lb):
         idx = node.kids[1]
@@ -2021,6 +2066,12 @@ _SPECIAL = {"size": "i_size", "shape": "i_shape", "lbound": "i_lbound", "ubound"
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
+
+def _is_records(value) -> bool:
+    """An array of Fortran records (derived-type values)."""
+    return (isinstance(value, np.ndarray) and value.dtype == object and value.ndim > 0 and value.size > 0
+            and isinstance(value.flat[0], Record))
+
 
 def _case_key(a, b):
     """A case value or selector made comparable with the other: a Fortran string blank-padded

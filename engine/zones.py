@@ -291,7 +291,8 @@ class ZoneMap:
 
     Attributes: zones (list[Zone], index = zone number), n_globals, formal_zones (list of bitsets,
     one per formal argument position: all zones of that formal incl. fields and pointee),
-    result_zone (int or None: Fortran function result / C return value), globals_mask,
+    result_zone (int or None: Fortran function result / C return value), result_zones (bitset:
+    all zones of the result, the components of a structure included; 0 if none), globals_mask,
     locals_mask (bitset of local + temp zones: invisible to callers), differentiable_mask,
     host_shared (this procedure's own variables numbered as globals because its internal
     procedures use them), caller_globals_mask (globals_mask without host_shared: the global
@@ -325,6 +326,7 @@ class ZoneMap:
         self.globals_mask = (1 << n_globals) - 1
         self.formal_zones: list[int] = []
         self.result_zone: int | None = None
+        self.result_zones = 0
         self.locals_mask = 0
         self.host_shared = 0
         self.differentiable_mask = 0
@@ -893,6 +895,7 @@ class _ProcedureBuilder:
                     zm.result_zone = zm._numbering.new_zone(f"{node.kids[0]}_result", None, _value_type(rtype, scope),
                                                             False, "result")
                     zm._register_range(zm.result_zone, "result")
+                    zm.result_zones = 1 << zm.result_zone
             else:
                 rname = node.kids[3] or node.kids[0]
                 sym = scope.symbols.get(rname)
@@ -902,6 +905,7 @@ class _ProcedureBuilder:
                 if loc is not None:
                     zm.vars[rname] = loc
                     zm.result_zone = loc.zone if loc.zone is not None else min(_bits(loc.all), default=None)
+                    zm.result_zones = loc.all if loc.zone is None else 1 << loc.zone
         # locals: declared here, then implicitly typed names of the body
         equiv = self._equivalences()
         for name, sym in scope.symbols.items():

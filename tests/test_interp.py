@@ -662,3 +662,33 @@ int head(int *a, int n) {
     got = Interpreter(tree).call("head", [a, np.int32(4)])
     assert a.tolist() == [30, 21, 12, 0, 0]
     assert got == 3 + (0 * 4 + 1 * 3) + 6
+
+
+def test_a_component_of_an_array_of_records_reads_and_writes_every_record():
+    """ps%m = a and c%p%x(2) = ... (the array of records is the part with a rank: Fortran's
+    one) write the component in each record; reads gather them (vector mode's cd%p%x(nd))."""
+    import adspec
+    tree = adspec.parse("""module mt
+  type pt
+    real(8) :: m
+    real(8) :: x(3)
+  end type
+  type cl
+    type(pt) :: p(2)
+  end type
+end module
+
+subroutine t(a, b)
+  use mt
+  real(8) a(2), b(2)
+  type(pt) ps(2)
+  type(cl) c
+  ps%m = a
+  c%p%x(2) = 2.0d0 * a
+  c%p(1)%x(2) = c%p(1)%x(2) + 1.0d0
+  b = ps%m + c%p%x(2)
+end subroutine
+""", lang="fortran", filename="t.f90")
+    a, b = np.array([0.5, 0.25]), np.zeros(2)
+    Interpreter(tree).call("t", [a, b])
+    assert list(b) == [2.5, 0.75]

@@ -362,21 +362,30 @@ class TangentContext(Context):
 
         def zero_of(t):
             return Node("realCst", ("0.0", (t.kids[1] if t is not None and t.op == "type" else None) or 4))
-        if typ is None or typ.op != "typeRef":
-            return (Node("assign", (ref_d, self.zero_like(ref) if typ is None else zero_of(typ)), ann),)
-        scope = self.procedure.scope
-        found = self.types.zero_assignments(ref_d, typ, scope, ranked, zero_of, ann)
-        if found is not None:
-            return found
-        sym = self.symbol_of(ref)
-        if ref.op != "ident" or sym is None or sym.dims is None or len(sym.dims) != 1:
+        if typ is None:
+            return (Node("assign", (ref_d, self.zero_like(ref)), ann),)
+        if typ.op != "typeRef" and ranked <= 1:
+            return (Node("assign", (ref_d, zero_of(typ)), ann),)
+        if typ.op == "typeRef":
+            found = self.types.zero_assignments(ref_d, typ, self.procedure.scope, ranked, zero_of, ann)
+            if found is not None:
+                return found
+        # Fortran allows one part with a rank: a loop over the structures of the array at the root
+        fields, root, root_d = [], ref, ref_d
+        while root.op == "fieldAccess" and root_d.op == "fieldAccess":
+            fields.append(root.kids[1])
+            root, root_d = root.kids[0], root_d.kids[0]
+        sym = self.symbol_of(root)
+        if root.op != "ident" or root_d.op != "ident" or sym is None or sym.dims is None or len(sym.dims) != 1:
             self.unsupported(ref, "a zero derivative of an array of structures with array components")
-        # Fortran allows one part with a rank: a loop over the structures
         index = self.names.temp("ii1")
         self.extra_declarations.append((index, Node("type", ("integer", None, None)), ()))
         i = Node("ident", (index,))
-        bound = lambda which: Node("intrinsic", (which, (ref_d, Node("intCst", (1, None)))))  # noqa: E731
-        body = self.types.zero_assignments(Node("arrayAccess", (ref_d, (i,))), typ, scope, 0, zero_of, ann)
+        part, part_d = Node("arrayAccess", (root, (i,))), Node("arrayAccess", (root_d, (i,)))
+        for field in reversed(fields):
+            part, part_d = Node("fieldAccess", (part, field)), Node("fieldAccess", (part_d, field))
+        bound = lambda which: Node("intrinsic", (which, (root_d, Node("intCst", (1, None)))))  # noqa: E731
+        body = self.zero_assignments(part_d, part, ann)
         return (Node("do", (i, bound("lbound"), bound("ubound"), None, Node("block", body)), ann),)
 
     # --- function calls inside expressions (split out first, fig. 10: result1, result1d) -------
@@ -391,13 +400,10 @@ class TangentContext(Context):
             self.unsupported(stmt, f"an active call of the external function {name}")
         temp = self.names.temp("result1")
         temp_d = self.names.var(temp)
-        kind = self.result_kind(callee)
-        rtype = callee.node.kids[4]
-        if self.lang == "c" and rtype is not None and rtype.op != "type":  # a struct result: its own type
-            kind = rtype
-        self.extra_declarations.extend(((temp, kind, ()), (temp_d, kind, ())))
+        typ, typ_d = self.temporary_types(self.result_type(callee), stmt)
+        self.extra_declarations.extend(((temp, typ, ()), (temp_d, typ_d, ())))
         function_d = self.names.proc(callee.source_name)
-        external = (function_d, kind, ("external",))
+        external = (function_d, typ_d, ("external",))
         in_module = callee.scope.parent is not None and callee.scope.parent.kind == "module"  # USEd, not EXTERNAL
         if self.lang == "fortran" and not in_module and external not in self.extra_declarations:
             self.extra_declarations.append(external)
@@ -421,8 +427,7 @@ class TangentContext(Context):
         if callee.node.kids[1] != "function" or is_void(callee.node.kids[4]):
             return ()
         temp = self.names.temp("result1")
-        rtype = callee.node.kids[4]
-        self.extra_declarations.append((temp, rtype if rtype.op != "type" else self.result_kind(callee), ()))
+        self.extra_declarations.append((temp, self.temporary_types(self.result_type(callee), call)[0], ()))
         return (Node("address", (Node("ident", (temp,)),)),)
 
     def c_result_name(self, proc: Node) -> str:
@@ -440,11 +445,30 @@ class TangentContext(Context):
         give = Node("assign", (result, value), stmt.ann.discard("label"))
         return Node("block", primal[:-1] + (give, Node("return", (value_d,), stmt.ann.discard("label"))))
 
+    def result_type(self, callee) -> Node | None:
+        """The type of a function's result (Fortran: of its RESULT variable, if declared apart)."""
+        if self.lang != "fortran":
+            return callee.node.kids[4]
+        sym = callee.scope.lookup(callee.node.kids[3] or callee.node.kids[0])
+        return sym.type if sym is not None and sym.type is not None else callee.node.kids[4]
+
     def result_kind(self, callee) -> int:
-        result = callee.node.kids[3] or callee.node.kids[0]
-        sym = callee.scope.lookup(result)
-        typ = sym.type if sym is not None and sym.type is not None else callee.node.kids[4]
+        typ = self.result_type(callee)
         return (typ.kids[1] if typ is not None and typ.op == "type" else None) or 4
+
+    def temporary_types(self, typ: Node | None, stmt: Node) -> tuple:
+        """(type of a temporary holding a value of type typ, type of its derivative), as
+        extra_declarations takes them: the real kind of a real (4 when unknown), for both; a
+        C struct's own type, for both (the tangent gives a struct's derivative its type);
+        Fortran type(T) and type(T_D), T as the procedure being differentiated sees it."""
+        if typ is None or typ.op == "type":
+            kind = (typ.kids[1] if typ is not None else None) or 4
+            return kind, kind
+        if self.lang != "fortran":
+            return typ, typ
+        if typ.op != "typeRef" or self.types.type_def(self.procedure.scope, typ.kids[0]) is None:
+            self.unsupported(stmt, f"a temporary of a type that {self.procedure.source_name} does not see")
+        return typ, self.types.derivative_of(typ, self.procedure.scope)
 
     def with_results(self, expr: Node) -> Node:
         """expr (a derivative expression, whose partials may hold the calls split out) reading
@@ -507,22 +531,32 @@ class TangentContext(Context):
             for d in decl.kids[2]:
                 if d.kids[0] not in reset:
                     continue
-                if self.lang == "fortran":
-                    ref = Node("ident", (d.kids[0],))
-                    out.extend(self.zero_assignments(Node("ident", (self.names.var(d.kids[0]),)), ref, EMPTY_ANN))
-                    continue
-                for path in self.facts.zero_at_entry_fields(name, d.kids[0]):
-                    ref, ref_d = Node("ident", (d.kids[0],)), Node("ident", (self.names.var(d.kids[0]),))
-                    for field in path:  # C assigns no zero to a whole structure: field by field
-                        ref, ref_d = Node("fieldAccess", (ref, field)), Node("fieldAccess", (ref_d, field))
-                    if d.kids[1] or self._field_is_array(ref):
-                        self.unsupported(decl, f"a derivative array ({d.kids[0]}) to reset at the entry")
-                    out.append(Node("assign", (ref_d, self.zero_like(ref))))
+                if self.lang == "c" and d.kids[1]:
+                    self.unsupported(decl, f"a derivative array ({d.kids[0]}) to reset at the entry")
+                ref, ref_d = Node("ident", (d.kids[0],)), Node("ident", (self.names.var(d.kids[0]),))
+                paths = self.facts.zero_at_entry_fields(name, d.kids[0])
+                out.extend(self.zero_fields(ref, ref_d, paths, EMPTY_ANN, decl))
         return tuple(out)
 
-    def _field_is_array(self, ref: Node) -> bool:
-        if ref.op != "fieldAccess":
-            return False
+    def zero_fields(self, ref: Node, ref_d: Node, paths: tuple, ann, stmt: Node | None = None) -> tuple:
+        """REF%F1..%Fkd = 0 for each field path (F1..Fk) of the structure ref, whose
+        derivative is ref_d (() for ref itself): only the parts of a structure whose
+        derivative is zero there, not the others (a varied component keeps its derivative).
+        ref may be C's &v, ref_d &vd (v's fields)."""
+        out = []
+        for path in paths:
+            part, part_d = (ref.kids[0], ref_d.kids[0]) if ref.op == "address" else (ref, ref_d)
+            for field in path:
+                part, part_d = Node("fieldAccess", (part, field)), Node("fieldAccess", (part_d, field))
+            if self.lang == "fortran":
+                out.extend(self.zero_assignments(part_d, part, ann))
+                continue
+            if self._is_array(part):  # C assigns no zero to a whole structure or array
+                self.unsupported(stmt if stmt is not None else ref, f"a derivative array ({_root(part)}) to reset")
+            out.append(Node("assign", (part_d, self.zero_like(part)), ann))
+        return tuple(out)
+
+    def _is_array(self, ref: Node) -> bool:
         zones = self.procedure.zones.ref(ref).zones
         return any(self.procedure.zones.zones[z].is_array for z in zones_of(zones))
 
@@ -546,6 +580,8 @@ class TangentContext(Context):
                 if actual.op in ("ident", "arrayAccess", "fieldAccess", "address", "deref"):
                     derived, _ = self.ruleset.apply("ref", actual, self)
                     out.append(derived)
+                    before.extend(self.zero_fields(actual, derived, self.facts.zero_fields_before_call(call, index),
+                                                   self.derivative_ann(stmt)))
                 else:  # an expression: its value and its derivative go through temporaries
                     out[-1], derived = self.expression_argument(actual, callee, formal, before, stmt)
                     out.append(derived)
@@ -554,7 +590,9 @@ class TangentContext(Context):
                                        f"recognised as an access path, where {self.names.proc(name)} expects a "
                                        f"derivative pointer,")
             else:  # fig. 8: a dummy derivative, zero, for this call's passive actual
-                out.append(self.dummy_zero(actual, before, call))
+                formal_sym = callee.scope.lookup(formal)
+                out.append(self.dummy_zero(actual, before, call, formal_sym.type if formal_sym is not None else None,
+                                           stmt))
         if len(actuals) != len(callee.formals):
             self.unsupported(call, "a call with optional arguments left out")
         return tuple(before), tuple(out)
@@ -614,22 +652,36 @@ class TangentContext(Context):
         sym = callee.scope.lookup(formal)
         if sym is not None and (sym.dims or (self.lang == "c" and sym.is_pointer)):
             self.unsupported(stmt, "an active array expression as an actual argument")
-        kind = (sym.type.kids[1] if sym is not None and sym.type is not None and sym.type.op == "type" else None) or 4
+        typ, typ_d = self.temporary_types(sym.type if sym is not None else None, stmt)
         value_d, _ = self.ruleset.apply("expr", actual, self, stmt)
         temp = self.names.temp("arg1")
         temp_d = self.names.var(temp)
-        self.extra_declarations.extend(((temp, kind, ()), (temp_d, kind, ())))
+        self.extra_declarations.extend(((temp, typ, ()), (temp_d, typ_d, ())))
         before.append(Node("assign", (Node("ident", (temp,)), self.with_results(actual)),
                            stmt.ann.discard("label").discard("directives")))
+        if value_d is None and not isinstance(typ, int):
+            self.unsupported(stmt, "a passive structure expression as an active actual argument")
         before.append(Node("assign", (Node("ident", (temp_d,)), value_d if value_d is not None
-                                      else Node("realCst", ("0.0", kind))), self.derivative_ann(stmt)))
+                                      else Node("realCst", ("0.0", typ))), self.derivative_ann(stmt)))
         return Node("ident", (temp,)), Node("ident", (temp_d,))
 
-    def dummy_zero(self, actual: Node, before: list, call: Node) -> Node:
+    def dummy_zero(self, actual: Node, before: list, call: Node, formal_type: Node | None = None,
+                   stmt: Node | None = None) -> Node:
+        """A zero derivative for a passive actual: dummyzerod = 0 before the call (for a
+        structure, of the derivative type, field by field). formal_type: the callee's formal's;
+        stmt: the statement holding the call."""
         sym = self.symbol_of(actual) if actual.op in ("ident", "arrayAccess") else None
         if sym is not None and sym.dims and actual.op == "ident":
             self.unsupported(call, "a passive array passed where the callee expects a derivative")
         temp = self.names.temp("dummyzerod", derivative=True)
+        if formal_type is not None and formal_type.op != "type":  # a structure (passed by value in C)
+            paths = self.facts.structure_fields(call, actual)
+            if not paths:
+                self.unsupported(stmt or call, "a passive structure expression passed where the callee expects a "
+                                               "derivative")
+            self.extra_declarations.append((temp, self.temporary_types(formal_type, call)[1], ()))
+            before.extend(self.zero_fields(actual, Node("ident", (temp,)), paths, call.ann.discard("label"), call))
+            return Node("ident", (temp,))
         zero = self.zero_like(actual) if sym is not None else Node("realCst", ("0.0", 8))
         self.extra_declarations.append((temp, zero.kids[1], ()))
         before.append(Node("assign", (Node("ident", (temp,)), zero), call.ann.discard("label")))
@@ -669,6 +721,12 @@ def _without_unread(proc: Node, candidates: set) -> Node:
     kids = list(proc.kids)
     kids[6], kids[7] = prune(kids[6]), prune(kids[7])
     return Node("procedure", tuple(kids), proc.ann)
+
+
+def _root(ref: Node) -> str:
+    while ref.op in ("fieldAccess", "arrayAccess", "deref"):
+        ref = ref.kids[0]
+    return ref.kids[0]
 
 
 def _is_null(value: Node) -> bool:
