@@ -173,16 +173,17 @@ class RuleSet:
         return candidates
 
     def _apply_once(self, judgment: str, node: Node, ctx: "Context", inputs: tuple):
+        # one query per candidate guard, all from the state that binds the rules' arguments
+        start = ctx._arguments(node, inputs)
         held, failures = [], []
         for rule in self._candidates(judgment, node):
-            out = var()
-            guard, body = rule.relation(node, out, ctx, *inputs)
+            guard, body = ctx._relation(rule, len(inputs))
             ctx._failed = None
-            state = _first(guard, {}, rule, node)
+            state = _first(guard, start, rule, node)
             if state is None:
                 failures.append((rule.name, ctx._failed))
             else:
-                held.append((rule, out, body, state))
+                held.append((rule, body, state))
         if len(held) != 1:
             where = f"{judgment}: {{}} {node.op}{_at(node)}: {_short(node)}; "
             if not held:
@@ -191,11 +192,12 @@ class RuleSet:
                     for name, failed in failures))
             raise RuleError(where.format("several rules apply to") + "rules: "
                             + ", ".join(r.name for r, *_ in held))
-        rule, out, body, state = held[0]
+        rule, body, state = held[0]
         state = _first(body, state, rule, node)
         if state is None:
             raise RuleError(f"{judgment}: the body of {rule.name} failed after its guard held, "
                             f"on {node.op}{_at(node)}: {_short(node)}")
+        out = ctx._out
         try:
             result = ground_value(out, state)
         except UnboundVariable:
@@ -352,6 +354,9 @@ class Context:
         self._depth = 0
         self._done: dict = {}     # (ruleset, judgment, id(node), inputs) -> ((result, Derivation), goal)
         self._failed = None       # the last premise that failed in a guard, for error messages
+        # each rule's goals, built once (see _relation) over these logic variables
+        self._node, self._out, self._inputs = var(), var(), []
+        self._relations: dict = {}   # (rule, number of inputs) -> (guard, body)
 
     # --- premises --------------------------------------------------------------------
 
@@ -365,9 +370,10 @@ class Context:
 
     def _fact(self, name: str, args: tuple, wanted: bool):
         query = getattr(self.facts, name)      # a misspelt fact fails when the rule is built
+        what = f"an argument of {name}"
 
         def fact_step(state):
-            values = _ground(args, state, f"an argument of {name}")
+            values = _ground(args, state, what)
             value = bool(query(*values))
             if value is not wanted:
                 self._failed = (f"{'' if wanted else 'not '}{name}", values)  # formatted only for an error
@@ -379,9 +385,10 @@ class Context:
         """Premise `predicate(args)` on IL values (a side condition that is no analysis fact);
         recorded like a fact under the predicate's name."""
         name = getattr(predicate, "__name__", "check")
+        what = f"an argument of {name}"
 
         def check_step(state):
-            values = _ground(args, state, f"an argument of {name}")
+            values = _ground(args, state, what)
             if not predicate(*values):
                 self._failed = (name, values)  # formatted only for an error
                 return None
@@ -392,17 +399,21 @@ class Context:
         """`compute(f, a, b, out)`: out = f(a, b), a deterministic Python computation
         (naming `vd` from `v`, building IL) on the reified inputs."""
         inputs, out = args[:-1], args[-1]
+        what = f"an input of {getattr(function, '__name__', 'compute')}"
+
         def compute_step(state):
-            values = _ground(inputs, state, f"an input of {getattr(function, '__name__', 'compute')}")
+            values = _ground(inputs, state, what)
             state = unify_terms(out, function(*values), state)
             return None if state is False else state
         return Goal(compute_step)
 
     def derive(self, judgment: str, sub, out, *inputs):
         """Recursive premise `sub →judgment out`: a query of its own on the reified `sub`."""
+        subject, what = f"the subject of →{judgment}", f"an input of →{judgment}"
+
         def derive_step(state):
-            node = _ground(sub, state, f"the subject of →{judgment}")
-            values = _ground(inputs, state, f"an input of →{judgment}")
+            node = _ground(sub, state, subject)
+            values = _ground(inputs, state, what)
             result, child = self.ruleset.apply(judgment, node, self, *values)
             state = unify_terms(out, result, state)
             return None if state is False else _record(state, child)
@@ -410,9 +421,11 @@ class Context:
 
     def derive_all(self, judgment: str, subs, outs, *inputs):
         """`subs[i] →judgment outs[i]` for each element of the tuple `subs` (one query each)."""
+        subjects, what = f"the subjects of →{judgment}", f"an input of →{judgment}"
+
         def derive_all_step(state):
-            nodes = _ground(subs, state, f"the subjects of →{judgment}")
-            values = _ground(inputs, state, f"an input of →{judgment}")
+            nodes = _ground(subs, state, subjects)
+            values = _ground(inputs, state, what)
             applied = [self.ruleset.apply(judgment, node, self, *values) for node in nodes]
             state = unify_terms(outs, tuple(result for result, _ in applied), state)
             if state is False:
@@ -423,6 +436,26 @@ class Context:
         return Goal(derive_all_step)
 
     # --- the runner's bookkeeping ------------------------------------------------------
+
+    def _relation(self, rule: Rule, arity: int):
+        """The rule's (guard, body), built once: the relation called with logic variables for
+        the node, the result and the inputs. Each application is a query of its own, from a
+        state that binds them (`_arguments`), so applications never share a binding, not
+        even nested ones of the same rule."""
+        key = (rule, arity)
+        goals = self._relations.get(key)
+        if goals is None:
+            goals = self._relations[key] = rule.relation(self._node, self._out, self, *self._inputs[:arity])
+        return goals
+
+    def _arguments(self, node: Node, inputs: tuple) -> dict:
+        """The starting state of an application: the rules' arguments bound to the node and inputs."""
+        while len(self._inputs) < len(inputs):
+            self._inputs.append(var())
+        state = {self._node: node}
+        for variable, value in zip(self._inputs, inputs):
+            state[variable] = value
+        return state
 
     def _applied(self, goal):
         ruleset, judgment, node, inputs = goal
