@@ -89,7 +89,10 @@ class Facts:
             for instr in instrs:
                 sid = instr.node.ann.get("sid")
                 if sid is not None:
-                    for call in _split_calls_of(instr.node, proc.call_results):
+                    split = self._split_calls.get(id(instr.node))
+                    if split is None:  # kept for _reader
+                        split = self._split_calls[id(instr.node)] = (instr.node, _split_calls_of(instr.node, proc.call_results))
+                    for call in split[1]:
                         owner[id(call)] = sid
             for instr in instrs:
                 sid = instr.node.ann.get("sid")

@@ -356,7 +356,7 @@ class Context:
         self._failed = None       # the last premise that failed in a guard, for error messages
         # each rule's goals, built once (see _relation) over these logic variables
         self._node, self._out, self._inputs = var(), var(), []
-        self._relations: dict = {}   # (rule, number of inputs) -> (guard, body)
+        self._relations: dict = {}   # (id(rule), number of inputs) -> (guard, body)
 
     # --- premises --------------------------------------------------------------------
 
@@ -442,7 +442,7 @@ class Context:
         the node, the result and the inputs. Each application is a query of its own, from a
         state that binds them (`_arguments`), so applications never share a binding, not
         even nested ones of the same rule."""
-        key = (rule, arity)
+        key = (id(rule), arity)    # rules live as long as their rule set; hashing one hashes all its fields
         goals = self._relations.get(key)
         if goals is None:
             goals = self._relations[key] = rule.relation(self._node, self._out, self, *self._inputs[:arity])

@@ -144,6 +144,9 @@ class TangentContext(Context):
         """The real kind an expression computes in (8 when it reads a real(8) variable): the
         largest kind of its real(8) constants and real variables (not of array indices).
         Remembered per sub-tree: the chain rule asks it at every level of an expression."""
+        known = self._kinds.get(id(expr))
+        if known is not None and known[0] is expr and known[1] is self.procedure:
+            return known[2]
         stack = [(expr, False)]
         while stack:
             node, operands_known = stack.pop()
