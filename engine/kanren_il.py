@@ -61,6 +61,7 @@ class FreshVar(Var):
 
 
 _VARS = frozenset((Var, FreshVar))
+_set_ground = Node._ground.__set__   # the cache's slot, past Node.__setattr__ (nodes are immutable)
 
 
 def pattern(op: str, *kids, rest=None, **ann) -> Node:
@@ -116,7 +117,7 @@ def _tree_is_ground(tree: Node) -> bool:
             if ground is None:                # a node below is not known yet: it goes first
                 stack.extend(_unknown_nodes(node.kids))
                 continue
-        object.__setattr__(node, "_ground", ground)
+        _set_ground(node, ground)
         stack.pop()
     return tree._ground
 
@@ -167,7 +168,7 @@ def ground_value(term, s: Mapping):
                 raise UnboundVariable(term)
             return value
         node = Node(term.op, _ground_tuple(term.kids, s), term.ann)
-        object.__setattr__(node, "_ground", True)
+        _set_ground(node, True)
         return node
     if kind in _VARS:
         value = _walk(term, s)
@@ -235,11 +236,11 @@ def _reify_tuple(terms: tuple, s: Mapping) -> tuple:
 
 def _walk(term: Var, s: Mapping):
     """The value of a variable in s, through chains of variables (the variable if unbound)."""
-    while term in s:
-        term = s[term]
-        if type(term) not in _VARS:
-            break
-    return term
+    while True:
+        value = s.get(term, term)
+        if value is term or type(value) not in _VARS:
+            return value
+        term = value
 
 
 def unify_terms(u, v, s: Mapping):

@@ -370,13 +370,13 @@ class Context:
 
     def _fact(self, name: str, args: tuple, wanted: bool):
         query = getattr(self.facts, name)      # a misspelt fact fails when the rule is built
-        what = f"an argument of {name}"
+        what, premise = f"an argument of {name}", f"{'' if wanted else 'not '}{name}"
 
         def fact_step(state):
             values = _ground(args, state, what)
             value = bool(query(*values))
             if value is not wanted:
-                self._failed = (f"{'' if wanted else 'not '}{name}", values)  # formatted only for an error
+                self._failed = (premise, values)  # the values are formatted only for an error
                 return None
             return _record(state, Fact(name, values, value))
         return Goal(fact_step)
