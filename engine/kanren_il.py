@@ -45,7 +45,7 @@ from unification.variable import Var
 
 from .il import EMPTY_ANN, ILError, Node, OPS
 
-__all__ = ["pattern", "is_ground", "reify_term", "ground_value", "UnboundVariable", "unify_terms",
+__all__ = ["pattern", "is_ground", "reify_term", "ground_value", "grounder", "UnboundVariable", "unify_terms",
            "Goal", "eq", "lall", "var", "FreshVar", "cons"]
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
@@ -186,6 +186,28 @@ def ground_value(term, s: Mapping):
     if not is_ground(value):
         raise UnboundVariable(term)
     return value
+
+
+def grounder(term):
+    """`state -> ground_value(term, state)`, made once for a term read again and again (a
+    premise's inputs): a variable, or a tuple of variables, bound to real trees is read by
+    one lookup each; anything else takes ground_value."""
+    if type(term) is FreshVar:
+        def ground_variable(s):
+            value = s.get(term, term)
+            return value if type(value) is Node and value._ground is True else ground_value(term, s)
+        return ground_variable
+    if type(term) is tuple and all(type(t) is FreshVar for t in term):
+        def ground_variables(s):
+            values = []
+            for t in term:
+                value = s.get(t, t)
+                if type(value) is not Node or value._ground is not True:
+                    return ground_value(term, s)
+                values.append(value)
+            return tuple(values)
+        return ground_variables
+    return lambda s: ground_value(term, s)
 
 
 def _ground_tuple(terms: tuple, s: Mapping) -> tuple:

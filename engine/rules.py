@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from .il import Node, OPS
-from .kanren_il import Goal, UnboundVariable, ground_value, reify_term, unify_terms, var
+from .kanren_il import Goal, UnboundVariable, ground_value, grounder, reify_term, unify_terms, var
 
 __all__ = ["Rule", "RuleSet", "Context", "Derivation", "Fact", "RuleError", "RULE_SETS"]
 
@@ -239,13 +239,13 @@ def _record(state: dict, entry) -> dict:
 
 
 def _unwind(trace) -> tuple[list, list]:
-    entries = []
+    """(facts, child derivations) of a trace, each in the order of the proof."""
+    facts, children = [], []
     while trace is not None:
         entry, trace = trace
-        entries.append(entry)
-    entries.reverse()
-    facts = [e for e in entries if isinstance(e, Fact)]
-    children = [e for e in entries if isinstance(e, Derivation)]
+        (children if type(entry) is Derivation else facts).append(entry)
+    facts.reverse()
+    children.reverse()
     return facts, children
 
 
@@ -370,10 +370,10 @@ class Context:
 
     def _fact(self, name: str, args: tuple, wanted: bool):
         query = getattr(self.facts, name)      # a misspelt fact fails when the rule is built
-        what, premise = f"an argument of {name}", f"{'' if wanted else 'not '}{name}"
+        values_of, premise = _grounding(args, f"an argument of {name}"), f"{'' if wanted else 'not '}{name}"
 
         def fact_step(state):
-            values = _ground(args, state, what)
+            values = values_of(state)
             value = bool(query(*values))
             if value is not wanted:
                 self._failed = (premise, values)  # the values are formatted only for an error
@@ -385,10 +385,10 @@ class Context:
         """Premise `predicate(args)` on IL values (a side condition that is no analysis fact);
         recorded like a fact under the predicate's name."""
         name = getattr(predicate, "__name__", "check")
-        what = f"an argument of {name}"
+        values_of = _grounding(args, f"an argument of {name}")
 
         def check_step(state):
-            values = _ground(args, state, what)
+            values = values_of(state)
             if not predicate(*values):
                 self._failed = (name, values)  # formatted only for an error
                 return None
@@ -399,21 +399,21 @@ class Context:
         """`compute(f, a, b, out)`: out = f(a, b), a deterministic Python computation
         (naming `vd` from `v`, building IL) on the reified inputs."""
         inputs, out = args[:-1], args[-1]
-        what = f"an input of {getattr(function, '__name__', 'compute')}"
+        values_of = _grounding(inputs, f"an input of {getattr(function, '__name__', 'compute')}")
 
         def compute_step(state):
-            values = _ground(inputs, state, what)
+            values = values_of(state)
             state = unify_terms(out, function(*values), state)
             return None if state is False else state
         return Goal(compute_step)
 
     def derive(self, judgment: str, sub, out, *inputs):
         """Recursive premise `sub →judgment out`: a query of its own on the reified `sub`."""
-        subject, what = f"the subject of →{judgment}", f"an input of →{judgment}"
+        node_of, values_of = _grounding(sub, f"the subject of →{judgment}"), _grounding(inputs, f"an input of →{judgment}")
 
         def derive_step(state):
-            node = _ground(sub, state, subject)
-            values = _ground(inputs, state, what)
+            node = node_of(state)
+            values = values_of(state)
             result, child = self.ruleset.apply(judgment, node, self, *values)
             state = unify_terms(out, result, state)
             return None if state is False else _record(state, child)
@@ -421,11 +421,11 @@ class Context:
 
     def derive_all(self, judgment: str, subs, outs, *inputs):
         """`subs[i] →judgment outs[i]` for each element of the tuple `subs` (one query each)."""
-        subjects, what = f"the subjects of →{judgment}", f"an input of →{judgment}"
+        nodes_of, values_of = _grounding(subs, f"the subjects of →{judgment}"), _grounding(inputs, f"an input of →{judgment}")
 
         def derive_all_step(state):
-            nodes = _ground(subs, state, subjects)
-            values = _ground(inputs, state, what)
+            nodes = nodes_of(state)
+            values = values_of(state)
             applied = [self.ruleset.apply(judgment, node, self, *values) for node in nodes]
             state = unify_terms(outs, tuple(result for result, _ in applied), state)
             if state is False:
@@ -476,8 +476,14 @@ class Context:
         return done
 
 
-def _ground(term, state, what: str):
-    try:
-        return ground_value(term, state)
-    except UnboundVariable:
-        raise _UnboundInput(what) from None
+def _grounding(term, what: str):
+    """`state -> the value of term`, for a premise that reads term each time it runs (kanren_il.grounder);
+    a variable still unbound is an _UnboundInput naming `what`."""
+    value_of = grounder(term)
+
+    def ground(state):
+        try:
+            return value_of(state)
+        except UnboundVariable:
+            raise _UnboundInput(what) from None
+    return ground
