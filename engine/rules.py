@@ -11,6 +11,12 @@ one rule applies to every tree: none or several is a `RuleError` naming the judg
 node's operator and line, and the rules. The chosen rule's body then runs from the state
 its guard left, as one small query; each `ctx.derive` premise is a query of its own.
 
+A relation is called once per context, with logic variables for `node`, `out` and the
+inputs (miniKanren's usual reading of a relation: a function of terms, which may be
+variables); each application runs its goals from a state that binds those variables to the
+node and inputs at hand. So a rule reaches the node only through its goals (a pattern, a
+premise, `ctx.compute`), never by looking at it in Python while it builds them.
+
 Order of evaluation: goals run left to right; `ctx.derive`, `ctx.fact` and `ctx.compute`
 read their inputs when they run (they are delayed goals, like `Zzz`), so they must come after
 the goals that bind those inputs (the pattern first). An input still unbound when the goal
