@@ -238,9 +238,12 @@ class _TraceKey:
 _TRACE = _TraceKey()
 
 
-def _record(state: dict, entry) -> dict:
+def _record(state: dict, *entries) -> dict:
     state = state.copy()
-    state[_TRACE] = (entry, state.get(_TRACE))    # a linked list, newest first
+    trace = state.get(_TRACE)
+    for entry in entries:
+        trace = (entry, trace)    # a linked list, newest first
+    state[_TRACE] = trace
     return state
 
 
@@ -434,11 +437,7 @@ class Context:
             values = values_of(state)
             applied = [self.ruleset.apply(judgment, node, self, *values) for node in nodes]
             state = unify_terms(outs, tuple(result for result, _ in applied), state)
-            if state is False:
-                return None
-            for _, child in applied:
-                state = _record(state, child)
-            return state
+            return None if state is False else _record(state, *(child for _, child in applied))
         return Goal(derive_all_step)
 
     # --- the runner's bookkeeping ------------------------------------------------------
