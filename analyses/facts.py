@@ -66,6 +66,7 @@ class Facts:
         self._formal_cache: dict[str, tuple] = {}
         self._answers: dict[tuple, tuple] = {}     # see _remembered
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
+        self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
 
     # --- statements and their instructions --------------------------------------------------
     def _sid(self, stmt: Node) -> int:
@@ -89,7 +90,10 @@ class Facts:
             for instr in instrs:
                 sid = instr.node.ann.get("sid")
                 if sid is not None:
-                    for call in _split_calls_of(instr.node, proc.call_results):
+                    split = self._split_calls.get(id(instr.node))
+                    if split is None:  # kept for _reader
+                        split = self._split_calls[id(instr.node)] = (instr.node, _split_calls_of(instr.node, proc.call_results))
+                    for call in split[1]:
                         owner[id(call)] = sid
             for instr in instrs:
                 sid = instr.node.ann.get("sid")
@@ -136,20 +140,29 @@ class Facts:
         calls = self._split_calls.get(id(stmt))
         if calls is None:
             calls = self._split_calls[id(stmt)] = (stmt, _split_calls_of(stmt, proc.call_results))
-        holding = [call for call in calls[1] if any(node is expr for arg in call.kids[1] for node in walk(arg))]
-        if holding:  # the innermost call: f(f(x)) evaluates x at the inner one
-            innermost = min(holding, key=lambda call: sum(1 for _ in walk(call)))
-            instr = self._call_expr[proc.name].get(id(innermost))
-            if instr is not None:
-                return proc, instr
+        if calls[1]:
+            holding = [call for call in calls[1] if any(node is expr for arg in call.kids[1] for node in walk(arg))]
+            if holding:  # the innermost call: f(f(x)) evaluates x at the inner one
+                innermost = min(holding, key=lambda call: sum(1 for _ in walk(call)))
+                instr = self._call_expr[proc.name].get(id(innermost))
+                if instr is not None:
+                    return proc, instr
+        known = self._evaluators.get(id(stmt))
+        if known is None:
+            known = self._evaluators[id(stmt)] = (stmt, self._evaluator(stmt, own))
+        return proc, known[1]
+
+    @staticmethod
+    def _evaluator(stmt: Node, own: list):
+        """The instruction of stmt that evaluates its expressions (those not in a split call)."""
         mains = [i for i in own if i.node is stmt]
         if not mains:
             raise ValueError(f"{stmt.op} at line {stmt.line} is no instruction")
         if stmt.op == "do":
-            return proc, mains[0]  # the loopEntry reads the bounds
+            return mains[0]  # the loopEntry reads the bounds
         if stmt.op == "where" and len(mains) > 1:
-            return proc, mains[0]
-        return proc, mains[-1]
+            return mains[0]
+        return mains[-1]
 
     def _call_instr(self, call: Node):
         """(procedure, instruction) of a call statement or of a call split out of an

@@ -74,7 +74,8 @@ class FortranExpr(ExprPrinter):
         # which stays accessible where the specific may be PRIVATE
         return f"{n.ann.get('generic', n.kids[0])}({self.args(n.kids[1])})"
 
-    e_intrinsic = e_call
+    def e_intrinsic(self, n):
+        return f"{n.kids[0]}({self.args(n.kids[1])})"   # no generic name: the reader resolves only calls
 
     def e_namedArg(self, n):
         return f"{n.kids[0]}={self.expr(n.kids[1])}"

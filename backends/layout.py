@@ -164,7 +164,7 @@ class ExprPrinter:
         return False
 
     def args(self, nodes) -> str:
-        return ", ".join(self.expr(a) for a in nodes)
+        return ", ".join([self.render(a)[0] for a in nodes])
 
     def negative_literal(self, text: str) -> tuple[str, int] | str:
         """A literal whose text has a sign binds like a unary minus."""

@@ -73,11 +73,12 @@ class Node:
     # engine.kanren_il.is_ground), None until first asked
 
     def __init__(self, op: str, kids: tuple = (), ann: PMap = EMPTY_ANN):
-        object.__setattr__(self, "op", op)
-        object.__setattr__(self, "kids", tuple(kids))
-        object.__setattr__(self, "ann", ann)
-        object.__setattr__(self, "_hash", None)
-        object.__setattr__(self, "_ground", None)
+        # the slots' own setters (Node.__setattr__ refuses): twice as fast as object.__setattr__
+        _set_op(self, op)
+        _set_kids(self, kids if type(kids) is tuple else tuple(kids))
+        _set_ann(self, ann)
+        _set_hash(self, None)
+        _set_ground(self, None)
 
     def __setattr__(self, name, value):
         raise AttributeError("IL nodes are immutable")
@@ -141,6 +142,9 @@ class Node:
 
     def __repr__(self):
         return sexpr(self)
+
+
+_set_op, _set_kids, _set_ann, _set_hash, _set_ground = (getattr(Node, slot).__set__ for slot in Node.__slots__)
 
 
 def _strip(k):

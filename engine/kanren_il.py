@@ -45,7 +45,7 @@ from unification.variable import Var
 
 from .il import EMPTY_ANN, ILError, Node, OPS
 
-__all__ = ["pattern", "is_ground", "reify_term", "ground_value", "UnboundVariable", "unify_terms",
+__all__ = ["pattern", "is_ground", "reify_term", "ground_value", "grounder", "UnboundVariable", "unify_terms",
            "Goal", "eq", "lall", "var", "FreshVar", "cons"]
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
@@ -61,6 +61,7 @@ class FreshVar(Var):
 
 
 _VARS = frozenset((Var, FreshVar))
+_set_ground = Node._ground.__set__   # the cache's slot, past Node.__setattr__ (nodes are immutable)
 
 
 def pattern(op: str, *kids, rest=None, **ann) -> Node:
@@ -116,7 +117,7 @@ def _tree_is_ground(tree: Node) -> bool:
             if ground is None:                # a node below is not known yet: it goes first
                 stack.extend(_unknown_nodes(node.kids))
                 continue
-        object.__setattr__(node, "_ground", ground)
+        _set_ground(node, ground)
         stack.pop()
     return tree._ground
 
@@ -167,7 +168,7 @@ def ground_value(term, s: Mapping):
                 raise UnboundVariable(term)
             return value
         node = Node(term.op, _ground_tuple(term.kids, s), term.ann)
-        object.__setattr__(node, "_ground", True)
+        _set_ground(node, True)
         return node
     if kind in _VARS:
         value = _walk(term, s)
@@ -185,6 +186,28 @@ def ground_value(term, s: Mapping):
     if not is_ground(value):
         raise UnboundVariable(term)
     return value
+
+
+def grounder(term):
+    """`state -> ground_value(term, state)`, made once for a term read again and again (a
+    premise's inputs): a variable, or a tuple of variables, bound to real trees is read by
+    one lookup each; anything else takes ground_value."""
+    if type(term) is FreshVar:
+        def ground_variable(s):
+            value = s.get(term, term)
+            return value if type(value) is Node and value._ground is True else ground_value(term, s)
+        return ground_variable
+    if type(term) is tuple and all(type(t) is FreshVar for t in term):
+        def ground_variables(s):
+            values = []
+            for t in term:
+                value = s.get(t, t)
+                if type(value) is not Node or value._ground is not True:
+                    return ground_value(term, s)
+                values.append(value)
+            return tuple(values)
+        return ground_variables
+    return lambda s: ground_value(term, s)
 
 
 def _ground_tuple(terms: tuple, s: Mapping) -> tuple:
@@ -235,11 +258,11 @@ def _reify_tuple(terms: tuple, s: Mapping) -> tuple:
 
 def _walk(term: Var, s: Mapping):
     """The value of a variable in s, through chains of variables (the variable if unbound)."""
-    while term in s:
-        term = s[term]
-        if type(term) not in _VARS:
-            break
-    return term
+    while True:
+        value = s.get(term, term)
+        if value is term or type(value) not in _VARS:
+            return value
+        term = value
 
 
 def unify_terms(u, v, s: Mapping):

@@ -11,6 +11,12 @@ one rule applies to every tree: none or several is a `RuleError` naming the judg
 node's operator and line, and the rules. The chosen rule's body then runs from the state
 its guard left, as one small query; each `ctx.derive` premise is a query of its own.
 
+A relation is called once per context, with logic variables for `node`, `out` and the
+inputs (miniKanren's usual reading of a relation: a function of terms, which may be
+variables); each application runs its goals from a state that binds those variables to the
+node and inputs at hand. So a rule reaches the node only through its goals (a pattern, a
+premise, `ctx.compute`), never by looking at it in Python while it builds them.
+
 Order of evaluation: goals run left to right; `ctx.derive`, `ctx.fact` and `ctx.compute`
 read their inputs when they run (they are delayed goals, like `Zzz`), so they must come after
 the goals that bind those inputs (the pattern first). An input still unbound when the goal
@@ -38,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from .il import Node, OPS
-from .kanren_il import Goal, UnboundVariable, ground_value, reify_term, unify_terms, var
+from .kanren_il import Goal, UnboundVariable, ground_value, grounder, reify_term, unify_terms, var
 
 __all__ = ["Rule", "RuleSet", "Context", "Derivation", "Fact", "RuleError", "RULE_SETS"]
 
@@ -173,16 +179,17 @@ class RuleSet:
         return candidates
 
     def _apply_once(self, judgment: str, node: Node, ctx: "Context", inputs: tuple):
+        # one query per candidate guard, all from the state that binds the rules' arguments
+        start = ctx._arguments(node, inputs)
         held, failures = [], []
         for rule in self._candidates(judgment, node):
-            out = var()
-            guard, body = rule.relation(node, out, ctx, *inputs)
+            guard, body = ctx._relation(rule, len(inputs))
             ctx._failed = None
-            state = _first(guard, {}, rule, node)
+            state = _first(guard, start, rule, node)
             if state is None:
                 failures.append((rule.name, ctx._failed))
             else:
-                held.append((rule, out, body, state))
+                held.append((rule, body, state))
         if len(held) != 1:
             where = f"{judgment}: {{}} {node.op}{_at(node)}: {_short(node)}; "
             if not held:
@@ -191,11 +198,12 @@ class RuleSet:
                     for name, failed in failures))
             raise RuleError(where.format("several rules apply to") + "rules: "
                             + ", ".join(r.name for r, *_ in held))
-        rule, out, body, state = held[0]
+        rule, body, state = held[0]
         state = _first(body, state, rule, node)
         if state is None:
             raise RuleError(f"{judgment}: the body of {rule.name} failed after its guard held, "
                             f"on {node.op}{_at(node)}: {_short(node)}")
+        out = ctx._out
         try:
             result = ground_value(out, state)
         except UnboundVariable:
@@ -230,20 +238,23 @@ class _TraceKey:
 _TRACE = _TraceKey()
 
 
-def _record(state: dict, entry) -> dict:
+def _record(state: dict, *entries) -> dict:
     state = state.copy()
-    state[_TRACE] = (entry, state.get(_TRACE))    # a linked list, newest first
+    trace = state.get(_TRACE)
+    for entry in entries:
+        trace = (entry, trace)    # a linked list, newest first
+    state[_TRACE] = trace
     return state
 
 
 def _unwind(trace) -> tuple[list, list]:
-    entries = []
+    """(facts, child derivations) of a trace, each in the order of the proof."""
+    facts, children = [], []
     while trace is not None:
         entry, trace = trace
-        entries.append(entry)
-    entries.reverse()
-    facts = [e for e in entries if isinstance(e, Fact)]
-    children = [e for e in entries if isinstance(e, Derivation)]
+        (children if type(entry) is Derivation else facts).append(entry)
+    facts.reverse()
+    children.reverse()
     return facts, children
 
 
@@ -352,6 +363,9 @@ class Context:
         self._depth = 0
         self._done: dict = {}     # (ruleset, judgment, id(node), inputs) -> ((result, Derivation), goal)
         self._failed = None       # the last premise that failed in a guard, for error messages
+        # each rule's goals, built once (see _relation) over these logic variables
+        self._node, self._out, self._inputs = var(), var(), []
+        self._relations: dict = {}   # (id(rule), number of inputs) -> (guard, body)
 
     # --- premises --------------------------------------------------------------------
 
@@ -365,12 +379,13 @@ class Context:
 
     def _fact(self, name: str, args: tuple, wanted: bool):
         query = getattr(self.facts, name)      # a misspelt fact fails when the rule is built
+        values_of, premise = _grounding(args, f"an argument of {name}"), f"{'' if wanted else 'not '}{name}"
 
         def fact_step(state):
-            values = _ground(args, state, f"an argument of {name}")
+            values = values_of(state)
             value = bool(query(*values))
             if value is not wanted:
-                self._failed = (f"{'' if wanted else 'not '}{name}", values)  # formatted only for an error
+                self._failed = (premise, values)  # the values are formatted only for an error
                 return None
             return _record(state, Fact(name, values, value))
         return Goal(fact_step)
@@ -379,9 +394,10 @@ class Context:
         """Premise `predicate(args)` on IL values (a side condition that is no analysis fact);
         recorded like a fact under the predicate's name."""
         name = getattr(predicate, "__name__", "check")
+        values_of = _grounding(args, f"an argument of {name}")
 
         def check_step(state):
-            values = _ground(args, state, f"an argument of {name}")
+            values = values_of(state)
             if not predicate(*values):
                 self._failed = (name, values)  # formatted only for an error
                 return None
@@ -392,17 +408,21 @@ class Context:
         """`compute(f, a, b, out)`: out = f(a, b), a deterministic Python computation
         (naming `vd` from `v`, building IL) on the reified inputs."""
         inputs, out = args[:-1], args[-1]
+        values_of = _grounding(inputs, f"an input of {getattr(function, '__name__', 'compute')}")
+
         def compute_step(state):
-            values = _ground(inputs, state, f"an input of {getattr(function, '__name__', 'compute')}")
+            values = values_of(state)
             state = unify_terms(out, function(*values), state)
             return None if state is False else state
         return Goal(compute_step)
 
     def derive(self, judgment: str, sub, out, *inputs):
         """Recursive premise `sub →judgment out`: a query of its own on the reified `sub`."""
+        node_of, values_of = _grounding(sub, f"the subject of →{judgment}"), _grounding(inputs, f"an input of →{judgment}")
+
         def derive_step(state):
-            node = _ground(sub, state, f"the subject of →{judgment}")
-            values = _ground(inputs, state, f"an input of →{judgment}")
+            node = node_of(state)
+            values = values_of(state)
             result, child = self.ruleset.apply(judgment, node, self, *values)
             state = unify_terms(out, result, state)
             return None if state is False else _record(state, child)
@@ -410,19 +430,37 @@ class Context:
 
     def derive_all(self, judgment: str, subs, outs, *inputs):
         """`subs[i] →judgment outs[i]` for each element of the tuple `subs` (one query each)."""
+        nodes_of, values_of = _grounding(subs, f"the subjects of →{judgment}"), _grounding(inputs, f"an input of →{judgment}")
+
         def derive_all_step(state):
-            nodes = _ground(subs, state, f"the subjects of →{judgment}")
-            values = _ground(inputs, state, f"an input of →{judgment}")
+            nodes = nodes_of(state)
+            values = values_of(state)
             applied = [self.ruleset.apply(judgment, node, self, *values) for node in nodes]
             state = unify_terms(outs, tuple(result for result, _ in applied), state)
-            if state is False:
-                return None
-            for _, child in applied:
-                state = _record(state, child)
-            return state
+            return None if state is False else _record(state, *(child for _, child in applied))
         return Goal(derive_all_step)
 
     # --- the runner's bookkeeping ------------------------------------------------------
+
+    def _relation(self, rule: Rule, arity: int):
+        """The rule's (guard, body), built once: the relation called with logic variables for
+        the node, the result and the inputs. Each application is a query of its own, from a
+        state that binds them (`_arguments`), so applications never share a binding, not
+        even nested ones of the same rule."""
+        key = (id(rule), arity)    # rules live as long as their rule set; hashing one hashes all its fields
+        goals = self._relations.get(key)
+        if goals is None:
+            goals = self._relations[key] = rule.relation(self._node, self._out, self, *self._inputs[:arity])
+        return goals
+
+    def _arguments(self, node: Node, inputs: tuple) -> dict:
+        """The starting state of an application: the rules' arguments bound to the node and inputs."""
+        while len(self._inputs) < len(inputs):
+            self._inputs.append(var())
+        state = {self._node: node}
+        for variable, value in zip(self._inputs, inputs):
+            state[variable] = value
+        return state
 
     def _applied(self, goal):
         ruleset, judgment, node, inputs = goal
@@ -443,8 +481,14 @@ class Context:
         return done
 
 
-def _ground(term, state, what: str):
-    try:
-        return ground_value(term, state)
-    except UnboundVariable:
-        raise _UnboundInput(what) from None
+def _grounding(term, what: str):
+    """`state -> the value of term`, for a premise that reads term each time it runs (kanren_il.grounder);
+    a variable still unbound is an _UnboundInput naming `what`."""
+    value_of = grounder(term)
+
+    def ground(state):
+        try:
+            return value_of(state)
+        except UnboundVariable:
+            raise _UnboundInput(what) from None
+    return ground

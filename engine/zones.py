@@ -341,6 +341,8 @@ class ZoneMap:
         self._numbering = _Numbering(self.zones, lang, filename)
         self._frozen = False
         self._ref_cache: dict = {}
+        self._reads_memo: dict = {}           # id(node) -> (node, call_results, zones): see _remembered_reads
+        self._diff_reads_memo: dict = {}      # the same for diff_reads
         self.effects_cache: dict = {}         # used by engine.effects: id(Instr) -> (Instr, Effects)
 
     def __repr__(self):
@@ -514,6 +516,28 @@ class ZoneMap:
 
     # --- reads ----------------------------------------------------------------------------------
     def reads(self, e, call_results=None) -> int:
+        if type(e) is Node and self._frozen:
+            return self._remembered_reads(self._reads, self._reads_memo, e, call_results)
+        return self._reads(e, call_results)
+
+    def diff_reads(self, e, call_results=None) -> int:
+        if type(e) is Node and self._frozen:
+            return self._remembered_reads(self._diff_reads, self._diff_reads_memo, e, call_results)
+        return self._diff_reads(e, call_results)
+
+    @staticmethod
+    def _remembered_reads(compute, memo: dict, e: Node, call_results) -> int:
+        """The zones a tree reads, kept per node (by identity, with the node: the calls it
+        holds are told apart by identity in call_results). The rules ask again about every
+        sub-tree of an expression, and the partial derivatives hold the operands' trees."""
+        hit = memo.get(id(e))
+        if hit is not None and hit[0] is e and hit[1] is call_results:
+            return hit[2]
+        zones = compute(e, call_results)
+        memo[id(e)] = (e, call_results, zones)
+        return zones
+
+    def _reads(self, e, call_results=None) -> int:
         if not isinstance(e, Node):
             if isinstance(e, tuple):
                 s = 0
@@ -588,7 +612,7 @@ class ZoneMap:
             hit = self._ref_cache[key] = self._ref_raw(e)[0]
         return hit
 
-    def diff_reads(self, e, call_results=None) -> int:
+    def _diff_reads(self, e, call_results=None) -> int:
         if not isinstance(e, Node):
             if isinstance(e, tuple):
                 s = 0
@@ -856,6 +880,8 @@ class _GlobalBuilder:
                     changed = True
             if changed:
                 zm._ref_cache.clear()
+                zm._reads_memo.clear()
+                zm._diff_reads_memo.clear()
 
 
 class _ProcedureBuilder:

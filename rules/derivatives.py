@@ -211,9 +211,13 @@ class Derivative:
 
     def active_positions(self, nargs: int) -> tuple:
         """Positions of the arguments (of a call with nargs arguments) that carry a derivative."""
-        n = len(self.args)
-        return tuple(i for i in range(nargs)
-                     if (i < n or self.variadic) and min(i, n - 1) not in self.inactive)
+        key = (self.name, nargs)
+        known = _ACTIVE_POSITIONS.get(key)
+        if known is None:
+            n = len(self.args)
+            known = _ACTIVE_POSITIONS[key] = tuple(i for i in range(nargs) if (i < n or self.variadic)
+                                                   and min(i, n - 1) not in self.inactive)
+        return known
 
     def partials(self, args: tuple, lang: str, kind: int | None = None) -> tuple:
         """One IL expression per argument: the partial derivative with respect to it, built
@@ -222,11 +226,11 @@ class Derivative:
         if self.build is LinearOnly:
             raise UnsupportedError(f"{self.name} is linear but has no scalar partial derivative: "
                                    f"its derivative is {self.name} of the derivatives")
-        active = set(self.active_positions(len(args)))
+        active = self.active_positions(len(args))
         if not active:
             return (None,) * len(args)
         n = len(self.args)
-        built = self.build(L(lang, kind), *(args if self.variadic else args[:n]))
+        built = self.build(_spelling(lang, kind), *(args if self.variadic else args[:n]))
         built = (tuple(built) + (None,) * len(args))[:len(args)]
         return tuple(p if i in active else None for i, p in enumerate(built))
 
@@ -237,7 +241,16 @@ class Derivative:
             return None
         n = len(self.args)
         args = tuple(args)
-        return self.nondiff_build(L(lang, kind), *(args if self.variadic else args[:n]))
+        return self.nondiff_build(_spelling(lang, kind), *(args if self.variadic else args[:n]))
+
+
+_ACTIVE_POSITIONS: dict = {}   # (entry name, number of arguments) -> Derivative.active_positions
+
+
+@lru_cache(maxsize=None)
+def _spelling(lang: str, kind: int | None) -> L:
+    """The L of a language and kind (its pieces are built afresh at each use)."""
+    return L(lang, kind)
 
 
 DERIVATIVES: list[Derivative] = []

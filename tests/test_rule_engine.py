@@ -336,6 +336,38 @@ def test_a_sum_of_200_terms_derives_without_recursion_error_and_matches_the_shal
     assert result == expected
 
 
+def test_each_relation_is_built_once_per_context_and_nested_applications_keep_their_own_bindings():
+    built = []
+    rules = RuleSet("built once")
+
+    @rules.rule("C-add", judgment="expr", ops=("add",), section="5.3", source="verbatim",
+                premises=("A →expr Ad", "B →expr Bd"), conclusion="A+B  →expr  Ad + Bd")
+    def c_add(expr, out, ctx):
+        built.append("C-add")
+        a, b, a_d, b_d = var(), var(), var(), var()
+        return (eq(expr, pattern("add", a, b)),
+                lall(ctx.derive("expr", a, a_d), ctx.derive("expr", b, b_d), eq(out, pattern("add", a_d, b_d))))
+
+    @rules.rule("C-ident", judgment="expr", ops=("ident",), section="5.3", source="verbatim",
+                conclusion="v  →expr  vd")
+    def c_ident(expr, out, ctx):
+        built.append("C-ident")
+        name, name_d = var(), var()
+        return eq(expr, pattern("ident", name)), lall(ctx.compute(diff_name, name, name_d),
+                                                      eq(out, pattern("ident", name_d)))
+
+    ctx = Context(rules, ToyFacts())
+    tree = mk("add", mk("add", ident("x"), ident("y")), mk("add", ident("z"), mk("add", ident("x"), ident("w"))))
+    result, derivation = rules.apply("expr", tree, ctx)
+    assert result == mk("add", mk("add", ident("xd"), ident("yd")),
+                        mk("add", ident("zd"), mk("add", ident("xd"), ident("wd"))))
+    assert sum(1 for _ in derivation.walk()) == 9 and sorted(built) == ["C-add", "C-ident"]
+    rules.apply("expr", mk("add", ident("a"), ident("b")), ctx)
+    assert len(built) == 2                                  # the same context: built already
+    rules.apply("expr", ident("a"), Context(rules, ToyFacts()))
+    assert built.count("C-ident") == 2                      # a new context builds its own
+
+
 def test_one_rule_application_on_an_11_node_expression_costs_well_below_a_millisecond():
     expr = sum_of(3)         # (x + x*y) + x*y: 9 nodes ...
     expr = mk("add", expr, real("1.0"))   # ... 11 with the constant and its add

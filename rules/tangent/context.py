@@ -144,17 +144,21 @@ class TangentContext(Context):
         """The real kind an expression computes in (8 when it reads a real(8) variable): the
         largest kind of its real(8) constants and real variables (not of array indices).
         Remembered per sub-tree: the chain rule asks it at every level of an expression."""
-        stack = [(expr, False)]
+        known = self._kinds.get(id(expr))
+        if known is not None and known[0] is expr and known[1] is self.procedure:
+            return known[2]
+        stack = [(expr, None)]
         while stack:
-            node, operands_known = stack.pop()
-            if operands_known:
-                kinds = [self._kinds[id(k)][2] for k in _operands(node)]
+            node, operands = stack.pop()
+            if operands is not None:   # known now: the node's own kind
+                kinds = [self._kinds[id(k)][2] for k in operands]
                 kinds.append(self._leaf_kind(node))
                 found = [k for k in kinds if k]
                 self._kinds[id(node)] = (node, self.procedure, max(found) if found else None)
             elif not self._kind_known(node):
-                stack.append((node, True))
-                stack.extend((k, False) for k in _operands(node))
+                operands = _operands(node)
+                stack.append((node, operands))
+                stack.extend((k, None) for k in operands)
         return self._kinds[id(expr)][2]
 
     def _kind_known(self, node: Node) -> bool:

@@ -143,9 +143,9 @@ def t_allocation_diff(stmt, out, ctx):
     """A variable with a derivative gets its derivative allocated (and freed) with it. In C
     the derivative block is zeroed (calloc): its derivatives are zero until written, and the
     analyses see a block as one zone, not which elements are written before being read."""
-    target_d = var()
-    guard = ctx.fact("has_derivative", stmt.kids[0], stmt)
-    body = lall(ctx.derive("ref", stmt.kids[0], target_d),
+    target, target_d = var(), var()
+    guard = lall(ctx.compute(_target, stmt, target), ctx.fact("has_derivative", target, stmt))
+    body = lall(ctx.derive("ref", target, target_d),
                 ctx.compute(lambda s, t: Node("block", (s, Node(s.op, (t,) + s.kids[1:], _allocation_ann(s, ctx)))),
                             stmt, target_d, out))
     return guard, body
@@ -160,7 +160,14 @@ def _allocation_ann(stmt: Node, ctx):
               source="reconstructed: docs/rules.md#t-passive",
               premises=("¬isDiff(TARGET)",), conclusion="allocate(TARGET)  →  allocate(TARGET)")
 def t_allocation(stmt, out, ctx):
-    return ctx.no_fact("has_derivative", stmt.kids[0], stmt), eq(out, pattern("block", stmt))
+    target = var()
+    return lall(ctx.compute(_target, stmt, target), ctx.no_fact("has_derivative", target, stmt)), \
+        eq(out, pattern("block", stmt))
+
+
+def _target(stmt: Node) -> Node:
+    """What an allocate, a deallocate or a pointer assignment is about: its first child."""
+    return stmt.kids[0]
 
 
 @TANGENT.rule("T-pointer", judgment="tangent", ops=("pointerAssign",), section="4.2",
@@ -168,7 +175,9 @@ def t_allocation(stmt, out, ctx):
               premises=("¬isDiff(P)",), conclusion="P => TARGET  →  P => TARGET")
 def t_pointer(stmt, out, ctx):
     """A pointer with no derivative is never read actively: the assignment is only copied."""
-    return ctx.no_fact("has_derivative", stmt.kids[0], stmt), eq(out, pattern("block", stmt))
+    pointer = var()
+    return lall(ctx.compute(_target, stmt, pointer), ctx.no_fact("has_derivative", pointer, stmt)), \
+        eq(out, pattern("block", stmt))
 
 
 @TANGENT.rule("T-pointer-diff", judgment="tangent", ops=("pointerAssign",), section="4.2",
@@ -205,8 +214,9 @@ def t_pointer_null(stmt, out, ctx):
               premises=("isDiff(P)", "TARGET ≠ null()", "¬isDiff(TARGET)"),
               conclusion="refused: not differentiated yet")
 def t_pointer_passive_target(stmt, out, ctx):
-    guard = lall(ctx.fact("has_derivative", stmt.kids[0], stmt), ctx.check(lambda s: not _is_null(s.kids[1]), stmt),
-                 ctx.no_fact("has_derivative", stmt.kids[1], stmt))
+    lhs, target = var(), var()
+    guard = lall(eq(stmt, pattern("pointerAssign", lhs, target)), ctx.fact("has_derivative", lhs, stmt),
+                 ctx.check(lambda s: not _is_null(s.kids[1]), stmt), ctx.no_fact("has_derivative", target, stmt))
     return guard, ctx.compute(lambda s: ctx.unsupported(s, "an active pointer to a passive target"), stmt, out)
 
 

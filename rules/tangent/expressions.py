@@ -70,7 +70,7 @@ def t_expr_chain(expr, out, ctx, stmt):
     guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.not_linear_intrinsic, expr),
                  ctx.compute(operands, expr, args))
     body = lall(ctx.derive_all("expr", args, args_d, stmt),
-                ctx.compute(lambda e, a, d: chain_rule(e, a, d, ctx, stmt), expr, args, args_d, out))
+                ctx.compute(lambda e, a, d, s: chain_rule(e, a, d, ctx, s), expr, args, args_d, stmt, out))
     return guard, body
 
 
@@ -117,9 +117,9 @@ def _choice(expr: Node, arms_d: tuple, ctx) -> Node | None:
 def t_expr_cast(expr, out, ctx, stmt):
     """A conversion between real types is linear: (float)x has the derivative (float)xd.
     A conversion to an integer type is piecewise constant: its derivative is zero."""
-    operand_d = var()
-    guard = ctx.fact("is_active_expr", expr, stmt)
-    body = lall(ctx.derive("expr", expr.kids[1], operand_d, stmt),
+    operand, operand_d = var(), var()
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern("cast", var(), operand)))
+    body = lall(ctx.derive("expr", operand, operand_d, stmt),
                 ctx.compute(lambda e, d: _cast(e, d), expr, operand_d, out))
     return guard, body
 
