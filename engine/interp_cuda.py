@@ -26,14 +26,15 @@ evaluation (`eval`, `_c_place`, `_c_index`, `_c_store`, `_invoke`) and frames. T
 - Atomics (atomicAdd, atomicSub, atomicExch, atomicMin, atomicMax, atomicAnd/Or/Xor, atomicInc,
   atomicDec, atomicCAS) apply one at a time and return the old value.
 - Data races: each element read, written or updated atomically through an array access or a
-  pointer (global or shared memory) is recorded with its thread, its block and the barrier
+  pointer (global or shared memory), and each read or write of a scalar variable in shared
+  memory or at file scope (`__shared__ double total;`, `__device__ int count;`), is recorded with its thread, its block and the barrier
   phase of the block. Two accesses of one element race when they come from different threads,
   at least one writes, they are not both atomic, and no barrier orders them: threads of
   different blocks are never ordered, threads of one block are ordered by the barriers between
   their phases. A write and a read race as much as two writes: the result of such a kernel
   depends on the schedule, so it has no derivative either. The first race stops the run with
-  `file:line: data race on x[3]: ...` (the line of the second access). Plain scalar variables
-  at file scope (`__device__ double s;`) are not watched.
+  `file:line: data race on x[3]: ...` (the line of the second access). Not watched: a field
+  written through a pointer to a structure (`p->f = v`).
 - Host code: cudaMalloc, cudaMemcpy (any direction: one memory space), cudaMemset, cudaFree,
   cudaDeviceSynchronize, cudaGetLastError return cudaSuccess; the cudaMemcpyKind names are
   constants. CUDA math functions are in interp_intrinsics.CUDA_IMPL / CUDA_ALIASES.
@@ -111,6 +112,7 @@ class KernelRun:
         self.nblocks = grid[0] * grid[1] * grid[2]
         self.block_id = self.thread_id = self.phase = 0
         self.shared: dict = {}        # id(declarator) -> storage, for the running block
+        self.watched_scalars: dict = {}  # id(cell) -> cell: shared and file-scope scalar variables
         self.dynamic_shared = None    # the running block's extern __shared__ bytes
         self.threads: _BlockThreads | None = None
         self.races = RaceLog(self)
@@ -189,7 +191,8 @@ class RaceLog:
             return
         info = self.buffers.get(id(buf))
         if info is None:
-            info = self.buffers[id(buf)] = (buf.__array_interface__["data"][0], buf.strides[0], buf)
+            stride = buf.strides[0] if buf.ndim else 0
+            info = self.buffers[id(buf)] = (buf.__array_interface__["data"][0], stride, buf)
         addr = info[0] + k * info[1]
         cell = self.cells.get(addr)
         if cell is None:
@@ -397,7 +400,8 @@ class CudaKernels:
             raise _err(node, "a kernel launch inside a kernel is not supported by the interpreter")
         run = self.kernel = KernelRun(self, proc, grid, block, shmem, node)
         host_frame = self.frame
-        hooks = {"arrayAccess": self._cuda_read_element, "deref": self._cuda_read_deref}
+        hooks = {"arrayAccess": self._cuda_read_element, "deref": self._cuda_read_deref,
+                 "ident": self._cuda_read_ident}
         stmt_hooks = {"assign": self._cuda_assign, "varDecl": self._cuda_varDecl}
         saved = ({k: self._expr[k] for k in hooks}, {k: self._stmt[k] for k in stmt_hooks})
         self._expr.update(hooks)
@@ -407,6 +411,7 @@ class CudaKernels:
             args = [a.copy() if isinstance(a, _interp.Record) else a for a in actuals]
             self._invoke(proc, args, {}, self._host_frame(proc, None))
         try:
+            self._watch_file_scalars(run)
             barriers = self._reaches_barrier(proc)
             for b in range(run.nblocks):
                 run.enter_block(b)
@@ -457,6 +462,22 @@ class CudaKernels:
             return buf[k]
         return place
 
+    def _watch_file_scalars(self, run):
+        if self.globals is None:
+            return
+        for name, spec in self.globals.info.specs.items():
+            if spec.dims is None:
+                b = self.binding(name, self.globals)
+                if isinstance(b, np.ndarray) and b.ndim == 0:
+                    run.watched_scalars[id(b)] = b
+
+    def _cuda_read_ident(self, node):
+        value = self.e_ident(node)
+        b = self.frame.vars.get(node.kids[0])
+        if id(b) in self.kernel.watched_scalars:
+            self.kernel.races.access(b, 0, READ, node)
+        return value
+
     def _cuda_read_deref(self, node):
         p = self.eval(node.expr)
         if type(p) is _interp.Ptr and 0 <= p.off < len(p.buf):
@@ -470,6 +491,8 @@ class CudaKernels:
         container, key = self._c_place(lhs)
         if isinstance(key, (int, np.integer)) and lhs.op in ("arrayAccess", "deref"):
             self.kernel.races.access(container, key, WRITE, lhs)
+        elif lhs.op == "ident" and id(container) in self.kernel.watched_scalars:
+            self.kernel.races.access(container, 0, WRITE, lhs)
         return self._c_store(container, key, value, node)
 
     def _cuda_varDecl(self, node):
@@ -480,6 +503,8 @@ class CudaKernels:
             b = run.shared.get(id(decl))
             if b is None:
                 b = run.shared[id(decl)] = self._new_shared(node, decl)
+                if isinstance(b, np.ndarray) and b.ndim == 0:
+                    run.watched_scalars[id(b)] = b
             self.frame.vars[decl.name] = b
         return None
 

@@ -300,3 +300,51 @@ def test_cuda_names_outside_a_kernel_are_errors():
         it.call("host", [np.zeros(1)])
     with pytest.raises(InterpError, match="outside a kernel"):
         it.call("sync", [np.zeros(1)])
+
+
+SCALARS = """
+double total;
+void shared_total(const double *x, double *out) {
+    volatile double acc;
+    if (threadIdx.x == 0) acc = 0.0;
+    __syncthreads();
+    atomicAdd(&acc, x[blockIdx.x * blockDim.x + threadIdx.x]);
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = acc;
+}
+void racy_total(const double *x) {
+    total = total + x[threadIdx.x];
+}
+void racy_acc(const double *x, double *out) {
+    volatile double acc;
+    acc = 0.0;
+    __syncthreads();
+    out[threadIdx.x] = acc;
+}
+"""
+
+
+def test_shared_and_file_scope_scalars():
+    it = interp(SCALARS, ("shared_total", "racy_total", "racy_acc"))
+    out = np.zeros(2)
+    it.launch("shared_total", 2, 16, [np.arange(32.0), out])
+    assert list(out) == [float(np.sum(np.arange(16.0))), float(np.sum(np.arange(16.0, 32.0)))]
+    with pytest.raises(KernelError, match=rf"k\.cu:{line_of(SCALARS, 'total = total')}: data race on total: "
+                                          r"thread \(1\) of block \(0\) reads it here and thread \(0\) of block \(0\) "
+                                          "writes it"):
+        it.launch("racy_total", 1, 4, [np.ones(4)])
+    with pytest.raises(KernelError, match=rf"k\.cu:{line_of(SCALARS, 'acc = 0.0;', 2)}: data race on acc: "
+                                          r"threads \(0\) and \(1\) of block \(0\) write it"):
+        it.launch("racy_acc", 1, 4, [np.ones(4), np.zeros(4)])
+
+
+def test_a_failed_launch_leaves_no_thread_and_the_interpreter_usable():
+    import threading
+    before = threading.active_count()
+    it = interp(DYNAMIC, ("scale_sum",))
+    x, out = np.arange(32, dtype=np.float32), np.zeros(4, dtype=np.float32)
+    with pytest.raises(InterpError, match="out of bounds"):
+        it.launch("scale_sum", 4, 8, [x, out, 32], shmem=4 * 4)  # thread 4 fails, 0-3 wait at the barrier
+    assert threading.active_count() == before
+    it.launch("scale_sum", 4, 8, [x, out, 32], shmem=8 * 4)
+    assert out[0] == 28.0
