@@ -6,6 +6,8 @@
 
     Interpreter(file_node, complex_step=True)   # complex step: reals are complex128
                                                 # (engine/interp_complex_step.py)
+    it.launch("kernel", grid, block, args)      # a CUDA __global__ function on the CPU
+                                                # (engine/interp_cuda.py; host code launches too)
 
 Values are numpy scalars (np.int32, np.float32, np.float64, ..., np.bool_) so that single
 precision and integer arithmetic behave like the compiled code; arrays are numpy arrays.
@@ -454,13 +456,19 @@ class Interpreter(FortranConstructs, CudaKernels):
         proc = self.procs.get(name)
         if proc is None or proc.body is None:
             raise InterpError(f"no procedure {name!r} with a body in this file")
+        return self._run_from_python(
+            name, lambda: self._invoke(proc, [self._external_actual(a) for a in args], {},
+                                       self._host_frame(proc, None)))
+
+    def _run_from_python(self, name, run):
+        """run() with the numeric environment of compiled code (no floating-point exceptions)
+        and room for deep recursion; a Fortran STOP ends it normally."""
         old_limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old_limit, 20000))
         try:
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", _ComplexWarning)
-                actuals = [self._external_actual(a) for a in args]
-                return self._invoke(proc, actuals, {}, self._host_frame(proc, None))
+                return run()
         except ProgramStop as stop:
             self.stopped = stop.code
             return None

@@ -368,9 +368,8 @@ class CudaKernels:
             v = (v,) if isinstance(v, int) else tuple(v)
             return self._launch_shape(tuple(v) + (1,) * (3 - len(v)), None)
         proc = self._kernel_proc(name, None)
-        with np.errstate(all="ignore"):
-            actuals = [self._external_actual(a) for a in args]
-            self._run_kernel(proc, shape(grid), shape(block), int(shmem), actuals, None)
+        self._run_from_python(name, lambda: self._run_kernel(
+            proc, shape(grid), shape(block), int(shmem), [self._external_actual(a) for a in args], None))
 
     def _kernel_proc(self, name, node):
         proc = self.procs.get(name)

@@ -8,7 +8,8 @@ suffix work in double and the `f`-suffixed ones in float. Reductions add in elem
 (column-major), like the loops gfortran generates, not numpy's pairwise summation.
 
 Intrinsics that inspect a variable rather than a value (size, lbound, ubound, shape,
-allocated, associated, present) and printf/atomicAdd are handled in engine/interp.py.
+allocated, associated, present) and printf are handled in engine/interp.py; atomics and the
+CUDA runtime in engine/interp_cuda.py. `CUDA_IMPL` and `CUDA_ALIASES`: CUDA's device math.
 """
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ import pytest
 
 from adspec.engine.il import check
 from adspec.engine.interp import Interpreter, InterpError, KernelError
+from adspec.engine.interp_intrinsics import C_IMPL
 
 from cuda_il import cuda_from_c
 
@@ -348,3 +349,54 @@ def test_a_failed_launch_leaves_no_thread_and_the_interpreter_usable():
     assert threading.active_count() == before
     it.launch("scale_sum", 4, 8, [x, out, 32], shmem=8 * 4)
     assert out[0] == 28.0
+
+
+IDS = """
+void ids(int *out) {
+    int block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    out[block * blockDim.x * blockDim.y * blockDim.z + t] = 1000 * blockIdx.z + 100 * threadIdx.z + 10 * threadIdx.y + threadIdx.x;
+}
+void run(int *out) {
+    launch(ids, make_dim3(1, 1, 2), make_dim3(2, 3, 2), 0, out);
+}
+"""
+
+
+def test_three_dimensional_blocks_and_grids():
+    out = np.full(24, -1, dtype=np.int32)
+    interp(IDS, ("ids",)).call("run", [out])
+    expected = [1000 * bz + 100 * z + 10 * y + x for bz in range(2) for z in range(2) for y in range(3) for x in range(2)]
+    assert list(out) == expected
+
+
+MATH = """
+void math(double *d, float *f) {
+    d[0] = fma(d[1], d[1], -1.0);
+    d[2] = rsqrt(d[2]);
+    d[3] = max(d[3], 2.0) + min(3, 4);
+    f[0] = __expf(f[0]) + __fdividef(1.0f, 4.0f);
+}
+"""
+
+
+def test_cuda_math_functions():
+    e = 2.0 ** -30
+    d = np.array([0.0, 1 + e, 16.0, 1.5])
+    f = np.array([1.0], dtype=np.float32)
+    interp(MATH, ("math",)).launch("math", 1, 1, [d, f])
+    assert d[0] == 2 * e + e * e  # one rounding: (1 + e)**2 - 1 exactly
+    assert list(d[2:]) == [0.25, 5.0]
+    assert f[0] == C_IMPL["expf"](np.float32(1)) + np.float32(0.25)  # __expf: computed as expf
+
+
+def test_complex_step_through_a_kernel_with_barriers():
+    h = 1e-30
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(128)
+    it = Interpreter(check(cuda_from_c(DIM3 + REDUCE, ("block_sum",))), complex_step=True)
+    xc = x.astype(complex)
+    xc[70] += 1j * h
+    partial = np.zeros(2, dtype=complex)
+    it.launch("block_sum", 2, 64, [xc, partial, 128])
+    np.testing.assert_allclose(partial.imag / h, [0.0, 2 * x[70]], rtol=1e-14)
