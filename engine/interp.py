@@ -403,9 +403,7 @@ class Interpreter(FortranConstructs, CudaKernels):
         self.enum_constants: dict[str, int] = {}
         self._index_units(file_node.units)
         self._index_enums(file_node)
-        self.kernel = None  # the KernelRun of the CUDA kernel launch running now (interp_cuda.py)
-        if self.is_c:
-            self._declare_cuda_types()
+        self._init_cuda()
         self.globals = Frame(ScopeInfo(file_node, self.lang), None) if self.is_c else None
         self.frame: Frame | None = None
         self._stmt = {name[2:]: getattr(self, name) for name in dir(self) if name.startswith("s_")}

@@ -67,6 +67,7 @@ _ATOMIC_UPDATES = {
     "atomicCAS": lambda old, compare, v: v if old == compare else old,
 }
 _HOST_CALLS = {"cudaMalloc": "_cuda_malloc", "cudaMemcpy": "_cuda_memcpy", "cudaMemset": "_cuda_memset",
+               "cudaMemcpyToSymbol": "_cuda_memcpy_symbol", "cudaMemcpyFromSymbol": "_cuda_memcpy_symbol",
                "cudaFree": "_cuda_success", "cudaDeviceSynchronize": "_cuda_success",
                "cudaGetLastError": "_cuda_success", "cudaPeekAtLastError": "_cuda_success",
                "dim3": "_cuda_dim3", "__syncthreads": "_cuda_syncthreads"}
@@ -128,8 +129,11 @@ class KernelRun:
         self.thread_id = t
         _set_xyz(self.indices["threadIdx"], _coords(t, self.block))
 
+    def thread_coords(self, thread_id):
+        return _show_coords(_coords(thread_id, self.block), self.block)
+
     def thread_text(self, thread_id):
-        return "thread " + _show_coords(_coords(thread_id, self.block), self.block)
+        return "thread " + self.thread_coords(thread_id)
 
     def block_text(self, block_id):
         return "block " + _show_coords(_coords(block_id, self.grid), self.grid)
@@ -145,9 +149,9 @@ class KernelRun:
         return f"{self.filename}:{line if line is not None else '?'}"
 
     def line_of(self, node):
-        parents = self.interp.__dict__.get("_cuda_parents")
+        parents = self.interp._parents
         if parents is None:  # built once, when a first error needs it
-            parents = self.interp._cuda_parents = {}
+            parents = self.interp._parents = {}
             for n in walk(self.interp.file):
                 for k in n.kids:
                     for c in (k if isinstance(k, tuple) else (k,)):
@@ -218,12 +222,11 @@ class RaceLog:
         here = run.where(node)
         if other[0] == who[0] and kind == okind and run.line_of(onode) == run.line_of(node):
             a, b = sorted((other[1], who[1]))
-            block = _show_coords(_coords(who[0], run.grid), run.grid)
-            return _interp.KernelError(f"{here}: data race on {what}: threads {_show_coords(_coords(a, run.block), run.block)}"
-                               f" and {_show_coords(_coords(b, run.block), run.block)} of block {block} "
-                               f"{_VERBS[kind][1]} it")
+            return _interp.KernelError(f"{here}: data race on {what}: threads {run.thread_coords(a)} and "
+                                       f"{run.thread_coords(b)} of {run.block_text(who[0])} {_VERBS[kind][1]} it")
         return _interp.KernelError(f"{here}: data race on {what}: {run.who(*who)} {_VERBS[kind][0]} it here and "
-                           f"{run.who(*other)} {_VERBS[okind][0]} it at {run.where(onode)} with no barrier between")
+                                   f"{run.who(*other)} {_VERBS[okind][0]} it at {run.where(onode)} with no barrier "
+                                   "between")
 
 
 class _BlockThreads:
@@ -305,9 +308,12 @@ class _Aborted(BaseException):
 
 class CudaKernels:
     # --- types and names -----------------------------------------------------------------------
-    def _declare_cuda_types(self):
-        """dim3 is a struct of three ints (unless the file defines its own)."""
-        if "dim3" not in self.types and "dim3" not in self.aliases:
+    def _init_cuda(self):
+        """No kernel running; dim3 is a struct of three ints (unless a C file defines its own)."""
+        self.kernel: KernelRun | None = None  # the launch running now
+        self._barrier_cache: dict = {}         # id(procedure) -> whether it can reach __syncthreads
+        self._parents: dict | None = None      # id(node) -> parent node, for error lines
+        if self.is_c and "dim3" not in self.types and "dim3" not in self.aliases:
             int_ = mk("type", "integer", 4, None)
             fields = mk("varDecl", int_, (), tuple(mk("declarator", c, None, None, 0) for c in "xyz"))
             self.types["dim3"] = mk("typeDef", "dim3", (fields,), "struct")
@@ -429,7 +435,7 @@ class CudaKernels:
 
     def _reaches_barrier(self, proc) -> bool:
         """Whether proc, or a procedure it calls, calls __syncthreads (cached)."""
-        cache = self.__dict__.setdefault("_barrier_cache", {})
+        cache = self._barrier_cache
         if id(proc) not in cache:
             cache[id(proc)] = False  # a recursive call does not add barriers
             found = False
@@ -579,7 +585,6 @@ class CudaKernels:
         `(void**)&p`, one pointer level less; or of pp in `cudaMalloc(pp, ...)`, two less."""
         while target.op == "cast":
             target = target.expr
-        levels = 1
         if target.op == "address":
             target, levels = target.expr, 1
         else:
@@ -611,7 +616,33 @@ class CudaKernels:
         if len(node.args) != 4:
             raise _err(node, "cudaMemcpy takes 4 arguments")
         dst, src = (self._as_buffer(self.eval(a), node) for a in node.args[:2])
-        nbytes = int(self.eval(node.args[2]))
+        return self._copy(node, dst, src, int(self.eval(node.args[2])))
+
+    def _cuda_memcpy_symbol(self, node):
+        """cudaMemcpyToSymbol(symbol, src, bytes[, offset[, kind]]) and
+        cudaMemcpyFromSymbol(dst, symbol, bytes[, offset[, kind]]): offset in bytes into the symbol."""
+        if not 3 <= len(node.args) <= 5:
+            raise _err(node, f"{node.name} takes 3 to 5 arguments")
+        to_symbol = node.name == "cudaMemcpyToSymbol"
+        dst, src = (self._as_buffer(self._symbol_memory(a) if is_symbol else self.eval(a), node)
+                    for a, is_symbol in zip(node.args[:2], (to_symbol, not to_symbol)))
+        offset = int(self.eval(node.args[3])) if len(node.args) > 3 else 0
+        symbol = dst if to_symbol else src
+        itemsize = 8 if symbol.buf.dtype == object else symbol.buf.dtype.itemsize
+        if offset % itemsize:
+            raise _err(node, f"{node.name}: an offset that is not a whole number of elements")
+        symbol.off += offset // itemsize
+        return self._copy(node, dst, src, int(self.eval(node.args[2])))
+
+    def _symbol_memory(self, arg):
+        """The memory of a file-scope variable named by a cudaMemcpy*Symbol argument."""
+        if arg.op == "ident":
+            b = self.binding(arg.name, node=arg)
+            if isinstance(b, np.ndarray) and b.ndim == 0:
+                return _interp.Ptr(b.reshape(1), 0)
+        return self.eval(arg)
+
+    def _copy(self, node, dst, src, nbytes):
         if dst.buf.dtype != src.buf.dtype:
             raise _err(node, f"cudaMemcpy between {src.buf.dtype} and {dst.buf.dtype} memory is not supported")
         n = nbytes // (8 if dst.buf.dtype == object else dst.buf.dtype.itemsize)
@@ -639,7 +670,8 @@ class CudaKernels:
 
     @staticmethod
     def _as_buffer(v, node):
-        if isinstance(v, _interp.CArr):
+        """A fresh Ptr to the memory of a pointer, an array or a scalar variable's value."""
+        if isinstance(v, (_interp.CArr, _interp.Ptr)):
             return _interp.Ptr(v.buf, v.off)
         if type(v) is not _interp.Ptr:
             raise _err(node, f"{node.name}: a pointer argument is NULL or not a pointer")

@@ -400,3 +400,27 @@ def test_complex_step_through_a_kernel_with_barriers():
     partial = np.zeros(2, dtype=complex)
     it.launch("block_sum", 2, 64, [xc, partial, 128])
     np.testing.assert_allclose(partial.imag / h, [0.0, 2 * x[70]], rtol=1e-14)
+
+
+SYMBOLS = """
+double coef[3];
+double bias;
+void poly(const double *x, double *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = coef[0] + x[i] * (coef[1] + x[i] * coef[2]) + bias;
+}
+void run(const double *c, double b, const double *x, double *y, int n) {
+    cudaMemcpyToSymbol(coef, c, 3 * sizeof(double));
+    cudaMemcpyToSymbol(bias, &b, sizeof(double));
+    launch(poly, 2, 8, 0, x, y, n);
+    cudaMemcpyFromSymbol(&b, coef, sizeof(double), 2 * sizeof(double), cudaMemcpyDeviceToHost);
+    y[n] = b;
+}
+"""
+
+
+def test_constant_memory_through_symbols():
+    c, x, y = np.array([0.5, -1.0, 2.0]), np.linspace(-1, 1, 13), np.zeros(14)
+    interp(SYMBOLS, ("poly",)).call("run", [c, 0.25, x, y, 13])
+    np.testing.assert_allclose(y[:13], 0.5 + x * (-1.0 + x * 2.0) + 0.25, rtol=1e-14, atol=0)
+    assert y[13] == 2.0
