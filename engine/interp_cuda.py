@@ -15,7 +15,8 @@ evaluation (`eval`, `_c_place`, `_c_index`, `_c_store`, `_invoke`) and frames. T
   memory, seen by every thread; a `__shared__` variable has one storage per block, created when
   the first thread of the block declares it; every `extern __shared__` array of a block starts
   at its dynamic shared memory (the launch's shmem bytes); other locals are per thread.
-- `__syncthreads()` is a barrier of the block. A kernel that can reach one (in its body or in a
+- `__syncthreads()` is a barrier of the block (`__syncthreads_count/and/or(p)` too, returning
+  the number of threads whose p holds, whether all do, whether any does). A kernel that can reach one (in its body or in a
   procedure it calls) runs each thread of a block as a Python thread, but never two at once:
   a baton goes to thread 0, 1, ... in turn, and each runs until its next barrier or its end.
   Then either every thread stands at the same barrier (the next phase begins), or every thread
@@ -70,7 +71,12 @@ _HOST_CALLS = {"cudaMalloc": "_cuda_malloc", "cudaMemcpy": "_cuda_memcpy", "cuda
                "cudaMemcpyToSymbol": "_cuda_memcpy_symbol", "cudaMemcpyFromSymbol": "_cuda_memcpy_symbol",
                "cudaFree": "_cuda_success", "cudaDeviceSynchronize": "_cuda_success",
                "cudaGetLastError": "_cuda_success", "cudaPeekAtLastError": "_cuda_success",
-               "dim3": "_cuda_dim3", "__syncthreads": "_cuda_syncthreads"}
+               "dim3": "_cuda_dim3", "__syncthreads": "_cuda_syncthreads",
+               "__syncthreads_count": "_cuda_syncthreads", "__syncthreads_and": "_cuda_syncthreads",
+               "__syncthreads_or": "_cuda_syncthreads"}
+# The barriers that also combine a predicate of every thread of the block (the value returned).
+_BARRIER_VOTES = {"__syncthreads_count": sum, "__syncthreads_and": all, "__syncthreads_or": any}
+_BARRIERS = frozenset(_BARRIER_VOTES) | {"__syncthreads"}
 READ, WRITE, ATOMIC = "read", "write", "atomic"
 _VERBS = {READ: ("reads", "read"), WRITE: ("writes", "write"), ATOMIC: ("updates", "update")}
 _DONE = "done"
@@ -238,6 +244,8 @@ class _BlockThreads:
         self.turn = [threading.Semaphore(0) for _ in range(n)]
         self.back = threading.Semaphore(0)
         self.where: list = [None] * n  # the barrier node a thread waits at, or _DONE
+        self.votes: list = [False] * n  # the predicates given to __syncthreads_count/and/or
+        self.vote = None                # what they return in the phase that follows
         self.parked = set(range(n))    # threads blocked on their turn (not started, or at a barrier)
         self.error = None
         self.aborting = False
@@ -259,6 +267,9 @@ class _BlockThreads:
                 waiting = [t for t in live if self.where[t] is not _DONE]
                 if waiting:
                     run.check_barrier(self.where, live)
+                    combine = _BARRIER_VOTES.get(self.where[waiting[0]].name)
+                    if combine is not None:
+                        self.vote = np.int32(combine(self.votes[t] for t in waiting))
                 live = waiting
         finally:
             self._stop(workers)
@@ -278,11 +289,11 @@ class _BlockThreads:
         finally:
             self.back.release()
 
-    def barrier(self, node):
+    def barrier(self, node, vote=False):
         """Called by the running thread at __syncthreads(): wait for the next phase."""
         t = self.run.thread_id
         frame = self.interp.frame
-        self.where[t] = node
+        self.where[t], self.votes[t] = node, vote
         self.parked.add(t)
         self.back.release()
         self.turn[t].acquire()
@@ -290,6 +301,7 @@ class _BlockThreads:
         if self.aborting:
             raise _Aborted()
         self.interp.frame = frame
+        return self.vote
 
     def _stop(self, workers):
         """End the threads still parked (after an error), one at a time, and join all."""
@@ -374,8 +386,14 @@ class CudaKernels:
             v = (v,) if isinstance(v, int) else tuple(v)
             return self._launch_shape(tuple(v) + (1,) * (3 - len(v)), None)
         proc = self._kernel_proc(name, None)
+        params = self._info(proc).specs
+
+        def actual(param, a):  # an array for a pointer: one pointer shared by all the threads
+            spec = params.get(param)
+            return self._as_ptr(a, param) if isinstance(a, np.ndarray) and spec is not None and spec.ptr \
+                else self._external_actual(a)
         self._run_from_python(name, lambda: self._run_kernel(
-            proc, shape(grid), shape(block), int(shmem), [self._external_actual(a) for a in args], None))
+            proc, shape(grid), shape(block), int(shmem), [actual(p, a) for p, a in zip(list(proc.params) + [None] * len(args), args)], None))
 
     def _kernel_proc(self, name, node):
         proc = self.procs.get(name)
@@ -441,7 +459,7 @@ class CudaKernels:
             found = False
             for n in walk(proc.body):
                 if n.op in ("call", "intrinsic"):
-                    if n.name == "__syncthreads":
+                    if n.name in _BARRIERS:
                         found = True
                     else:
                         callee = self.procs.get(n.name)
@@ -454,9 +472,13 @@ class CudaKernels:
     def _cuda_syncthreads(self, node):
         run = self.kernel
         if run is None:
-            raise _err(node, "__syncthreads() outside a kernel")
-        run.threads.barrier(node)
-        return None
+            raise _err(node, f"{node.name}() outside a kernel")
+        voting = node.name in _BARRIER_VOTES
+        if len(node.args) != int(voting):
+            raise _err(node, f"{node.name} takes {int(voting)} argument{'s' if not voting else ''}")
+        vote = bool(self.eval(node.args[0])) if voting else False
+        result = run.threads.barrier(node, vote)
+        return result if voting else None
 
     # --- memory accesses of a running kernel (the race log) ------------------------------------
     def _cuda_read_element(self, node):

@@ -424,3 +424,20 @@ def test_constant_memory_through_symbols():
     interp(SYMBOLS, ("poly",)).call("run", [c, 0.25, x, y, 13])
     np.testing.assert_allclose(y[:13], 0.5 + x * (-1.0 + x * 2.0) + 0.25, rtol=1e-14, atol=0)
     assert y[13] == 2.0
+
+
+VOTES = """
+void votes(const double *x, int *out) {
+    int t = threadIdx.x;
+    int n = __syncthreads_count(x[t] > 0.0);
+    int all = __syncthreads_and(x[t] > -5.0);
+    int any = __syncthreads_or(x[t] > 2.5);
+    out[t] = 100 * n + 10 * all + any;
+}
+"""
+
+
+def test_barriers_that_vote():
+    out = np.zeros(8, dtype=np.int32)
+    interp(VOTES, ("votes",)).launch("votes", 1, 8, [np.array([1.0, -1, 2, 3, -4, 0, 0.5, -0.5]), out])
+    assert list(out) == [411] * 8  # 4 positive, all above -5, one above 2.5
