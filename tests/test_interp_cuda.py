@@ -441,3 +441,31 @@ def test_barriers_that_vote():
     out = np.zeros(8, dtype=np.int32)
     interp(VOTES, ("votes",)).launch("votes", 1, 8, [np.array([1.0, -1, 2, 3, -4, 0, 0.5, -0.5]), out])
     assert list(out) == [411] * 8  # 4 positive, all above -5, one above 2.5
+
+
+DEVICE_BARRIER = """
+double neighbour_sum(volatile double *s, int t, int n) {
+    __syncthreads();
+    return s[(t + 1) % n] + s[(t + n - 1) % n];
+}
+void smooth(double *x) {
+    volatile double s[16];
+    int t = threadIdx.x;
+    for (int sweep = 0; sweep < 3; sweep++) {
+        s[t] = x[t];
+        double v = 0.5 * x[t] + 0.25 * neighbour_sum(s, t, blockDim.x);
+        x[t] = v;
+        __syncthreads();
+    }
+}
+"""
+
+
+def test_barrier_inside_a_device_function_called_in_a_loop():
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(16)
+    expected = x.copy()
+    for _ in range(3):
+        expected = 0.5 * expected + 0.25 * (np.roll(expected, -1) + np.roll(expected, 1))
+    interp(DEVICE_BARRIER, ("smooth",), ("neighbour_sum",)).launch("smooth", 1, 16, [x])
+    np.testing.assert_allclose(x, expected, rtol=1e-14, atol=1e-15)
