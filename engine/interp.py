@@ -6,6 +6,8 @@
 
     Interpreter(file_node, complex_step=True)   # complex step: reals are complex128
                                                 # (engine/interp_complex_step.py)
+    it.launch("kernel", grid, block, args)      # a CUDA __global__ function on the CPU
+                                                # (engine/interp_cuda.py; host code launches too)
 
 Values are numpy scalars (np.int32, np.float32, np.float64, ..., np.bool_) so that single
 precision and integer arithmetic behave like the compiled code; arrays are numpy arrays.
@@ -37,14 +39,20 @@ from .il import Node, walk
 from . import interp_intrinsics as ii
 from . import interp_complex_step as cs
 from .interp_constructs import FortranConstructs, ABSENT
+from .interp_cuda import CudaKernels
 from .symbols import data_names, used_name
 from .interp_intrinsics import INT_KINDS, REAL_KINDS, COMPLEX_KINDS, convert, promote
 
-__all__ = ["Interpreter", "InterpError", "ProgramStop", "FArr", "CArr", "Ptr", "Record"]
+__all__ = ["Interpreter", "InterpError", "KernelError", "ProgramStop", "FArr", "CArr", "Ptr", "Record"]
 
 
 class InterpError(Exception):
     """An IL construct the interpreter does not support, or a run-time fault (bounds, NULL)."""
+
+
+class KernelError(InterpError):
+    """A CUDA kernel run that has no meaning: a data race, or a barrier not reached by all the
+    threads of a block (engine/interp_cuda.py)."""
 
 
 class ProgramStop(Exception):
@@ -369,7 +377,7 @@ class Frame:
 # The interpreter
 # ---------------------------------------------------------------------------
 
-class Interpreter(FortranConstructs):
+class Interpreter(FortranConstructs, CudaKernels):
     def __init__(self, file_node: Node, lang: str | None = None, complex_step: bool = False):
         if file_node.op != "file":
             raise InterpError(f"the interpreter runs an IL file node, not {file_node.op}")
@@ -395,6 +403,7 @@ class Interpreter(FortranConstructs):
         self.enum_constants: dict[str, int] = {}
         self._index_units(file_node.units)
         self._index_enums(file_node)
+        self._init_cuda()
         self.globals = Frame(ScopeInfo(file_node, self.lang), None) if self.is_c else None
         self.frame: Frame | None = None
         self._stmt = {name[2:]: getattr(self, name) for name in dir(self) if name.startswith("s_")}
@@ -445,13 +454,19 @@ class Interpreter(FortranConstructs):
         proc = self.procs.get(name)
         if proc is None or proc.body is None:
             raise InterpError(f"no procedure {name!r} with a body in this file")
+        return self._run_from_python(
+            name, lambda: self._invoke(proc, [self._external_actual(a) for a in args], {},
+                                       self._host_frame(proc, None)))
+
+    def _run_from_python(self, name, run):
+        """run() with the numeric environment of compiled code (no floating-point exceptions)
+        and room for deep recursion; a Fortran STOP ends it normally."""
         old_limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old_limit, 20000))
         try:
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", _ComplexWarning)
-                actuals = [self._external_actual(a) for a in args]
-                return self._invoke(proc, actuals, {}, self._host_frame(proc, None))
+                return run()
         except ProgramStop as stop:
             self.stopped = stop.code
             return None
@@ -516,6 +531,10 @@ class Interpreter(FortranConstructs):
             return b
         if name in self.enum_constants:
             return np.array(self.enum_constants[name], dtype=np.int32)
+        if self.is_c:
+            b = self.cuda_builtin_variable(name, node)
+            if b is not None:
+                return b
         if not self.is_c and info.node.op == "procedure":
             t = info.implicit_type(name)
             if t is not None:
@@ -971,7 +990,11 @@ class Interpreter(FortranConstructs):
         raise InterpError(f"argument {name}: {type(v).__name__} given for a pointer")
 
     def _call_user(self, node: Node):
+        if self.is_c and node.name not in self.procs and self.is_cuda_call(node.name):
+            return self.cuda_call(node)
         proc = self._find_proc(node.name, node)
+        if "__global__" in proc.attrs:
+            raise _err(node, f"kernel {proc.name} called without a launch {proc.name}<<<grid, block>>>(...)")
         positional, named = [], {}
         for a in node.args:
             if a.op == "namedArg":
@@ -1104,15 +1127,7 @@ class Interpreter(FortranConstructs):
         """Assign an evaluated value to the reference lhs (node: the statement, for errors)."""
         if self.is_c:
             container, key = self._c_place(lhs)
-            if isinstance(container, CArr):
-                raise _err(node, "assignment to an array")
-            if container.dtype == object or isinstance(value, (Record, tuple)):
-                self._store_cell(container, key, value)
-            else:
-                if isinstance(value, (Ptr, CArr)):
-                    raise _err(node, "pointer assigned to a number")
-                container[key] = value
-            return None
+            return self._c_store(container, key, value, node)
         if lhs.op == "ident":
             b = self.binding(lhs.name, node=lhs)
             if isinstance(b, FArr):
@@ -1138,6 +1153,18 @@ class Interpreter(FortranConstructs):
             else:
                 self._store_cell(container, key, value)
         else:
+            container[key] = value
+        return None
+
+    def _c_store(self, container, key, value, node):
+        """Store value into the C place (container, key) found by _c_place."""
+        if isinstance(container, CArr):
+            raise _err(node, "assignment to an array")
+        if container.dtype == object or isinstance(value, (Record, tuple)):
+            self._store_cell(container, key, value)
+        else:
+            if isinstance(value, (Ptr, CArr)):
+                raise _err(node, "pointer assigned to a number")
             container[key] = value
         return None
 
@@ -1950,6 +1977,8 @@ class Interpreter(FortranConstructs):
             return getattr(self, special)(node)
         fn = self._intrinsics.get(name)
         if fn is None:
+            if self.is_c and self.is_cuda_call(name):
+                return self.cuda_call(node)
             raise _err(node, f"intrinsic {name} is not supported by the interpreter")
         args, kw = [], {}
         for a in node.args:
@@ -2044,23 +2073,11 @@ class Interpreter(FortranConstructs):
     def i_alloc_call(self, node):
         raise _err(node, f"{node.name} outside the allocate/deallocate forms")
 
-    def i_atomicAdd(self, node):
-        p = self.eval(node.args[0])
-        v = self.eval(node.args[1])
-        if type(p) is not Ptr:
-            raise _err(node, "atomicAdd on a non-pointer")
-        old = p.buf[p.off]
-        p.buf[p.off] = old + v
-        return old
-
-    def i_syncthreads(self, node):
-        return None
 
 
 _SPECIAL = {"size": "i_size", "shape": "i_shape", "lbound": "i_lbound", "ubound": "i_ubound",
             "allocated": "i_allocated", "associated": "i_associated", "present": "i_present",
-            "null": "i_null", "printf": "i_printf", "malloc": "i_alloc_call", "free": "i_alloc_call",
-            "atomicAdd": "i_atomicAdd", "__syncthreads": "i_syncthreads"}
+            "null": "i_null", "printf": "i_printf", "malloc": "i_alloc_call", "free": "i_alloc_call"}
 
 
 # ---------------------------------------------------------------------------

@@ -8,7 +8,8 @@ suffix work in double and the `f`-suffixed ones in float. Reductions add in elem
 (column-major), like the loops gfortran generates, not numpy's pairwise summation.
 
 Intrinsics that inspect a variable rather than a value (size, lbound, ubound, shape,
-allocated, associated, present) and printf/atomicAdd are handled in engine/interp.py.
+allocated, associated, present) and printf are handled in engine/interp.py; atomics and the
+CUDA runtime in engine/interp_cuda.py. `CUDA_IMPL` and `CUDA_ALIASES`: CUDA's device math.
 """
 from __future__ import annotations
 
@@ -483,3 +484,49 @@ C_IMPL.update({
     "abs": lambda a: np.abs(convert(as_value(a), I32)),
     "labs": lambda a: np.abs(convert(as_value(a), INT_KINDS[8])),
 })
+
+
+# --- CUDA device math (issue 8) ---------------------------------------------------------------
+# The fast intrinsics (__expf, __sinf, ...) are less accurate on a GPU; the interpreter gives
+# them the meaning of the accurate function they approximate (the reference semantics).
+CUDA_ALIASES = {"__" + name + "f": name + "f" for name in "exp sin cos tan log log2 log10 pow".split()}
+CUDA_ALIASES.update({"__fdividef": "fdividef", "__fmaf_rn": "fmaf", "__fma_rn": "fma", "__exp10f": "exp10f"})
+
+
+def _min_max(pick):
+    def run(a, b):
+        a, b = common(a, b)
+        if a.dtype.kind == "f":
+            return (np.fmin if pick is min else np.fmax)(a, b)
+        return pick(a, b)
+    return run
+
+
+def _c_math_n(cname, ufunc, dt, nargs):
+    """Like _c_math, for a function of nargs arguments (fma)."""
+    return lambda *args: _elemental(cname, ufunc, [convert(as_value(a), dt) for a in args[:nargs]])
+
+
+def _reciprocal(fn, dt):
+    return lambda x: dt.type(1) / fn(x)
+
+
+CUDA_IMPL = {
+    "rsqrt": _reciprocal(C_IMPL["sqrt"], F64), "rsqrtf": _reciprocal(C_IMPL["sqrtf"], F32),
+    "rcbrt": _reciprocal(C_IMPL["cbrt"], F64), "rcbrtf": _reciprocal(C_IMPL["cbrtf"], F32),
+    "fma": _c_math_n("fma", lambda x, y, z: x * y + z, F64, 3),
+    "fmaf": _c_math_n("fma", lambda x, y, z: x * y + z, F32, 3),
+    "fdim": _c_math_n("fdim", lambda x, y: np.maximum(x - y, 0), F64, 2),
+    "fdimf": _c_math_n("fdim", lambda x, y: np.maximum(x - y, 0), F32, 2),
+    "exp10": _c_math("exp10", lambda x: np.power(10.0, x), F64),
+    "exp10f": _c_math("exp10", lambda x: np.power(np.float32(10), x), F32),
+    "sinpi": _c_math("sinpi", lambda x: np.sin(np.pi * x), F64),
+    "cospi": _c_math("cospi", lambda x: np.cos(np.pi * x), F64),
+    "sinpif": _c_math("sinpi", lambda x: np.sin(np.float32(np.pi) * x), F32),
+    "cospif": _c_math("cospi", lambda x: np.cos(np.float32(np.pi) * x), F32),
+    "fdividef": lambda x, y: convert(as_value(x), F32) / convert(as_value(y), F32),
+    "__saturatef": lambda x: np.clip(convert(as_value(x), F32), F32.type(0), F32.type(1)),
+    "min": _min_max(min), "max": _min_max(max),
+    "isnan": lambda x: np.int32(np.isnan(x)), "isinf": lambda x: np.int32(np.isinf(x)),
+    "isfinite": lambda x: np.int32(np.isfinite(x)),
+}
