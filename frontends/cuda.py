@@ -1,0 +1,112 @@
+"""CUDA's syntax mapped onto C, for the C front end (frontends/c.py) to read .cu files.
+
+CUDA C is C plus a few words and two forms; pycparser reads C, so before preprocessing:
+- the execution-space and memory-space words (`__global__`, `__shared__`, ...) are blanked
+  out (columns kept) and remembered by position; the C walk gives each declaration the words
+  found before its name (`CudaWords.claim`);
+- a launch `k<<<grid, block[, shmem]>>>(args)` becomes `__adspec_launch(k, grid, block[, shmem])(args)`,
+  which the C walk turns into a `kernelLaunch`;
+- `dim3 g(4, 2);` and `dim3(4, 2)` become calls of `__adspec_dim3`, read back as `call("dim3", ...)`;
+- `__restrict__` is C's `restrict`.
+C++ that CUDA allows but the IL does not hold (templates, classes, namespaces, ...) is refused
+here with its line. Header-wise, `cuda_include/` stands in for the CUDA headers: it only names
+the runtime's types.
+The IL conventions these produce are in engine/il.py's docstring (CUDA).
+"""
+from __future__ import annotations
+
+import bisect
+import os
+import re
+
+from ..engine.errors import UnsupportedError
+from ..engine.intrinsics import C_INTRINSICS
+
+__all__ = ["CUDA_INCLUDE_DIR", "CudaWords", "LAUNCH", "DIM3", "to_c", "call_kind"]
+
+CUDA_INCLUDE_DIR = os.path.join(os.path.dirname(__file__), "cuda_include")
+LAUNCH, DIM3 = "__adspec_launch", "__adspec_dim3"  # stand-ins that C can parse
+DIALECT_WORDS = ("__global__", "__device__", "__host__", "__shared__", "__constant__", "__managed__",
+                 "__forceinline__", "__noinline__")
+
+# Functions of the CUDA runtime and device library that the IL keeps as plain calls by name.
+RUNTIME_CALLS = frozenset("""
+__syncthreads atomicAdd atomicSub atomicMax atomicMin atomicExch atomicCAS
+cudaMalloc cudaMemcpy cudaFree cudaDeviceSynchronize cudaMemset dim3
+""".split())
+# CUDA's math functions beyond C's math.h: intrinsic nodes, like math.h's functions.
+CUDA_MATH = frozenset("""
+rsqrt rsqrtf fma fmaf exp10 exp10f rcbrt rcbrtf sinpi sinpif cospi cospif
+__sinf __cosf __tanf __expf __exp10f __logf __log2f __log10f __powf __fdividef __saturatef
+__fsqrt_rn __dsqrt_rn __fmul_rn __dmul_rn __fadd_rn __dadd_rn __fma_rn
+""".split())
+
+_CPP = re.compile(r"\b(template|class|namespace|using|operator|typename|new|delete|virtual|"
+                  r"try|catch|throw|public|private|protected)\b|::")
+_CPP_WHAT = {"template": "a C++ template", "class": "a C++ class", "namespace": "a C++ namespace",
+             "::": "the C++ scope operator ::", "typename": "a C++ template",
+             "operator": "C++ operator overloading", "new": "C++ new", "delete": "C++ delete"}
+_WORD = re.compile(r"\b(" + "|".join(DIALECT_WORDS) + r")\b")
+_LAUNCH_OPEN = re.compile(r"\b([A-Za-z_]\w*)\s*<<<")
+_LAUNCH_CLOSE = re.compile(r">>>\s*\(")
+_DIM3_DECL = re.compile(r"\bdim3(\s+)([A-Za-z_]\w*)\s*\(")
+_DIM3_CALL = re.compile(r"\bdim3\s*\(")
+_RESTRICT = re.compile(r"\b__restrict__\b")
+
+
+class CudaWords:
+    """The dialect words blanked out of the text, by (line, column): a declaration claims the
+    unclaimed words before its name (a function's before its parameters')."""
+
+    def __init__(self):
+        self._positions: list[tuple] = []
+        self._words: list[str] = []
+        self._next = 0  # words before this index are claimed
+
+    def add(self, pos: tuple, word: str) -> None:
+        self._positions.append(pos)
+        self._words.append(word)
+
+    def claim(self, name_pos: tuple | None) -> tuple:
+        if name_pos is None:
+            return ()
+        end = bisect.bisect_left(self._positions, name_pos)
+        words = tuple(self._words[self._next:end])
+        self._next = max(self._next, end)
+        return words
+
+
+def to_c(code_parts, position, filename: str) -> CudaWords:
+    """Rewrite the code parts of a .cu text in place (a list of [offset, text] pairs, comments
+    and literals excluded) into C, returning the dialect words removed. `position(offset)` gives
+    (line, column) in the original text."""
+    words = CudaWords()
+    for part in code_parts:
+        offset, code = part
+        m = _CPP.search(code)
+        if m is not None:
+            what = _CPP_WHAT.get(m.group(0), f"the C++ keyword {m.group(0)}")
+            raise UnsupportedError(f"{what} is not supported (CUDA is read as C with CUDA's extensions)",
+                                   filename, position(offset + m.start())[0])
+        for w in _WORD.finditer(code):
+            words.add(position(offset + w.start()), w.group(1))
+        code = _WORD.sub(lambda w: " " * len(w.group(0)), code)
+        code = _RESTRICT.sub("restrict    ", code)
+        code = _LAUNCH_OPEN.sub(lambda m: f"{LAUNCH}({m.group(1)}, ", code)
+        code = _LAUNCH_CLOSE.sub(")(", code)
+        code = _DIM3_DECL.sub(lambda m: f"dim3{m.group(1)}{m.group(2)} = {DIM3}(", code)
+        code = _DIM3_CALL.sub(f"{DIM3}(", code)
+        part[1] = code
+    return words
+
+
+def call_kind(name: str, defined: frozenset) -> str | None:
+    """IL op for a call of `name` in CUDA code: 'call' or 'intrinsic'; None for an unknown
+    intrinsic (a `__name` CUDA reserves that is neither known nor defined in the file)."""
+    if name in defined or name in RUNTIME_CALLS:
+        return "call"
+    if name in C_INTRINSICS or name in CUDA_MATH:
+        return "intrinsic"
+    if name.startswith("__"):
+        return None
+    return "call"
