@@ -61,12 +61,12 @@ CUDA C (a .cu file; frontends/cuda.py maps its syntax onto C's, so these are C t
   declarator init `call("dim3", (4, 2))` (the components not given are 1).
 - `k<<<grid, block[, shmem]>>>(args)` is `kernelLaunch("k", grid, block, shmem or None, args)`;
   grid and block are dim3 values or plain integers.
-- `__syncthreads()`, the atomics (`atomicAdd`, `atomicSub`, `atomicMax`, `atomicMin`,
-  `atomicExch`, `atomicCAS`) and the host runtime (`cudaMalloc`, `cudaMemcpy` with its kind an
-  `ident` such as cudaMemcpyHostToDevice, `cudaMemset`, `cudaFree`, `cudaDeviceSynchronize`)
-  are `call`s by name, statements or expressions.
-- CUDA's math functions (math.h's, plus rsqrt, fma, __expf, __sinf, ...) are `intrinsic`s, as
-  math.h's are in C; another `__name` call is refused as an unknown intrinsic.
+- `__syncthreads()`, the atomics (`atomicAdd`, `atomicSub`, `atomicMax`, `atomicCAS`, ...) and
+  the host runtime (`cudaMalloc`, `cudaMemcpy` with its kind an `ident` such as
+  cudaMemcpyHostToDevice, `cudaMemcpyToSymbol`, `cudaFree`, `cudaDeviceSynchronize`, ...) are
+  `call`s by name, statements or expressions (the names: engine/intrinsics.py CUDA_CALLS).
+- CUDA's math functions (math.h's, plus rsqrt, fma, __expf, __sinf, ...: CUDA_MATH) are
+  `intrinsic`s, as math.h's are in C; another `__name` call is refused as an unknown intrinsic.
 - `__restrict__` is C's `restrict` (written back as `__restrict__`).
 """
 from __future__ import annotations

@@ -20,7 +20,7 @@ import os
 import re
 
 from ..engine.errors import UnsupportedError
-from ..engine.intrinsics import C_INTRINSICS
+from ..engine.intrinsics import C_INTRINSICS, CUDA_CALLS, CUDA_MATH
 
 __all__ = ["CUDA_INCLUDE_DIR", "CudaWords", "LAUNCH", "DIM3", "to_c", "call_kind"]
 
@@ -28,18 +28,6 @@ CUDA_INCLUDE_DIR = os.path.join(os.path.dirname(__file__), "cuda_include")
 LAUNCH, DIM3 = "__adspec_launch", "__adspec_dim3"  # stand-ins that C can parse
 DIALECT_WORDS = ("__global__", "__device__", "__host__", "__shared__", "__constant__", "__managed__",
                  "__forceinline__", "__noinline__")
-
-# Functions of the CUDA runtime and device library that the IL keeps as plain calls by name.
-RUNTIME_CALLS = frozenset("""
-__syncthreads atomicAdd atomicSub atomicMax atomicMin atomicExch atomicCAS
-cudaMalloc cudaMemcpy cudaFree cudaDeviceSynchronize cudaMemset dim3
-""".split())
-# CUDA's math functions beyond C's math.h: intrinsic nodes, like math.h's functions.
-CUDA_MATH = frozenset("""
-rsqrt rsqrtf fma fmaf exp10 exp10f rcbrt rcbrtf sinpi sinpif cospi cospif
-__sinf __cosf __tanf __expf __exp10f __logf __log2f __log10f __powf __fdividef __saturatef
-__fsqrt_rn __dsqrt_rn __fmul_rn __dmul_rn __fadd_rn __dadd_rn __fma_rn
-""".split())
 
 _CPP = re.compile(r"\b(template|class|namespace|using|operator|typename|new|delete|virtual|"
                   r"try|catch|throw|public|private|protected)\b|::")
@@ -103,7 +91,7 @@ def to_c(code_parts, position, filename: str) -> CudaWords:
 def call_kind(name: str, defined: frozenset) -> str | None:
     """IL op for a call of `name` in CUDA code: 'call' or 'intrinsic'; None for an unknown
     intrinsic (a `__name` CUDA reserves that is neither known nor defined in the file)."""
-    if name in defined or name in RUNTIME_CALLS:
+    if name in defined or name in CUDA_CALLS:
         return "call"
     if name in C_INTRINSICS or name in CUDA_MATH:
         return "intrinsic"
