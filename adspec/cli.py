@@ -23,11 +23,13 @@ as an executable specification.
 differentiate, as Tapenade:
   adspec -d -head "f(y)/(x)" FILE... [-O DIR] [-o NAME] [-nooptim activity|diffliveness]
                                   the tangent, in DIR/<stem>_d.<ext>, warnings in <stem>_d.msg
+                                  (-tgtlang cuda: C input, the tangent in <stem>_d.cu)
 
 sub-commands:
-  parse FILE                      print the IL tree of a Fortran or C file
+  parse FILE                      print the IL tree of a Fortran, C or CUDA (.cu) file
   unparse FILE [-tgtlang LANG]    parse, then write the source back from the IL
-                                  (the round trip source -> IL -> source)
+                                  (the round trip source -> IL -> source; -tgtlang cuda
+                                  writes C as CUDA)
   analyze FILE... -head HEADS     the source annotated with the data-flow sets
                                   (Varied, Useful, Active, Diff-live, TBR, Adj-out)
                                   over one call graph of all the files
