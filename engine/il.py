@@ -52,6 +52,7 @@ CUDA C (a .cu file; frontends/cuda.py maps its syntax onto C's, so these are C t
 - The `file` has ann lang="c" and dialect="cuda"; the C back end writes CUDA for it.
 - `__global__`, `__device__`, `__host__` are words of the procedure's attrs, in source order
   (`__device__ __host__ double f(...)` has ("__device__", "__host__")); a kernel returns void.
+  `__launch_bounds__(256, 2)` is one word of them, as written (spaces after commas).
 - `__shared__`, `__constant__` and `__device__` variables: the words in the varDecl attrs,
   after the storage class (`extern __shared__ double s[];` has ("extern", "__shared__") and a
   dim with hi None).

@@ -27,7 +27,8 @@ from ..engine.il import Node, mk, walk
 from ..engine.intrinsics import C_INTRINSICS
 from .c_sequencing import (INC_DEC_OPS, Hoisted, SequencingError, check_full_expression, guarded_loop_body,
                            with_after_effects)
-from .cuda import CUDA_INCLUDE_DIR, DIM3, LAUNCH, CudaWords, call_kind, to_c
+from .cuda import DIM3, LAUNCH, CudaWords, call_kind, to_c
+from .cuda import preprocessor_options as cuda_preprocessor_options
 
 __all__ = ["parse_c"]
 
@@ -72,8 +73,8 @@ def _where(file: str, filename: str) -> str:
 
 def _preprocess(text: str, filename: str, cuda: bool = False) -> str:
     cmd = ["gcc", "-E", "-nostdinc", "-x", "c", "-I", pycparser_fake_libc.directory]
-    if cuda:  # the CUDA headers' type names, included or not (nvcc includes them itself)
-        cmd[5:5] = ["-I", CUDA_INCLUDE_DIR, "-include", os.path.join(CUDA_INCLUDE_DIR, "cuda_runtime.h")]
+    if cuda:
+        cmd[5:5] = cuda_preprocessor_options()
     source_dir = os.path.dirname(filename)
     if source_dir and os.path.isdir(source_dir):
         cmd += ["-iquote", source_dir]  # `#include "local.h"` next to the source file
@@ -629,6 +630,7 @@ class _Translator:
         initializer's side effects are hoisted between them."""
         first = decls[0]
         spec = _base_spec(first.type)
+        self.dialect_words(first)  # claimed before the fields of a struct it defines claim theirs
         out = self.tag_definitions(spec, first)
         if first.name is None:
             if not out:

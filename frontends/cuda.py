@@ -1,9 +1,10 @@
 """CUDA's syntax mapped onto C, for the C front end (frontends/c.py) to read .cu files.
 
 CUDA C is C plus a few words and two forms; pycparser reads C, so before preprocessing:
-- the execution-space and memory-space words (`__global__`, `__shared__`, ...) are blanked
-  out (columns kept) and remembered by position; the C walk gives each declaration the words
-  found before its name (`CudaWords.claim`);
+- the execution-space and memory-space words (`__global__`, `__shared__`, ...) and
+  `__launch_bounds__(...)` are blanked out (lines and columns kept) and remembered by
+  position; the C walk gives each declaration the words found before its name
+  (`CudaWords.claim`);
 - a launch `k<<<grid, block[, shmem]>>>(args)` becomes `__adspec_launch(k, grid, block[, shmem])(args)`,
   which the C walk turns into a `kernelLaunch`;
 - `dim3 g(4, 2);` and `dim3(4, 2)` become calls of `__adspec_dim3`, read back as `call("dim3", ...)`;
@@ -22,7 +23,7 @@ import re
 from ..engine.errors import UnsupportedError
 from ..engine.intrinsics import C_INTRINSICS, CUDA_CALLS, CUDA_MATH
 
-__all__ = ["CUDA_INCLUDE_DIR", "CudaWords", "LAUNCH", "DIM3", "to_c", "call_kind"]
+__all__ = ["CUDA_INCLUDE_DIR", "CudaWords", "LAUNCH", "DIM3", "to_c", "call_kind", "preprocessor_options"]
 
 CUDA_INCLUDE_DIR = os.path.join(os.path.dirname(__file__), "cuda_include")
 LAUNCH, DIM3 = "__adspec_launch", "__adspec_dim3"  # stand-ins that C can parse
@@ -34,7 +35,7 @@ _CPP = re.compile(r"\b(template|class|namespace|using|operator|typename|new|dele
 _CPP_WHAT = {"template": "a C++ template", "class": "a C++ class", "namespace": "a C++ namespace",
              "::": "the C++ scope operator ::", "typename": "a C++ template",
              "operator": "C++ operator overloading", "new": "C++ new", "delete": "C++ delete"}
-_WORD = re.compile(r"\b(" + "|".join(DIALECT_WORDS) + r")\b")
+_WORD = re.compile(r"\b(" + "|".join(DIALECT_WORDS) + r")\b|\b__launch_bounds__\s*\(([^()]*)\)")
 _LAUNCH_OPEN = re.compile(r"\b([A-Za-z_]\w*)\s*<<<")
 _LAUNCH_CLOSE = re.compile(r">>>\s*\(")
 _DIM3_DECL = re.compile(r"\bdim3(\s+)([A-Za-z_]\w*)\s*\(")
@@ -77,8 +78,8 @@ def to_c(code_parts, position, filename: str) -> CudaWords:
             raise UnsupportedError(f"{what} is not supported (CUDA is read as C with CUDA's extensions)",
                                    filename, position(offset + m.start())[0])
         for w in _WORD.finditer(code):
-            words.add(position(offset + w.start()), w.group(1))
-        code = _WORD.sub(lambda w: " " * len(w.group(0)), code)
+            words.add(position(offset + w.start()), w.group(1) or _launch_bounds(w.group(2)))
+        code = _WORD.sub(lambda w: re.sub(r"[^\n]", " ", w.group(0)), code)
         code = _RESTRICT.sub("restrict    ", code)
         code = _LAUNCH_OPEN.sub(lambda m: f"{LAUNCH}({m.group(1)}, ", code)
         code = _LAUNCH_CLOSE.sub(")(", code)
@@ -86,6 +87,19 @@ def to_c(code_parts, position, filename: str) -> CudaWords:
         code = _DIM3_CALL.sub(f"{DIM3}(", code)
         part[1] = code
     return words
+
+
+def preprocessor_options() -> list:
+    """gcc -E options for a .cu file: the CUDA headers' type names, included or not (nvcc
+    includes them itself); the dialect words defined away in the user's own headers (their
+    declarations are not the file's: the words of the file itself are taken out before)."""
+    return (["-I", CUDA_INCLUDE_DIR, "-include", os.path.join(CUDA_INCLUDE_DIR, "cuda_runtime.h"),
+             "-D__restrict__=restrict", "-D__launch_bounds__(...)="] + [f"-D{w}=" for w in DIALECT_WORDS])
+
+
+def _launch_bounds(args: str) -> str:
+    """`__launch_bounds__(256, 2)` as one attrs word, written back as it is."""
+    return "__launch_bounds__(" + ", ".join(a.strip() for a in args.split(",")) + ")"
 
 
 def call_kind(name: str, defined: frozenset) -> str | None:

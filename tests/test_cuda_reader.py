@@ -115,6 +115,28 @@ def test_text_api_with_the_cu_name_or_the_cuda_language():
     assert "dialect" not in adspec.parse("void k(double *x) { x[0] = 2.0; }\n", lang="c").ann
 
 
+def test_launch_bounds_is_a_word_of_the_kernel_and_struct_fields_keep_theirs():
+    text = ("struct P { double a; };\n__device__ struct P g;\n"
+            "__global__ void __launch_bounds__(256,\n 2) k(double *__restrict__ x) { x[0] = g.a; }\n")
+    tree = adspec.parse(text, lang="cuda", filename="k.cu")
+    assert procedures(tree)["k"].kids[5] == ("__global__", "__launch_bounds__(256, 2)")
+    decls = {d.declarators[0].name: d.kids[1] for d in nodes(tree, "varDecl")}
+    assert decls == {"a": (), "g": ("__device__",), "x": ("*restrict",)}
+    out = adspec.unparse(tree)
+    assert "__global__ __launch_bounds__(256, 2) void k(double *__restrict__ x)" in out
+    assert adspec.parse(out, lang="cuda", filename="k.cu") == tree
+
+
+def test_cuda_words_in_the_users_headers(tmp_path):
+    (tmp_path / "helper.cuh").write_text("__device__ __forceinline__ double twice(double v) { return 2.0 * v; }\n"
+                                         "__device__ double third(const double *__restrict__ p);\n")
+    src = tmp_path / "k.cu"
+    src.write_text('#include "helper.cuh"\n__global__ void k(double *x) { x[0] = twice(x[0]); }\n')
+    tree = adspec.parse(str(src))
+    assert list(procedures(tree)) == ["k"] and tree.ann["includes"] == ('#include "helper.cuh"',)
+    assert [c.kids[0] for c in nodes(tree, "call")] == ["twice"]
+
+
 BAD_CUDA = {
     "template": ("template <typename T>\n__global__ void k(T *x) { x[0] = 1; }\n", 1, "template"),
     "class": ("// a class\nclass Foo {\n public: int x;\n};\n", 2, "class"),
