@@ -27,8 +27,8 @@ _NOT_MATH = {"abs", "labs", "malloc", "free", "printf", "atomicAdd", "__syncthre
 HEADERS = {"stdio.h": {"printf"}, "stdlib.h": {"abs", "labs", "malloc", "free"},
            "math.h": set(C_INTRINSICS) - _NOT_MATH}
 
-# CUDA is compiled as C++: C's spellings that C++ lacks.
-CUDA_TYPES = {("logical", 1): "bool"}
+# CUDA is compiled as C++: C's spellings that C++ lacks (None: no C++ spelling without a header).
+CUDA_TYPES = {("logical", 1): "bool", ("complex", 4): None, ("complex", 8): None}
 CUDA_WORDS = {"restrict": "__restrict__"}
 
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -69,6 +69,7 @@ class CExpr(ExprPrinter):
         self.tags = tags  # struct / union / enum tag names -> their keyword: referenced as `struct name`
         self.words = CUDA_WORDS if cuda else {}  # C spellings -> CUDA's
         self.types = {**C_TYPES, **CUDA_TYPES} if cuda else C_TYPES
+        self.language = "CUDA" if cuda else "C"
 
     def clarify(self, parent_op, child):
         if parent_op in BIT_OPS:
@@ -89,7 +90,7 @@ class CExpr(ExprPrinter):
         base, kind, _ = t.kids
         text = self.types.get((base, kind))
         if text is None:
-            raise unsupported(t, f"C has no type for {base} of kind {kind}", self.filename)
+            raise unsupported(t, f"{self.language} has no type for {base} of kind {kind}", self.filename)
         return text, 0
 
     def type_name(self, t: Node) -> str:

@@ -200,6 +200,17 @@ def test_c_written_as_cuda_spells_what_cpp_lacks():
     assert "restrict x" not in text.replace("__restrict__", "")
 
 
+
+def test_c_complex_has_no_cuda_spelling():
+    from adspec.backends.c import unparse_c
+    from adspec.engine.il import mk
+    tree = mk("file", mk("varDecl", mk("type", "complex", 8, None), (), (mk("declarator", "z", None, None, 0),)),
+              lang="c")
+    assert "double _Complex z;" in unparse_c(tree)
+    with pytest.raises(UnsupportedError, match="CUDA has no type for complex"):
+        unparse_c(tree, cuda=True)
+
+
 # --- nvcc compiles what is written ------------------------------------------------------------
 def nvcc_compiles(path: Path, tmp_path: Path) -> None:
     proc = subprocess.run([NVCC, "-c", str(path), "-o", str(tmp_path / "out.o")], capture_output=True,
