@@ -965,6 +965,8 @@ class _Translator:
     def kernel_launch(self, n) -> Node:
         """`k<<<grid, block[, shmem]>>>(args)`, read as `__adspec_launch(k, grid, block[, shmem])(args)`."""
         config = n.name.args.exprs if n.name.args is not None else []
+        if len(config) == 5:
+            self.unsupported("a kernel launch on a stream (<<<grid, block, shared bytes, stream>>>)", n)
         if not 3 <= len(config) <= 4 or not isinstance(config[0], c_ast.ID):
             self.unsupported("this kernel launch (expected kernel<<<grid, block[, shared bytes]>>>(args))", n)
         grid, block = self.expr(config[1]), self.expr(config[2])

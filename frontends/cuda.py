@@ -35,6 +35,7 @@ _CPP = re.compile(r"\b(template|class|namespace|using|operator|typename|new|dele
 _CPP_WHAT = {"template": "a C++ template", "class": "a C++ class", "namespace": "a C++ namespace",
              "::": "the C++ scope operator ::", "typename": "a C++ template",
              "operator": "C++ operator overloading", "new": "C++ new", "delete": "C++ delete"}
+_LINKAGE = re.compile(r"\bextern\s*$")  # before a 3-character literal: extern "C"
 _WORD = re.compile(r"\b(" + "|".join(DIALECT_WORDS) + r")\b|\b__launch_bounds__\s*\(([^()]*)\)")
 _LAUNCH_OPEN = re.compile(r"\b([A-Za-z_]\w*)\s*<<<")
 _LAUNCH_CLOSE = re.compile(r">>>\s*\(")
@@ -70,8 +71,12 @@ def to_c(code_parts, position, filename: str) -> CudaWords:
     and literals excluded) into C, returning the dialect words removed. `position(offset)` gives
     (line, column) in the original text."""
     words = CudaWords()
-    for part in code_parts:
+    for part, following in zip(code_parts, code_parts[1:] + [None]):
         offset, code = part
+        linkage = _LINKAGE.search(code)
+        if linkage is not None and following is not None and following[0] - offset - len(code) == 3:
+            raise UnsupportedError('extern "C" (C++ linkage) is not supported (CUDA is read as C with '
+                                   "CUDA's extensions)", filename, position(offset + linkage.start())[0])
         m = _CPP.search(code)
         if m is not None:
             what = _CPP_WHAT.get(m.group(0), f"the C++ keyword {m.group(0)}")

@@ -145,6 +145,9 @@ BAD_CUDA = {
                   3, "unknown CUDA intrinsic __shfl_down_sync"),
     "launch in expression": ("__global__ void k(double *x)\n{\n    x[0] = 1.0;\n}\nint g(double *x)\n{\n"
                              "    return k<<<1, 1>>>(x);\n}\n", 7, "kernel launch inside an expression"),
+    "linkage": ('// C++ linkage\nextern "C" __global__ void k(double *x) { x[0] = 1.0; }\n', 2, 'extern "C"'),
+    "stream": ("__global__ void k(double *x) { x[0] = 1.0; }\nvoid h(double *x, cudaStream_t s)\n{\n"
+               "    k<<<1, 1, 0, s>>>(x);\n}\n", 4, "a kernel launch on a stream"),
     "reference": ("__global__ void k(double &x)\n{\n    x = 1.0;\n}\n", 1, "syntax error"),
 }
 
