@@ -125,6 +125,8 @@ class CExpr(ExprPrinter):
         return self.negative_literal(text + {4: "f", 16: "L"}.get(kind, ""))
 
     def e_boolCst(self, n):
+        if self.language == "CUDA":  # C++'s own words
+            return "true" if n.kids[0] else "false"
         return "1" if n.kids[0] else "0"
 
     def e_stringCst(self, n):

@@ -68,7 +68,8 @@ CUDA C (a .cu file; frontends/cuda.py maps its syntax onto C's, so these are C t
   `call`s by name, statements or expressions (the names: engine/intrinsics.py CUDA_CALLS).
 - CUDA's math functions (math.h's, plus rsqrt, fma, __expf, __sinf, ...: CUDA_MATH) are
   `intrinsic`s, as math.h's are in C; another `__name` call is refused as an unknown intrinsic.
-- `__restrict__` is C's `restrict` (written back as `__restrict__`).
+- `__restrict__` is C's `restrict` (written back as `__restrict__`); `bool`, `true` and `false`
+  are C's `_Bool` type and `boolCst`s, with or without stdbool.h (written back as C++'s words).
 """
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ def parse_c(text: str, filename: str = "<string>", cuda: bool | None = None) -> 
     cpp_input, cuda_words = text, None
     if scan.uses_stdbool or cuda:
         parts = scan.code_parts()
-        if scan.uses_stdbool:
+        if scan.uses_stdbool or cuda:  # CUDA is C++: bool, true and false are its own
             scan.bool_stand_ins(parts)
         if cuda:
             cuda_words = to_c(parts, scan.position, filename)
