@@ -83,7 +83,8 @@ def to_c(code_parts, position, filename: str) -> CudaWords:
             raise UnsupportedError(f"{what} is not supported (CUDA is read as C with CUDA's extensions)",
                                    filename, position(offset + m.start())[0])
         for w in _WORD.finditer(code):
-            words.add(position(offset + w.start()), w.group(1) or _launch_bounds(w.group(2)))
+            where = position(offset + w.start())
+            words.add(where, w.group(1) or _launch_bounds(w.group(2), filename, where[0]))
         code = _WORD.sub(lambda w: re.sub(r"[^\n]", " ", w.group(0)), code)
         code = _RESTRICT.sub("restrict    ", code)
         code = _LAUNCH_OPEN.sub(lambda m: f"{LAUNCH}({m.group(1)}, ", code)
@@ -102,9 +103,14 @@ def preprocessor_options() -> list:
              "-D__restrict__=restrict", "-D__launch_bounds__(...)="] + [f"-D{w}=" for w in DIALECT_WORDS])
 
 
-def _launch_bounds(args: str) -> str:
-    """`__launch_bounds__(256, 2)` as one attrs word, written back as it is."""
-    return "__launch_bounds__(" + ", ".join(a.strip() for a in args.split(",")) + ")"
+def _launch_bounds(args: str, filename: str, line: int) -> str:
+    """`__launch_bounds__(256, 2)` as one attrs word, written back as it is (so its arguments
+    must be numbers: the back end does not write the file's macros back)."""
+    numbers = [a.strip() for a in args.split(",")]
+    if not all(a.isdigit() for a in numbers):
+        raise UnsupportedError("__launch_bounds__ with other arguments than numbers is not supported",
+                               filename, line)
+    return "__launch_bounds__(" + ", ".join(numbers) + ")"
 
 
 def call_kind(name: str, defined: frozenset) -> str | None:

@@ -148,6 +148,8 @@ BAD_CUDA = {
     "linkage": ('// C++ linkage\nextern "C" __global__ void k(double *x) { x[0] = 1.0; }\n', 2, 'extern "C"'),
     "stream": ("__global__ void k(double *x) { x[0] = 1.0; }\nvoid h(double *x, cudaStream_t s)\n{\n"
                "    k<<<1, 1, 0, s>>>(x);\n}\n", 4, "a kernel launch on a stream"),
+    "launch bounds macro": ("#define BLOCK 128\n__global__ void __launch_bounds__(BLOCK) k(double *x) { }\n", 2,
+                            "__launch_bounds__ with other arguments than numbers"),
     "reference": ("__global__ void k(double &x)\n{\n    x = 1.0;\n}\n", 1, "syntax error"),
 }
 
