@@ -31,6 +31,8 @@ def unparse(tree: Node, tgtlang: str | None = None, form: str | None = None) -> 
     """Source text of an IL tree, in the tree's own language unless `tgtlang` is given."""
     from .backends import unparse as _unparse
     lang = tree.ann.get("lang")
+    if tree.ann.get("dialect") == "cuda":
+        lang = "cuda"  # CUDA source is written back as CUDA
     tgt = tgtlang or lang
     if lang and tgt != lang and not (lang == "c" and tgt == "cuda"):
         raise SourceError(f"translating {lang} source to {tgt} is not supported", tree.ann.get("filename", "<il>"))

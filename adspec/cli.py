@@ -23,11 +23,13 @@ as an executable specification.
 differentiate, as Tapenade:
   adspec -d -head "f(y)/(x)" FILE... [-O DIR] [-o NAME] [-nooptim activity|diffliveness]
                                   the tangent, in DIR/<stem>_d.<ext>, warnings in <stem>_d.msg
+                                  (-tgtlang cuda: C input, the tangent in <stem>_d.cu)
 
 sub-commands:
-  parse FILE                      print the IL tree of a Fortran or C file
+  parse FILE                      print the IL tree of a Fortran, C or CUDA (.cu) file
   unparse FILE [-tgtlang LANG]    parse, then write the source back from the IL
-                                  (the round trip source -> IL -> source)
+                                  (the round trip source -> IL -> source; -tgtlang cuda
+                                  writes C as CUDA)
   analyze FILE... -head HEADS     the source annotated with the data-flow sets
                                   (Varied, Useful, Active, Diff-live, TBR, Adj-out)
                                   over one call graph of all the files
@@ -60,7 +62,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p_unparse = sub.add_parser("unparse", help="parse then regenerate source from the IL")
     p_unparse.add_argument("file")
-    p_unparse.add_argument("-tgtlang", "--tgtlang", choices=("fortran", "c"), default=None,
+    p_unparse.add_argument("-tgtlang", "--tgtlang", choices=("fortran", "c", "cuda"), default=None,
                            help="target language (default: the source's own)")
     p_unparse.add_argument("-form", "--form", choices=("free", "fixed"), default=None,
                            help="Fortran source form of the output (default: the input's)")
@@ -89,7 +91,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p_diff.add_argument("-O", "--outdir", default=".", metavar="DIR", help="directory of the output files")
     p_diff.add_argument("-o", "--output", default=None, metavar="NAME",
                         help="stem of the output files (default: the first file's)")
-    p_diff.add_argument("-tgtlang", "--tgtlang", choices=("fortran", "c"), default=None)
+    p_diff.add_argument("-tgtlang", "--tgtlang", choices=("fortran", "c", "cuda"), default=None,
+                        help="output language: the input's, or cuda for C input (<stem>_d.cu)")
     p_diff.add_argument("-nooptim", "--nooptim", action="append", default=[], metavar="OPTIM",
                         choices=("activity", "diffliveness"), help="switch an improvement off")
     return parser

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from .engine.errors import SourceError, at_line
+from .engine.errors import SourceError, UnsupportedError, at_line
 from .engine.il import Node, mk, walk
 
 MODES = {"tangent": "_d", "vector": "_dv"}
@@ -65,6 +65,10 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}")
     files = _read(sources, lang, filename, form)
+    cuda_file = next((f for f in files if f.ann.get("dialect") == "cuda"), None)
+    if cuda_file is not None:
+        raise UnsupportedError("differentiating CUDA source is not supported yet",
+                               cuda_file.ann.get("filename", "<input>"))
     program = build_program(files)
     inout = in_out(program)
     heads = resolve_heads(program, parse_heads(head, vars, outvars), inout)
@@ -73,7 +77,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     facts = Facts(program, results)
     first = files[0]
     file_lang = first.ann.get("lang", "fortran")
-    if tgtlang not in (None, file_lang):
+    out_lang = "cuda" if tgtlang == "cuda" and file_lang == "c" else file_lang  # C is CUDA without kernels
+    if tgtlang not in (None, file_lang, out_lang):
         raise SourceError(f"writing the derivatives of {file_lang} source in {tgtlang} is not supported yet",
                           first.ann.get("filename", "<input>"))
     names = Namer(program_names(program.files), "tangent", file_lang)  # vector mode rewrites the tangent
@@ -102,6 +107,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         procedure_names = {k: names.vector_proc(k) for k in procedure_names}
     stem = os.path.splitext(os.path.basename(first.ann.get("filename", "out")))[0]
     ext = os.path.splitext(first.ann.get("filename", ""))[1] or (".f90" if file_lang == "fortran" else ".c")
+    if out_lang == "cuda":
+        ext = ".cu"
     if file_lang == "c":
         units = _without_uncalled_statics(units)
         # the file-scope declarations (c_units) first: a copied static original may use them
@@ -114,7 +121,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     head_names = [_head_names(program, name, zones) for name, zones in heads.items()]
     first_head = program.procedure(head_names[0].procedure) if head_names else None
     diff_formals = facts.diff_formals(first_head.name) if first_head is not None else ()
-    return Differentiated(unparse(tree, file_lang, first.ann.get("form")), tree, list(ctx.messages),
+    return Differentiated(unparse(tree, out_lang, first.ann.get("form")), tree, list(ctx.messages),
                           derivations, head_names, procedure_names, diff_formals)
 
 

@@ -9,7 +9,7 @@ def unparse(tree, lang: str, form: str | None = None) -> str:
         return unparse_fortran(tree, form=form or tree.ann.get("form", "free"))
     if lang in ("c", "cuda"):
         from .c import unparse_c
-        return unparse_c(tree, cuda=(lang == "cuda"))
+        return unparse_c(tree, cuda=(lang == "cuda" or tree.ann.get("dialect") == "cuda"))
     raise ValueError(f"unknown target language {lang!r}")
 
 

@@ -27,16 +27,20 @@ _NOT_MATH = {"abs", "labs", "malloc", "free", "printf", "atomicAdd", "__syncthre
 HEADERS = {"stdio.h": {"printf"}, "stdlib.h": {"abs", "labs", "malloc", "free"},
            "math.h": set(C_INTRINSICS) - _NOT_MATH}
 
+# CUDA is compiled as C++: C's spellings that C++ lacks (None: no C++ spelling without a header).
+CUDA_TYPES = {("logical", 1): "bool", ("complex", 4): None, ("complex", 8): None}
+CUDA_WORDS = {"restrict": "__restrict__"}
+
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
-def _pointer_levels(ptr: int, quals) -> str:
+def _pointer_levels(ptr: int, quals, words: dict) -> str:
     """The declarator's own stars, each followed by the qualifiers of its level (attrs "*const",
     "**restrict", ...)."""
     out = ""
     for level in range(1, ptr + 1):
-        words = [q[level:] for q in quals if len(q) > level and q[:level] == "*" * level and q[level] != "*"]
-        out += "*" + "".join(w + " " for w in words)
+        level_words = [q[level:] for q in quals if len(q) > level and q[:level] == "*" * level and q[level] != "*"]
+        out += "*" + "".join(words.get(w, w) + " " for w in level_words)
     return out
 
 
@@ -60,9 +64,12 @@ class CExpr(ExprPrinter):
              "deref": (UNARY, "*"), "address": (UNARY, "&")}
     UNARY_CHAINS = True
 
-    def __init__(self, filename: str, tags: dict):
+    def __init__(self, filename: str, tags: dict, cuda: bool = False):
         super().__init__(filename)
         self.tags = tags  # struct / union / enum tag names -> their keyword: referenced as `struct name`
+        self.words = CUDA_WORDS if cuda else {}  # C spellings -> CUDA's
+        self.types = {**C_TYPES, **CUDA_TYPES} if cuda else C_TYPES
+        self.language = "CUDA" if cuda else "C"
 
     def clarify(self, parent_op, child):
         if parent_op in BIT_OPS:
@@ -81,9 +88,9 @@ class CExpr(ExprPrinter):
             name = t.kids[0]
             return (f"{self.tags[name]} {name}" if name in self.tags else name), 0
         base, kind, _ = t.kids
-        text = C_TYPES.get((base, kind))
+        text = self.types.get((base, kind))
         if text is None:
-            raise unsupported(t, f"C has no type for {base} of kind {kind}", self.filename)
+            raise unsupported(t, f"{self.language} has no type for {base} of kind {kind}", self.filename)
         return text, 0
 
     def type_name(self, t: Node) -> str:
@@ -118,6 +125,8 @@ class CExpr(ExprPrinter):
         return self.negative_literal(text + {4: "f", 16: "L"}.get(kind, ""))
 
     def e_boolCst(self, n):
+        if self.language == "CUDA":  # C++'s own words
+            return "true" if n.kids[0] else "false"
         return "1" if n.kids[0] else "0"
 
     def e_stringCst(self, n):
@@ -169,7 +178,7 @@ class CWriter(BlockWriter):
 
     def __init__(self, filename: str, tags: dict, cuda: bool):
         super().__init__(Lines("    "), filename)
-        self.x = CExpr(filename, tags)
+        self.x = CExpr(filename, tags, cuda)
         self.cuda = cuda
 
     def line(self, text: str) -> None:
@@ -226,7 +235,7 @@ class CWriter(BlockWriter):
         signature = ", ".join(self.declaration(by_name[p]) for p in params) or "void"
         param_decls = {id(by_name[p]) for p in params}
         base, stars = self.x.type_parts(typ if typ is not None else mk("type", "void", None, None))
-        head = " ".join(tuple(attrs) + (base,)) + " " + "*" * stars + f"{name}({signature})"
+        head = " ".join(self.spelled(attrs) + (base,)) + " " + "*" * stars + f"{name}({signature})"
         if body is None:
             self.line(head + ";")
             return
@@ -237,18 +246,21 @@ class CWriter(BlockWriter):
         typ, attrs, declarators = n.kids
         rows = typ if typ.op == "arrayType" else None  # each declarator points to rows of it
         base, stars = self.x.type_parts(typ.kids[0] if rows else typ)
-        words = tuple(a for a in attrs if not a.startswith("*"))
+        words = self.spelled(a for a in attrs if not a.startswith("*"))
         quals = [a for a in attrs if a.startswith("*")]
         return " ".join(words + (base,)) + " " + ", ".join(self.declarator(d, stars, quals, rows)
                                                            for d in declarators)
 
     def declarator(self, d: Node, stars: int, quals=(), rows: Node | None = None) -> str:
         name, dims, init, ptr = d.kids
-        text = _pointer_levels(ptr, quals) + name + "".join(self.dim(dim) for dim in dims or ())
+        text = _pointer_levels(ptr, quals, self.x.words) + name + "".join(self.dim(dim) for dim in dims or ())
         if rows is not None:  # double (*pd)[n]
             text = f"({text}){self.x.sizes(rows)}"
         text = "*" * stars + text
         return text if init is None else f"{text} = {self.x.expr(init)}"
+
+    def spelled(self, words) -> tuple:
+        return tuple(self.x.words.get(w, w) for w in words)
 
     def dim(self, d: Node) -> str:
         lo, hi = d.kids

@@ -47,6 +47,29 @@ Conventions shared by all front ends, back ends and the interpreter:
   `typeRef("mode")`. Enumerators are integer named constants, never variables.
 - A C union is a `typeDef` of style union (`union u {...}`) or typedefUnion (`typedef union
   {...} u;`); its fields share one storage.
+
+CUDA C (a .cu file; frontends/cuda.py maps its syntax onto C's, so these are C trees):
+- The `file` has ann lang="c" and dialect="cuda"; the C back end writes CUDA for it.
+- `__global__`, `__device__`, `__host__` are words of the procedure's attrs, in source order
+  (`__device__ __host__ double f(...)` has ("__device__", "__host__")); a kernel returns void.
+  `__launch_bounds__(256, 2)` is one word of them, as written (spaces after commas).
+- `__shared__`, `__constant__` and `__device__` variables: the words in the varDecl attrs,
+  after the storage class (`extern __shared__ double s[];` has ("extern", "__shared__") and a
+  dim with hi None).
+- `threadIdx.x`, `blockIdx.y`, `blockDim.x`, `gridDim.z` are `fieldAccess(ident("threadIdx"), "x")`
+  etc.: C field accesses of the four builtin names.
+- `dim3` is `typeRef("dim3")`; `dim3 g(4, 2);` and `dim3 g = dim3(4, 2);` both give the
+  declarator init `call("dim3", (4, 2))` (the components not given are 1).
+- `k<<<grid, block[, shmem]>>>(args)` is `kernelLaunch("k", grid, block, shmem or None, args)`;
+  grid and block are dim3 values or plain integers.
+- `__syncthreads()`, the atomics (`atomicAdd`, `atomicSub`, `atomicMax`, `atomicCAS`, ...) and
+  the host runtime (`cudaMalloc`, `cudaMemcpy` with its kind an `ident` such as
+  cudaMemcpyHostToDevice, `cudaMemcpyToSymbol`, `cudaFree`, `cudaDeviceSynchronize`, ...) are
+  `call`s by name, statements or expressions (the names: engine/intrinsics.py CUDA_CALLS).
+- CUDA's math functions (math.h's, plus rsqrt, fma, __expf, __sinf, ...: CUDA_MATH) are
+  `intrinsic`s, as math.h's are in C; another `__name` call is refused as an unknown intrinsic.
+- `__restrict__` is C's `restrict` (written back as `__restrict__`); `bool`, `true` and `false`
+  are C's `_Bool` type and `boolCst`s, with or without stdbool.h (written back as C++'s words).
 """
 from __future__ import annotations
 

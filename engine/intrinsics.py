@@ -29,6 +29,22 @@ abs labs printf malloc free
 atomicAdd __syncthreads
 """.split())
 
+# CUDA (a .cu file): its device math beyond math.h, intrinsics like C's (the fast `__expf`
+# family included); and its runtime, atomics and barrier, which the IL keeps as plain calls by
+# name (engine/il.py, CUDA conventions).
+CUDA_MATH = frozenset("""
+rsqrt rsqrtf rcbrt rcbrtf fma fmaf fdim fdimf exp10 exp10f sinpi cospi sinpif cospif fdividef
+min max isnan isinf isfinite
+__expf __sinf __cosf __tanf __logf __log2f __log10f __powf __exp10f __fdividef __saturatef
+__fmaf_rn __fma_rn
+""".split())
+CUDA_CALLS = frozenset("""
+__syncthreads
+atomicAdd atomicSub atomicMax atomicMin atomicExch atomicCAS atomicAnd atomicOr atomicXor atomicInc atomicDec
+cudaMalloc cudaMemcpy cudaMemset cudaFree cudaDeviceSynchronize cudaMemcpyToSymbol cudaMemcpyFromSymbol
+cudaGetLastError cudaPeekAtLastError
+dim3
+""".split())
 
 # Inquiry intrinsics: they look at an argument's shape, allocation or association status, not
 # at its values (their arguments are not "read" by data-flow analyses).

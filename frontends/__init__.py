@@ -44,9 +44,9 @@ def _parse(text, filename, lang, form, modules):
     if lang == "fortran":
         from .fortran import parse_fortran
         return parse_fortran(text, filename, form or "free", modules)
-    if lang == "c":
+    if lang in ("c", "cuda"):
         from .c import parse_c
-        return parse_c(text, filename)
+        return parse_c(text, filename, cuda=True if lang == "cuda" else None)
     raise SourceError(f"unknown source language {lang!r}", filename)
 
 

@@ -27,6 +27,8 @@ from ..engine.il import Node, mk, walk
 from ..engine.intrinsics import C_INTRINSICS
 from .c_sequencing import (INC_DEC_OPS, Hoisted, SequencingError, check_full_expression, guarded_loop_body,
                            with_after_effects)
+from .cuda import DIM3, LAUNCH, CudaWords, call_kind, to_c
+from .cuda import preprocessor_options as cuda_preprocessor_options
 
 __all__ = ["parse_c"]
 
@@ -35,17 +37,25 @@ _TRUE, _FALSE = "__adspec_true", "__adspec_false"  # stand-ins that survive stdb
 _ALLOC_FUNCS = frozenset({"malloc", "calloc", "realloc"})
 
 
-def parse_c(text: str, filename: str = "<string>") -> Node:
-    """Parse C source text to an IL `file` node. Raises SourceError on bad input."""
-    if filename.lower().endswith(".cu"):
-        raise UnsupportedError("CUDA source is not supported by the C front end", filename)
+def parse_c(text: str, filename: str = "<string>", cuda: bool | None = None) -> Node:
+    """Parse C source text (CUDA C when `cuda`, by default for a .cu file) to an IL `file`
+    node. Raises SourceError on bad input."""
+    if cuda is None:
+        cuda = filename.lower().endswith(".cu")
     if not text.strip():
         raise SourceError("empty source file", filename, 1)
     scan = _SourceScan(text)
-    cpp_input = scan.text_with_bool_stand_ins() if scan.uses_stdbool else text
-    ast = _parse(_preprocess(cpp_input, filename), filename)
+    cpp_input, cuda_words = text, None
+    if scan.uses_stdbool or cuda:
+        parts = scan.code_parts()
+        if scan.uses_stdbool or cuda:  # CUDA is C++: bool, true and false are its own
+            scan.bool_stand_ins(parts)
+        if cuda:
+            cuda_words = to_c(parts, scan.position, filename)
+        cpp_input = scan.with_code(parts)
+    ast = _parse(_preprocess(cpp_input, filename, cuda), filename)
     try:
-        return _Translator(filename, scan, ast).file()
+        return _Translator(filename, scan, ast, cuda_words).file()
     except RecursionError:
         raise UnsupportedError("statements or expressions nested too deeply", filename) from None
 
@@ -61,8 +71,10 @@ def _where(file: str, filename: str) -> str:
     return filename if file == _MAIN else file
 
 
-def _preprocess(text: str, filename: str) -> str:
+def _preprocess(text: str, filename: str, cuda: bool = False) -> str:
     cmd = ["gcc", "-E", "-nostdinc", "-x", "c", "-I", pycparser_fake_libc.directory]
+    if cuda:
+        cmd[5:5] = cuda_preprocessor_options()
     source_dir = os.path.dirname(filename)
     if source_dir and os.path.isdir(source_dir):
         cmd += ["-iquote", source_dir]  # `#include "local.h"` next to the source file
@@ -228,15 +240,26 @@ class _SourceScan:
         later = [p for p in self.opens_by_line.get(close[0], ()) if p > close]
         return later[0] if later else (close[0] + 1, 0)
 
-    def text_with_bool_stand_ins(self) -> str:
-        """The text with the code words true/false renamed, so stdbool's macros miss them."""
-        out, last = [], 0
+    def code_parts(self) -> list:
+        """The text outside comments and literals, as [offset, text] pairs to rewrite."""
+        parts, last = [], 0
         for start, end in self._literal_spans + [(len(self.text), len(self.text))]:
-            out.append(_BOOL_WORD.sub(lambda m: _TRUE if m.group(1) == "true" else _FALSE,
-                                      self.text[last:start]))
-            out.append(self.text[start:end])
+            parts.append([last, self.text[last:start]])
             last = end
+        return parts
+
+    def with_code(self, parts: list) -> str:
+        """The text with its code parts replaced by `parts` (comments and literals kept)."""
+        out = []
+        for (_, code), (start, end) in zip(parts, self._literal_spans + [(len(self.text), len(self.text))]):
+            out += [code, self.text[start:end]]
         return "".join(out)
+
+    @staticmethod
+    def bool_stand_ins(parts: list) -> None:
+        """Rename the code words true/false, so stdbool's macros miss them."""
+        for part in parts:
+            part[1] = _BOOL_WORD.sub(lambda m: _TRUE if m.group(1) == "true" else _FALSE, part[1])
 
 
 class _CommentPool:
@@ -482,8 +505,10 @@ class _Translator:
     """One walk over the main file's part of a pycparser tree, building IL. Statement
     builders return lists (a declaration may give a typeDef, a varDecl and allocations)."""
 
-    def __init__(self, filename: str, scan: _SourceScan, ast: c_ast.FileAST):
+    def __init__(self, filename: str, scan: _SourceScan, ast: c_ast.FileAST, cuda_words: CudaWords | None = None):
         self.filename = filename
+        self.cuda_words = cuda_words  # None for C; the dialect words of a .cu file
+        self._claimed_words: dict = {}
         self.scan = scan
         self.pool = _CommentPool(scan.comments)
         self.ext = [e for e in ast.ext if e.coord is not None and e.coord.file == _MAIN]
@@ -543,7 +568,8 @@ class _Translator:
             units.extend(self.unit(group))
         end = (float("inf"), 0)
         units, _ = _place_comments(units, self.pool.claim((0, 0), end), None)
-        return mk("file", *units, lang="c", filename=self.filename).with_ann(includes=self.scan.includes)
+        tree = mk("file", *units, lang="c", filename=self.filename).with_ann(includes=self.scan.includes)
+        return tree if self.cuda_words is None else tree.with_ann(dialect="cuda")
 
     def unit(self, group: list) -> list:
         n = group[0]
@@ -604,6 +630,7 @@ class _Translator:
         initializer's side effects are hoisted between them."""
         first = decls[0]
         spec = _base_spec(first.type)
+        self.dialect_words(first)  # claimed before the fields of a struct it defines claim theirs
         out = self.tag_definitions(spec, first)
         if first.name is None:
             if not out:
@@ -714,9 +741,17 @@ class _Translator:
     def attrs(self, decl, tdecl, type_attrs: tuple) -> tuple:
         words = []
         if decl is not None:
-            words += list(decl.storage) + list(decl.funcspec)
+            words += list(decl.storage) + list(decl.funcspec) + list(self.dialect_words(decl))
         words += list(tdecl.quals) + list(type_attrs)
         return tuple(dict.fromkeys(words))
+
+    def dialect_words(self, decl) -> tuple:
+        """The CUDA words (__global__, __shared__, ...) written before a declaration."""
+        if self.cuda_words is None:
+            return ()
+        if id(decl) not in self._claimed_words:
+            self._claimed_words[id(decl)] = self.cuda_words.claim(self.position(decl))
+        return self._claimed_words[id(decl)]
 
     # --- statements -----------------------------------------------------------------------
     def statements(self, items) -> list:
@@ -923,7 +958,21 @@ class _Translator:
             if len(args) != 1:
                 self.unsupported("free with other than one argument", n)
             return mk("deallocate", self.expr(args[0]), line=self.line(n))
+        if self.cuda_words is not None and _is_launch(n.name):
+            return self.kernel_launch(n)
         return self.call(n).with_ann(line=self.line(n))
+
+    def kernel_launch(self, n) -> Node:
+        """`k<<<grid, block[, shmem]>>>(args)`, read as `__adspec_launch(k, grid, block[, shmem])(args)`."""
+        config = n.name.args.exprs if n.name.args is not None else []
+        if len(config) == 5:
+            self.unsupported("a kernel launch on a stream (<<<grid, block, shared bytes, stream>>>)", n)
+        if not 3 <= len(config) <= 4 or not isinstance(config[0], c_ast.ID):
+            self.unsupported("this kernel launch (expected kernel<<<grid, block[, shared bytes]>>>(args))", n)
+        grid, block = self.expr(config[1]), self.expr(config[2])
+        shared = self.expr(config[3]) if len(config) == 4 else None
+        args = tuple(self.expr(a) for a in (n.args.exprs if n.args is not None else []))
+        return mk("kernelLaunch", config[0].name, grid, block, shared, args, line=self.line(n))
 
     def void_cast(self, n) -> list:
         """`(void) f(x);` is the call f(x)."""
@@ -1036,8 +1085,12 @@ class _Translator:
 
     def call(self, n) -> Node:
         if not isinstance(n.name, c_ast.ID):
+            if self.cuda_words is not None and _is_launch(n.name):
+                self.unsupported("a kernel launch inside an expression", n)
             self.unsupported("a call through a function pointer", n)
         name = n.name.name
+        if self.cuda_words is not None:
+            return self.cuda_call(n, name)
         if name in self.functions:
             op = "call"
         elif name in _ALLOC_FUNCS or name == "free":
@@ -1046,3 +1099,22 @@ class _Translator:
             op = "intrinsic" if name in C_INTRINSICS else "call"
         args = n.args.exprs if n.args is not None else []
         return mk(op, name, tuple(self.expr(a) for a in args))
+
+    def cuda_call(self, n, name: str) -> Node:
+        """A call in CUDA code: CUDA's runtime and atomics stay calls by name, its math
+        functions are intrinsics, an unknown `__name` is an intrinsic nobody knows."""
+        if name == DIM3:
+            name = "dim3"
+        elif name == LAUNCH:
+            self.unsupported("a kernel launch without arguments", n)
+        op = call_kind(name, self.functions)
+        if op is None:
+            self.unsupported(f"the unknown CUDA intrinsic {name}", n)
+        if name not in self.functions and (name in _ALLOC_FUNCS or name == "free"):
+            self.unsupported(f"{name} inside an expression", n)
+        args = n.args.exprs if n.args is not None else []
+        return mk(op, name, tuple(self.expr(a) for a in args))
+
+
+def _is_launch(name) -> bool:
+    return isinstance(name, c_ast.FuncCall) and isinstance(name.name, c_ast.ID) and name.name.name == LAUNCH

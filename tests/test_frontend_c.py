@@ -335,9 +335,10 @@ def test_unsupported_types():
         assert e.value.line == 2, src
 
 
-def test_cuda_refused():
-    with pytest.raises(UnsupportedError):
-        parse_c("__global__ void k(double *x) { }", "k.cu")
+def test_cuda_read_since_issue_8():
+    """A .cu file was refused before issue 8; it is read now (tests/test_cuda_reader.py)."""
+    tree = parse_c("__global__ void k(double *x) { }", "k.cu")
+    assert tree.ann["dialect"] == "cuda" and tree.kids[0].kids[5] == ("__global__",)
 
 
 def test_syntax_error_line():
