@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import networkx as nx
+from .engine.digraph import descendants
 
 from .analyses.common import visible_zones
 from .engine.errors import SourceError
@@ -137,7 +137,7 @@ def _callee_global(program, proc, key: str) -> int:
     for p in program.procedures.values():
         program_globals &= ~p.zones.host_shared
     meanings = {}
-    for callee in nx.descendants(program.callgraph, proc.name):
+    for callee in descendants(program.callgraph, proc.name):
         found = program.procedures[callee].zones.var_zones(key) & program_globals
         if found:
             meanings.setdefault(found, callee)

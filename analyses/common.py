@@ -3,6 +3,7 @@ and the conservative effect of a call to a procedure that is not in the source."
 from __future__ import annotations
 
 from ..engine.bitsets import Relation, zones_of
+from ..engine.il import walk, walk_statements
 from ..engine.solver import Analysis
 
 
@@ -20,7 +21,9 @@ def visible_zones(proc) -> int:
 def saved_zones(proc) -> int:
     """Zones of the procedure's own variables that keep their value between calls: Fortran
     SAVE (attribute, a bare SAVE statement, DATA) or an initial value, C static locals."""
-    decls = proc.node.kids[6] + tuple(d for d in _walk(proc.node.kids[7]) if d.op == "varDecl")
+    body = proc.node.kids[7]
+    decls = proc.node.kids[6] + tuple(d for d in (walk_statements(body) if body is not None else ())
+                                      if d.op == "varDecl")
     bare_save = proc.lang == "fortran" and any(d.op == "attrDecl" and d.kids[0] == "save" and not d.kids[1]
                                                for d in decls)
     data = {n.kids[0] for d in decls if d.op == "data" for n in _walk(d.kids[0]) if n.op == "ident"}
@@ -36,7 +39,6 @@ def saved_zones(proc) -> int:
 
 
 def _walk(node):
-    from ..engine.il import walk
     return walk(node) if node is not None else ()
 
 

@@ -182,6 +182,8 @@ def mk(op: str, *kids, **ann) -> Node:
     """Build a node: mk("assign", lhs, rhs, line=3). None-valued annotations are dropped."""
     if op not in OPS:
         raise ILError(f"unknown IL operator {op!r}")
+    if not ann:                 # most nodes built by the rules and the derivative table
+        return Node(op, kids, EMPTY_ANN)
     ann = {k: v for k, v in ann.items() if v is not None and v != ()}
     return Node(op, kids, pmap(ann) if ann else EMPTY_ANN)
 
@@ -199,13 +201,36 @@ def sexpr(k) -> str:
 def walk(k) -> Iterator[Node]:
     """Pre-order traversal of every node under k (a Node or a tuple)."""
     stack = [k]
+    pop, push = stack.pop, stack.extend
     while stack:
-        x = stack.pop()
-        if isinstance(x, Node):
+        x = pop()
+        kind = type(x)
+        if kind is Node:
             yield x
-            stack.extend(reversed(x.kids))
+            push(x.kids[::-1])
+        elif kind is tuple:
+            push(x[::-1])
+        elif isinstance(x, Node):
+            yield x
+            push(x.kids[::-1])
         elif isinstance(x, tuple):
-            stack.extend(reversed(x))
+            push(x[::-1])
+
+
+def walk_statements(k) -> Iterator[Node]:
+    """walk(k) without going into expressions: the statements, declarations and types under
+    k, in the same order (no statement sits inside an expression). For searches that look
+    for statements only: the expressions are most of a program's nodes."""
+    stack = [k]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        x = pop()
+        if isinstance(x, Node):
+            if x.op not in EXPRESSION_OPS:
+                yield x
+                push(x.kids[::-1])
+        elif isinstance(x, tuple):
+            push(x[::-1])
 
 
 # ---------------------------------------------------------------------------

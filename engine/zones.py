@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from .errors import SourceError, UnsupportedError, at_line
 from .constants import int_constant
-from .il import Node, mk, walk
+from .il import Node, mk, walk, walk_statements
 from .intrinsics import INQUIRY_INTRINSICS, differentiable_args
 
 ZONE_KINDS = ("global", "formal", "result", "local", "temp", "pointee", "heap")
@@ -1083,7 +1083,7 @@ class _ProcedureBuilder:
         point."""
         zm = self.zm
         body = self.node.kids[7]
-        stmts = [x for x in walk(body) if x.op in ("assign", "pointerAssign", "allocate", "varDecl")] \
+        stmts = [x for x in walk_statements(body) if x.op in ("assign", "pointerAssign", "allocate", "varDecl")] \
             if body is not None else []
         if not stmts:
             zm.unknown_targets = frozenset()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...engine.bitsets import zones_of
 from ...engine.errors import SourceError, UnsupportedError
-from ...engine.il import EMPTY_ANN, Node, walk
+from ...engine.il import EMPTY_ANN, Node, walk, walk_statements
 from ...engine.rules import Context
 from ..derivatives import derivative
 from .globals import global_owner
@@ -268,7 +268,7 @@ class TangentContext(Context):
         if contains:
             self.unsupported(proc, "differentiating a procedure with internal procedures")
         diff_names = self.facts.diff_variables(name)
-        declared = {d.kids[0] for decl in proc.kids[6] + tuple(walk(proc.kids[7]))
+        declared = {d.kids[0] for decl in proc.kids[6] + tuple(walk_statements(proc.kids[7]))
                     if isinstance(decl, Node) and decl.op == "varDecl" for d in decl.kids[2]}
         scope = self.program.procedure(name).scope
         for other in sorted(diff_names - set(params) - declared - {result or name}):
