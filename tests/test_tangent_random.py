@@ -73,14 +73,15 @@ def test_random_programs_have_right_tangents(lang):
 
 @pytest.mark.compile
 def test_random_tangents_compile_and_agree_with_the_interpreter(tmp_path_factory):
-    """25 random programs: the generated Fortran tangent, compiled with the original, computes
-    what the interpreter computes from the tangent IL (to 1e-14)."""
+    """At least 25 random programs (of 34 drawn: some are refused): the generated Fortran
+    tangent, compiled with the original, computes what the interpreter computes from the
+    tangent IL (to 1e-14)."""
     from adspec.engine.il import mk
     from harness import compare_rel, compile_and_run, interp_run, make_inputs, parse_spec, require_compilers
     require_compilers("fortran")
     compiled_programs = []
 
-    @settings(max_examples=examples(25), **SETTINGS)
+    @settings(max_examples=examples(34), **SETTINGS)
     @given(programs("fortran"))
     def check(tree):
         text = adspec.unparse(tree)
@@ -103,4 +104,4 @@ def test_random_tangents_compile_and_agree_with_the_interpreter(tmp_path_factory
         assert compare_rel(compiled, interpreted, 1e-14) == [], result.text
         compiled_programs.append(text)
     check()
-    assert len(compiled_programs) >= examples(25) * 3 // 4
+    assert len(compiled_programs) >= examples(25)
