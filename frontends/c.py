@@ -353,6 +353,8 @@ def _builtin_type(names: list) -> tuple[Node, tuple] | None:
     words = [w for w in names if w not in ("signed", "unsigned")]
     attrs = ("unsigned",) if "unsigned" in names else ()
     longs = words.count("long")
+    if "_Complex" in words or "_Imaginary" in words:
+        return None  # not read as its real part
     if "void" in words:
         return mk("type", "void", None, None), attrs
     if "_Bool" in words:

@@ -335,6 +335,13 @@ def test_unsupported_types():
         assert e.value.line == 2, src
 
 
+@pytest.mark.parametrize("src", ["double _Complex z;", "float f(float _Complex z);", "long double _Complex z;"])
+def test_complex_types_are_refused_not_read_as_their_real_part(src):
+    with pytest.raises(UnsupportedError, match="_Complex is not supported") as e:
+        parse("\n" + src)
+    assert e.value.line == 2
+
+
 def test_cuda_read_since_issue_8():
     """A .cu file was refused before issue 8; it is read now (tests/test_cuda_reader.py)."""
     tree = parse_c("__global__ void k(double *x) { }", "k.cu")
