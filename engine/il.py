@@ -53,13 +53,16 @@ CUDA C (a .cu file; frontends/cuda.py maps its syntax onto C's, so these are C t
 - `__global__`, `__device__`, `__host__` are words of the procedure's attrs, in source order
   (`__device__ __host__ double f(...)` has ("__device__", "__host__")); a kernel returns void.
   `__launch_bounds__(256, 2)` is one word of them, as written (spaces after commas).
+  C linkage is the first word, `extern "C"`, whether the source wrote it before the function
+  or around it (`extern "C" { ... }`); variables with C linkage are refused.
 - `__shared__`, `__constant__` and `__device__` variables: the words in the varDecl attrs,
   after the storage class (`extern __shared__ double s[];` has ("extern", "__shared__") and a
   dim with hi None).
 - `threadIdx.x`, `blockIdx.y`, `blockDim.x`, `gridDim.z` are `fieldAccess(ident("threadIdx"), "x")`
   etc.: C field accesses of the four builtin names.
 - `dim3` is `typeRef("dim3")`; `dim3 g(4, 2);` and `dim3 g = dim3(4, 2);` both give the
-  declarator init `call("dim3", (4, 2))` (the components not given are 1).
+  declarator init `call("dim3", (4, 2))` (the components not given are 1); `dim3 g;`, with no
+  init, is (1, 1, 1).
 - `k<<<grid, block[, shmem]>>>(args)` is `kernelLaunch("k", grid, block, shmem or None, args)`;
   grid and block are dim3 values or plain integers.
 - `__syncthreads()`, the atomics (`atomicAdd`, `atomicSub`, `atomicMax`, `atomicCAS`, ...) and

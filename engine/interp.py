@@ -1104,15 +1104,19 @@ class Interpreter(FortranConstructs, CudaKernels):
                 b = frame.info.saved.get(id(decl))
                 if b is None:
                     b = frame.info.saved[id(decl)] = self._new_storage(spec, frame)
-                    if decl.init is not None:
-                        self._initialize(b, spec, frame)
+                    self._initial_value(b, spec, frame)
                 frame.vars[decl.name] = b
                 continue
             b = self._new_storage(spec, frame)
             frame.vars[decl.name] = b  # visible in its own initializer, as in C
-            if decl.init is not None:
-                self._initialize(b, spec, frame)
+            self._initial_value(b, spec, frame)
         return None
+
+    def _initial_value(self, b, spec: VarSpec, frame: Frame):
+        if spec.init is not None:
+            self._initialize(b, spec, frame)
+        elif spec.dims is None and not spec.ptr and (value := self.default_value(spec.type)) is not None:
+            self._store_cell(b, (), value)
 
     def s_assign(self, node):
         lhs, rhs = node.kids

@@ -325,10 +325,18 @@ class CudaKernels:
         self.kernel: KernelRun | None = None  # the launch running now
         self._barrier_cache: dict = {}         # id(procedure) -> whether it can reach __syncthreads
         self._parents: dict | None = None      # id(node) -> parent node, for error lines
-        if self.is_c and "dim3" not in self.types and "dim3" not in self.aliases:
+        self._builtin_dim3 = self.is_c and "dim3" not in self.types and "dim3" not in self.aliases
+        if self._builtin_dim3:
             int_ = mk("type", "integer", 4, None)
             fields = mk("varDecl", int_, (), tuple(mk("declarator", c, None, None, 0) for c in "xyz"))
             self.types["dim3"] = mk("typeDef", "dim3", (fields,), "struct")
+
+    def default_value(self, typ: Node):
+        """The value of a declared variable with no initializer, where the language gives one:
+        a dim3 constructed with no argument is (1, 1, 1). None: no value."""
+        if self._builtin_dim3 and typ.op == "typeRef" and typ.kids[0] == "dim3":
+            return _xyz_record("dim3", (1, 1, 1))
+        return None
 
     def cuda_builtin_variable(self, name, node):
         """The binding of a CUDA built-in name (None if `name` is not one)."""

@@ -27,7 +27,7 @@ from ..engine.il import Node, mk, walk
 from ..engine.intrinsics import C_INTRINSICS
 from .c_sequencing import (INC_DEC_OPS, Hoisted, SequencingError, check_full_expression, guarded_loop_body,
                            with_after_effects)
-from .cuda import DIM3, LAUNCH, CudaWords, call_kind, to_c
+from .cuda import BLOCK_LINKAGE, C_LINKAGE, DIM3, LAUNCH, CudaWords, call_kind, to_c
 from .cuda import preprocessor_options as cuda_preprocessor_options
 
 __all__ = ["parse_c"]
@@ -52,7 +52,7 @@ def parse_c(text: str, filename: str = "<string>", cuda: bool | None = None) -> 
             scan.bool_stand_ins(parts)
         if cuda:
             cuda_words = to_c(parts, scan.position, filename)
-        cpp_input = scan.with_code(parts)
+        cpp_input = scan.with_code(parts, cuda_words.blanked_literals if cuda else ())
     ast = _parse(_preprocess(cpp_input, filename, cuda), filename)
     translator = _Translator(filename, scan, ast, cuda_words)
     try:
@@ -260,11 +260,13 @@ class _SourceScan:
             last = end
         return parts
 
-    def with_code(self, parts: list) -> str:
-        """The text with its code parts replaced by `parts` (comments and literals kept)."""
+    def with_code(self, parts: list, blanked_literals=()) -> str:
+        """The text with its code parts replaced by `parts`; comments and literals kept, but
+        those starting at an offset of `blanked_literals`, written as spaces."""
         out = []
         for (_, code), (start, end) in zip(parts, self._literal_spans + [(len(self.text), len(self.text))]):
-            out += [code, self.text[start:end]]
+            literal = self.text[start:end]
+            out += [code, " " * len(literal) if start in blanked_literals else literal]
         return "".join(out)
 
     @staticmethod
@@ -764,7 +766,12 @@ class _Translator:
         if self.cuda_words is None:
             return ()
         if id(decl) not in self._claimed_words:
-            self._claimed_words[id(decl)] = self.cuda_words.claim(self.position(decl))
+            words = self.cuda_words.claim(self.position(decl))
+            if C_LINKAGE in words or BLOCK_LINKAGE in words:
+                if not isinstance(decl.type, c_ast.FuncDecl):
+                    self.unsupported('a variable or type with C linkage (extern "C"; functions may have it)', decl)
+                words = tuple(dict.fromkeys(C_LINKAGE if w == BLOCK_LINKAGE else w for w in words))
+            self._claimed_words[id(decl)] = words
         return self._claimed_words[id(decl)]
 
     # --- statements -----------------------------------------------------------------------

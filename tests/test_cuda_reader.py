@@ -93,6 +93,28 @@ def test_dim3_both_forms_and_launches():
     assert {i.kids[0] for i in nodes(tree, "intrinsic")} == {"sqrt", "rsqrt"}
 
 
+def test_c_linkage_in_both_forms_is_a_word_of_each_function():
+    tree = adspec.parse(str(PROGRAMS / "linkage.cu"))
+    attrs = {p.kids[0]: p.kids[5] for p in nodes(tree, "procedure")}
+    assert attrs["fill"] == ('extern "C"', "__global__") and attrs["twice"] == ('extern "C"', "__host__", "__device__")
+    assert attrs["run"] == ('extern "C"',)
+    text = adspec.unparse(tree)
+    assert 'extern "C" __host__ __device__ double twice(double v)' in text and "{\n" not in text.split("twice")[0][-20:]
+
+
+def test_several_dim3_declarators_and_the_default_one():
+    tree = adspec.parse(str(PROGRAMS / "linkage.cu"))
+    decls = {d.name: d for d in nodes(procedures(tree)["run"], "declarator")}
+    assert [decls[k].kids[2].kids[0] for k in ("grid", "block")] == ["dim3", "dim3"]
+    assert decls["unit"].kids[2] is None
+    from adspec.engine.interp import Interpreter
+    import numpy as np
+    it = Interpreter(tree)
+    x = np.zeros(8)
+    it.call("run", [x, 8])  # no cudaMalloc: the interpreter's device memory is the host's
+    assert x.tolist() == [0.5] + [3.0] * 7  # `dim3 unit;` is (1, 1, 1): one thread writes x[0]
+
+
 def test_host_runtime_calls_and_launch_with_shared_bytes():
     tree = adspec.parse(str(PROGRAMS / "host.cu"))
     host = procedures(tree)["host_squares"]
@@ -145,7 +167,12 @@ BAD_CUDA = {
                   3, "unknown CUDA intrinsic __shfl_down_sync"),
     "launch in expression": ("__global__ void k(double *x)\n{\n    x[0] = 1.0;\n}\nint g(double *x)\n{\n"
                              "    return k<<<1, 1>>>(x);\n}\n", 7, "kernel launch inside an expression"),
-    "linkage": ('// C++ linkage\nextern "C" __global__ void k(double *x) { x[0] = 1.0; }\n', 2, 'extern "C"'),
+    "C++ linkage": ('// C++ linkage\nextern "C++" __global__ void k(double *x) { x[0] = 1.0; }\n', 2, "syntax error"),
+    "variable with C linkage": ('extern "C" {\n__device__ double total;\n}\n', 2,
+                                'a variable or type with C linkage'),
+    "nested linkage blocks": ('extern "C" {\nextern "C" {\nvoid f(void);\n}\n}\n', 2,
+                              'extern "C" blocks inside each other'),
+    "unclosed linkage block": ('\nextern "C" {\nvoid f(void);\n', 2, 'extern "C" { has no closing }'),
     "stream": ("__global__ void k(double *x) { x[0] = 1.0; }\nvoid h(double *x, cudaStream_t s)\n{\n"
                "    k<<<1, 1, 0, s>>>(x);\n}\n", 4, "a kernel launch on a stream"),
     "launch bounds macro": ("#define BLOCK 128\n__global__ void __launch_bounds__(BLOCK) k(double *x) { }\n", 2,
