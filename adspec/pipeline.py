@@ -195,7 +195,7 @@ def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
     C's struct s_dv defined (after the program's types, which the pipeline adds)."""
     from .rules.tangent.structures import TypeTable, structure_types
     from .rules.tangent.vector import vector_modules, vector_type_definitions, vectorize_procedure, widen_file_scope
-    from .rules.tangent.context import is_void
+    from .rules.tangent.types import is_void
     renamed = {d: names.vector_proc(original) for original, d in procedure_names.items()}
     derivatives = names.derivative_names()
     procedures = [p for u in units for p in ((u,) if u.op == "procedure" else u.kids[2] if u.op == "module" else ())]

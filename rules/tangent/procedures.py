@@ -8,7 +8,7 @@ derivative variables (same type and dimensions, 4.2), and the tangent of P's bod
 from __future__ import annotations
 
 from ...engine.il import Node
-from ...engine.kanren_il import eq, lall, pattern, var
+from ...engine.kanren_il import eq, lall, var
 from .ruleset import TANGENT
 
 

@@ -95,3 +95,7 @@ class DerivativeTypes:
                     return None
                 out.extend(inner)
         return tuple(out)
+
+
+def is_void(rtype) -> bool:
+    return rtype is not None and rtype.op == "type" and rtype.kids[0] == "void"

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from ...engine.errors import UnsupportedError
 from ...engine.il import Node, mk, walk
 from ..derivatives import derivative
-from .context import is_void
+from .types import is_void
 from .structures import StructureTypes, TypeTable
 
 NBDIRS, DIRECTION = "nbdirs", "nd"
