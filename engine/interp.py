@@ -995,6 +995,8 @@ class Interpreter(FortranConstructs, CudaKernels):
         proc = self._find_proc(node.name, node)
         if "__global__" in proc.attrs:
             raise _err(node, f"kernel {proc.name} called without a launch {proc.name}<<<grid, block>>>(...)")
+        if self.kernel is None and "__device__" in proc.attrs and "__host__" not in proc.attrs:
+            raise _err(node, f"{proc.name} is a __device__ function: host code cannot call it")
         positional, named = [], {}
         for a in node.args:
             if a.op == "namedArg":
