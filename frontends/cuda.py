@@ -111,8 +111,9 @@ def to_c(code_parts, position, filename: str) -> CudaWords:
 
 class _LinkageBlock:
     """`extern "C" { ... }`: its braces are blanked, and each declaration inside it gets the
-    word BLOCK_LINKAGE, at its first character (the C walk accepts it on functions only: a
-    variable defined in the block is not declared by `extern "C"` written before it)."""
+    word BLOCK_LINKAGE at its first character; the C walk makes it `extern "C"` on a function,
+    which means the same written before it, and refuses it on a variable (written before it,
+    it would make the variable's definition a declaration)."""
 
     def __init__(self, words: CudaWords, position, filename: str):
         self.words, self.position, self.filename = words, position, filename
