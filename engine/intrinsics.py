@@ -39,7 +39,7 @@ __expf __sinf __cosf __tanf __logf __log2f __log10f __powf __exp10f __fdividef _
 __fmaf_rn __fma_rn
 """.split())
 CUDA_CALLS = frozenset("""
-__syncthreads
+__syncthreads __syncthreads_count __syncthreads_and __syncthreads_or
 atomicAdd atomicSub atomicMax atomicMin atomicExch atomicCAS atomicAnd atomicOr atomicXor atomicInc atomicDec
 cudaMalloc cudaMemcpy cudaMemset cudaFree cudaDeviceSynchronize cudaMemcpyToSymbol cudaMemcpyFromSymbol
 cudaGetLastError cudaPeekAtLastError

@@ -76,6 +76,16 @@ def test_atomics_are_calls_by_name_as_statements_and_expressions():
     assert procedures(tree)["bin_of"].kids[5] == ("__device__",)
 
 
+def test_voting_barriers_are_calls_by_name():
+    text = ("__global__ void votes(const double *x, int *out)\n{\n"
+            "    out[threadIdx.x] = __syncthreads_count(x[threadIdx.x] > 0.0) + __syncthreads_and(x[0] > 1.0)\n"
+            "        + __syncthreads_or(x[1] > 1.0);\n}\n")
+    tree = adspec.parse(text, lang="cuda", filename="k.cu")
+    assert [c.kids[0] for c in nodes(tree, "call")] == ["__syncthreads_count", "__syncthreads_and", "__syncthreads_or"]
+    assert all(len(c.kids[1]) == 1 for c in nodes(tree, "call")) and not nodes(tree, "intrinsic")
+    assert adspec.parse(adspec.unparse(tree), lang="cuda", filename="k.cu") == tree
+
+
 def test_dim3_both_forms_and_launches():
     tree = adspec.parse(str(PROGRAMS / "grid2d.cu"))
     run2d = procedures(tree)["run2d"]
