@@ -199,7 +199,9 @@ class _Goto:
 
 def _err(node, msg):
     line = node.ann.get("line") if isinstance(node, Node) else None
-    return InterpError(f"{msg} (line {line})" if line is not None else msg)
+    error = InterpError(f"{msg} (line {line})" if line is not None else msg)
+    error.line = line
+    return error
 
 
 # ---------------------------------------------------------------------------
@@ -1060,6 +1062,10 @@ class Interpreter(FortranConstructs, CudaKernels):
                 if s.op in stmt:
                     raise
                 raise _err(s, f"statement {s.op} is not supported by the interpreter") from None
+            except InterpError as e:  # raised in an expression, which has no line: the statement's
+                if getattr(e, "line", 0) is None and s.line is not None and type(e) is InterpError:
+                    e.args, e.line = (f"{e.args[0]} (line {s.line})",), s.line
+                raise
             if sig is not None:
                 if type(sig) is _Goto:
                     j = self._label_index(block).get(sig.label)

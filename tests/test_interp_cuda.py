@@ -307,6 +307,20 @@ def test_cuda_names_outside_a_kernel_are_errors():
         it.call("sync", [np.zeros(1)])
 
 
+def test_host_code_calls_host_device_functions_but_not_device_only_ones():
+    text = ("__device__ double twice(double v) { return 2.0 * v; }\n"
+            "__host__ __device__ double thrice(double v) { return 3.0 * v; }\n"
+            "void host(double *x) { x[0] = thrice(x[0]); }\n"
+            "void wrong(double *x) {\n  x[0] = twice(x[0]);\n}\n")
+    it = interp(text)
+    x = np.ones(1)
+    it.call("host", [x])
+    assert x[0] == 3.0
+    with pytest.raises(InterpError, match="twice is a __device__ function: host code cannot call it") as e:
+        it.call("wrong", [x])
+    assert e.value.line == 5 and str(e.value).endswith("(line 5)")
+
+
 SCALARS = """
 __device__ double total;
 __global__ void shared_total(const double *x, double *out) {
