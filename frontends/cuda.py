@@ -99,6 +99,9 @@ def to_c(code_parts, position, filename: str) -> CudaWords:
             where = position(offset + w.start())
             words.add(where, w.group(1) or _launch_bounds(w.group(2), filename, where[0]))
         code = _WORD.sub(lambda w: re.sub(r"[^\n]", " ", w.group(0)), code)
+        if (bad := code.find("__launch_bounds__")) >= 0:
+            raise UnsupportedError("__launch_bounds__ without its argument list is not supported",
+                                   filename, position(offset + bad)[0])
         code = _RESTRICT.sub("restrict    ", code)
         code = _LAUNCH_OPEN.sub(lambda m: f"{LAUNCH}({m.group(1)}, ", code)
         code = _LAUNCH_CLOSE.sub(")(", code)

@@ -54,3 +54,36 @@ def test_mangled_source_analyses_or_gives_a_located_error(case):
         run_analyses(program, resolve_heads(program, [HeadSpec(head.source_name, None, None)]))
     except SourceError as e:
         assert e.line is not None or "-head" in str(e), str(e)
+
+
+CUDA_SOURCES = sorted((Path(__file__).parent / "cuda_programs").glob("*.cu")) + \
+    sorted((Path(__file__).parent / "cuda_reader").glob("*.cu"))
+CUDA_SNIPPETS = ["<<<", ">>>", "<<<1, 2>>>", "__global__ ", "__device__ ", "__shared__ ", "__host__ ",
+                 "extern \"C\" ", "extern \"C\" {", "dim3 g(2), ", "dim3(", "threadIdx.", "blockIdx.x",
+                 "__syncthreads();", "atomicAdd(", "__launch_bounds__(", "template <class T> ", "::",
+                 "__restrict__ ", "(", ")", "{", "}", ",", ";", "\"", "/*", "\n"]
+
+
+@st.composite
+def mangled_cuda(draw):
+    path = draw(st.sampled_from(CUDA_SOURCES))
+    text = path.read_text()
+    for _ in range(draw(st.integers(1, 3))):
+        pos = draw(st.integers(0, len(text)))
+        if draw(st.booleans()):
+            text = text[:pos] + draw(st.sampled_from(CUDA_SNIPPETS)) + text[pos:]
+        else:
+            text = text[:pos] + text[pos + draw(st.integers(1, 12)):]
+    return path, text
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mangled_cuda())
+def test_mangled_cuda_gives_il_or_a_located_error(case):
+    path, text = case
+    try:
+        adspec.parse(text, lang="cuda", filename=str(path))
+    except SourceError as e:
+        assert e.filename == str(path)
+        assert e.line is not None and 1 <= e.line <= text.count("\n") + 2, (e.line, str(e))
+        assert "\n" not in str(e).strip(), str(e)

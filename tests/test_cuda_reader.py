@@ -185,6 +185,8 @@ BAD_CUDA = {
     "unclosed linkage block": ('\nextern "C" {\nvoid f(void);\n', 2, 'extern "C" { has no closing }'),
     "stream": ("__global__ void k(double *x) { x[0] = 1.0; }\nvoid h(double *x, cudaStream_t s)\n{\n"
                "    k<<<1, 1, 0, s>>>(x);\n}\n", 4, "a kernel launch on a stream"),
+    "launch bounds left open": ("int y;\n__global__ void __launch_bounds__(\n// 128\n", 2,
+                                "__launch_bounds__ without its argument list"),
     "launch bounds macro": ("#define BLOCK 128\n__global__ void __launch_bounds__(BLOCK) k(double *x) { }\n", 2,
                             "__launch_bounds__ with other arguments than numbers"),
     "reference": ("__global__ void k(double &x)\n{\n    x = 1.0;\n}\n", 1, "syntax error"),
