@@ -15,8 +15,9 @@ class SourcePrinter:
         from .backends.fortran import FortranExpr, FortranWriter
         self.c = lang in ("c", "cuda")
         self.filename = filename
-        self.x = CExpr(filename, frozenset()) if self.c else FortranExpr(filename)
-        self.new_writer = (lambda: CWriter(filename, frozenset(), False)) if self.c \
+        cuda = lang == "cuda"       # CUDA's launches and words
+        self.x = CExpr(filename, frozenset(), cuda) if self.c else FortranExpr(filename)
+        self.new_writer = (lambda: CWriter(filename, frozenset(), cuda)) if self.c \
             else (lambda: FortranWriter("free", filename))
 
     def expr(self, node: Node) -> str:
@@ -146,8 +147,9 @@ def write_dot_files(program, directory) -> list:
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "callgraph.dot"]
     written[0].write_text(call_graph_dot(program))
+    cuda = any(f.ann.get("dialect") == "cuda" for f in program.files)
     for proc in program.procedures.values():
         path = out / f"{proc.name.replace('.', '_')}.dot"
-        path.write_text(flow_graph_dot(proc))
+        path.write_text(flow_graph_dot(proc, SourcePrinter("cuda") if cuda else None))
         written.append(path)
     return written

@@ -78,10 +78,7 @@ class Activity:
 
 
 def _touched(proc, instr) -> int:
-    if instr.kind == "call":
-        reads, writes = external_call_effects(instr, proc)
-        return reads | writes
-    e = instruction_effects(instr, proc)
+    e = external_call_effects(instr, proc) if instr.kind == "call" else instruction_effects(instr, proc)
     return e.reads | e.writes
 
 

@@ -1,8 +1,9 @@
 """Facts about instructions shared by several analyses: what callers see of a procedure,
-and the conservative effect of a call to a procedure that is not in the source."""
+the arguments of a call, and (from engine.effects) the effect of a call to a procedure that
+is not in the source."""
 from __future__ import annotations
 
-from ..engine.bitsets import Relation, zones_of
+from ..engine.effects import external_call_effects, launch_configuration  # noqa: F401 (the analyses import them from here)
 from ..engine.il import walk, walk_statements
 from ..engine.solver import Analysis
 
@@ -43,39 +44,10 @@ def _walk(node):
 
 
 def call_arguments(instr):
-    """The actual argument expressions of a call instruction."""
+    """The actual argument expressions of a call instruction (a kernel launch's arguments
+    too)."""
     node = instr.node
-    return node.kids[1] if node.op in ("call", "intrinsic") else ()
-
-
-def external_call_effects(instr, proc):
-    """(reads, writes) of a call whose callee is not in the source: it may read every argument
-    and write every argument passed by reference; it is assumed not to touch globals."""
-    zones, results = proc.zones, proc.call_results
-    reads = writes = 0
-    for arg in call_arguments(instr):
-        value = arg.kids[1] if arg.op == "namedArg" else arg
-        reads |= zones.reads(value, results)
-        if value.op in ("ident", "arrayAccess", "fieldAccess", "deref", "address"):
-            target = value.kids[0] if value.op == "address" else value
-            writes |= zones.ref(target).zones
-    if instr.result is not None:
-        writes |= 1 << instr.result
-    return reads, writes
-
-
-def external_call_relation(instr, proc, differentiable: bool) -> Relation:
-    """Dep or Diff-dep of an unknown call: every zone it may write depends on everything it
-    reads, and on itself (it may also be left unchanged)."""
-    reads, writes = external_call_effects(instr, proc)
-    if differentiable:
-        reads &= proc.zones.differentiable_mask
-    rows = {}
-    for w in zones_of(writes):
-        keep = 0 if w == instr.result else 1 << w
-        differentiable_target = (proc.zones.differentiable_mask >> w) & 1
-        rows[w] = (reads if differentiable_target or not differentiable else 0) | keep
-    return Relation(rows)
+    return node.args if node.op in ("call", "intrinsic", "kernelLaunch") else ()
 
 
 class ZoneSetAnalysis(Analysis):

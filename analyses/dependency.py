@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..engine.bitsets import IDENTITY, Relation
 from ..engine.effects import instruction_effects
 from ..engine.solver import BOTTOM_UP, FORWARD, Analysis
-from .common import external_call_relation, visible_zones
+from .common import external_call_effects, visible_zones
 
 # `None` is the bottom of the lattice: no path reaches the point (not even the identity).
 
@@ -48,7 +48,8 @@ class DependencyAnalysis(Analysis):
         if instr.kind == "call":
             site = self.program.call_sites.get(id(instr))
             if site is None:
-                return external_call_relation(instr, proc, self.differentiable)
+                effects = external_call_effects(instr, proc)
+                return effects.diff_dep if self.differentiable else effects.dep
             summary = self.summary_of(site.callee)
             return None if summary is None else site.relation_to_caller(summary)
         effects = instruction_effects(instr, proc)

@@ -26,7 +26,7 @@ from ..engine.effects import instruction_effects
 from ..engine.errors import SourceError
 from ..engine.il import Node
 from ..rules.derivatives import LinearOnly, derivative, differentiable_args
-from .common import call_arguments, external_call_effects, visible_zones
+from .common import call_arguments, external_call_effects, launch_configuration, visible_zones
 
 _REFERENCES = frozenset(("ident", "arrayAccess", "fieldAccess", "deref"))
 _PASS_THROUGH = frozenset(("arrayConstructor", "impliedDo", "cast"))
@@ -96,14 +96,17 @@ class DerivativeUses:
     def call_uses(self, proc, instr, summaries) -> int:
         """use(I') of a call instruction (module docstring): ∅ for a passive call; the
         callee's DiffUse summary (from `summaries`, callee name -> zones) seen from the call
-        site; every actual argument read for a procedure outside the source."""
+        site; every actual argument read for a procedure outside the source. The derivative
+        of a kernel launch is a launch on the same configuration: it reads the grid, block and
+        shared-memory sizes too."""
         if not self.is_active_call(proc, instr):
             return 0
+        configuration = proc.zones.reads(launch_configuration(instr.node), proc.call_results)
         site = self.program.call_sites.get(id(instr))
         if site is None:
-            return external_call_effects(instr, proc)[0]
+            return external_call_effects(instr, proc).reads | configuration
         summary = summaries.get(site.callee.name)
-        return 0 if summary is None else site.to_caller(summary)
+        return configuration | (0 if summary is None else site.to_caller(summary))
 
     def uses(self, proc, instr) -> int:
         """use(I') for a non-call instruction (0 when I has no derivative instruction)."""

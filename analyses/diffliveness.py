@@ -108,7 +108,7 @@ class Controls:
         if instr.kind == "call":
             site = self.program.call_sites.get(id(instr))
             if site is None:
-                return external_call_effects(instr, proc)[1]
+                return external_call_effects(instr, proc).writes
             return site.to_caller(self.inout.may_written(site.callee), written=True)
         return instruction_effects(instr, proc).writes
 

@@ -403,7 +403,7 @@ class Facts:
         () when the actual is not a structure reference (ident, component, element, C &v)."""
         proc, instr = self._call_instr(call)
         site = self.program.call_sites.get(id(instr))
-        loc = _loc_of(proc.zones, call.kids[1][index])
+        loc = _loc_of(proc.zones, call.args[index])
         if site is None or loc is None:
             return ()
         zero_here = proc.zones.differentiable_mask & ~self.activity.varied[proc.name].before(instr)
@@ -442,7 +442,8 @@ class Facts:
         site = self.program.call_sites.get(id(instr))
         summary = self.results.inout.summary(site.callee) if site is not None else None
         if summary is None:  # no source (or never returns): it may write, kills nothing
-            written, kills = external_call_effects(instr, proc)[1], 0
+            effects = external_call_effects(instr, proc)
+            written, kills = effects.writes, effects.kills
         else:
             written, kills = site.to_caller(summary[1], written=True), site.to_caller(summary[2], must=True)
         written &= proc.zones.differentiable_mask

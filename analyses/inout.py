@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..engine.effects import instruction_effects
 from ..engine.solver import BACKWARD, BOTTOM_UP, FORWARD, Analysis, solve
-from .common import external_call_effects, visible_zones
+from .common import call_arguments, external_call_effects, launch_configuration, visible_zones
 
 ALL = -1  # the full set, as a bitset: the bottom of an intersection
 
@@ -48,8 +48,8 @@ class InOutAnalysis(Analysis):
         if instr.kind == "call":
             site = self.program.call_sites.get(id(instr))
             if site is None:
-                reads, writes = external_call_effects(instr, proc)
-                return reads, writes, 0
+                e = external_call_effects(instr, proc)
+                return e.reads, e.writes, e.kills
             summary = self.summary_of(site.callee)
             if summary is None:
                 return None
@@ -78,10 +78,11 @@ class InOutAnalysis(Analysis):
 
 
 def _argument_reads(instr, proc) -> int:
-    """Zones read to evaluate the actual arguments themselves (indices, expressions)."""
+    """Zones read to evaluate the actual arguments themselves (indices, expressions) and a
+    kernel launch's configuration."""
     zones, results = proc.zones, proc.call_results
-    reads = 0
-    for arg in (instr.node.kids[1] if instr.node.op == "call" else ()):
+    reads = zones.reads(launch_configuration(instr.node), results)
+    for arg in call_arguments(instr):
         value = arg.kids[1] if arg.op == "namedArg" else arg
         if value.op not in ("ident", "arrayAccess", "fieldAccess", "deref", "address"):
             reads |= zones.reads(value, results)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..engine.effects import instruction_effects
 from ..engine.solver import FORWARD, TOP_DOWN, solve
-from .common import ZoneSetAnalysis
+from .common import ZoneSetAnalysis, external_call_effects
 
 
 class TBRAnalysis(ZoneSetAnalysis):
@@ -39,7 +39,9 @@ class TBRAnalysis(ZoneSetAnalysis):
     def kills(self, proc, instr) -> int:
         if instr.kind == "call":
             site = self.program.call_sites.get(id(instr))
-            return 0 if site is None else site.to_caller(self.inout.must_written(site.callee), must=True)
+            if site is None:
+                return external_call_effects(instr, proc).kills
+            return site.to_caller(self.inout.must_written(site.callee), must=True)
         return instruction_effects(instr, proc).kills
 
     def transfer(self, instr, value, proc):

@@ -7,7 +7,8 @@ Three jobs:
 - `CallSite`: one call instruction, and the translation of zone sets and dependency
   relations between the caller's zones and the callee's zones through the actual/formal
   argument correspondence.
-- `build_call_graph`: the graph (engine.digraph) caller -> callee with the sites on each edge, and
+- `build_call_graph`: the graph (engine.digraph) caller -> callee with the sites on each edge
+  (a CUDA kernel launch is a call of the kernel with the launch's arguments), and
   (engine.digraph.components_bottom_up orders its strongly connected components for the solver).
 
 Argument passing: Fortran passes references, so a formal stands for the actual's memory in
@@ -288,7 +289,7 @@ def build_call_graph(program, resolver: Resolver) -> None:
             for instr in block.instrs:
                 if instr.kind != "call":
                     continue
-                name, actuals = instr.node.kids
+                name, actuals = instr.node.kids[0], instr.node.args  # a call or a kernel launch
                 callee = resolver.resolve(proc, name)
                 if callee is None:
                     external.append((proc, instr))

@@ -2,7 +2,10 @@
 paper 5.2, and the read/write/kill sets the other analyses use.
 
 `instruction_effects(instr, proc) -> Effects` covers every instruction kind except "call" (the
-analyses translate the callee's summary for those). Effects are memoized per instruction (in
+analyses translate the callee's summary for those). `external_call_effects(instr, proc)` gives
+those of a call whose callee is not in the program: the runtime procedures the engine knows
+(`LIBRARY_EFFECTS`: CUDA's atomics, barrier and memory calls, docs/analyses.md "CUDA"; C's
+intrinsic atomicAdd too), else the black-box assumption. Effects are memoized per instruction (in
 `proc.zones.effects_cache`), since the solver asks for them at every iteration.
 
 Elementary rules, for an instruction writing the zones W of a reference:
@@ -19,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .bitsets import IDENTITY, Relation
+from .errors import SourceError
 from .il import Node, mk
 
 _NO_EFFECT_OPS = frozenset(("nop", "exit", "cycle", "goto", "stop", "comment", "typeDef", "typeAlias",
@@ -96,8 +100,6 @@ def _elementary(instr, proc) -> Effects:
         return _write(zm, 1 << zm.result_zone, True, zm.reads(value, cr), zm.diff_reads(value, cr))
     if op == "intrinsic":
         return _intrinsic(zm, node, cr)
-    if op in ("call", "kernelLaunch"):
-        return _unknown_call(zm, node, cr)
     raise ValueError(f"no effects for instruction {instr!r}")
 
 
@@ -216,10 +218,8 @@ def _io(zm, node: Node, cr) -> Effects:
 
 def _intrinsic(zm, node: Node, cr) -> Effects:
     name, args = node.kids
-    if name == "atomicAdd" and len(args) == 2:      # atomicAdd(&x, v) is x = x + v
-        written = zm.targets(args[0])
-        reads = written | zm.reads(args[0], cr) | zm.reads(args[1], cr)
-        return _write(zm, written, False, reads, zm.diff_reads(args[1], cr))
+    if zm.lang == "c" and name in LIBRARY_EFFECTS:    # C reads atomicAdd, __syncthreads as intrinsics
+        return library_effects(zm, node, cr, None)
     if name == "free" and args:
         return _allocation(zm, mk("deallocate", args[0]), cr)
     s = 0
@@ -228,13 +228,45 @@ def _intrinsic(zm, node: Node, cr) -> Effects:
     return Effects(s, 0, 0, IDENTITY, IDENTITY)
 
 
-def _unknown_call(zm, node: Node, cr) -> Effects:
-    """A call of a procedure outside the program: it may read all its arguments and write
-    every argument passed by reference (Fortran) or through a pointer (C); each output may
-    depend on every input (the black-box assumption)."""
-    args = node.kids[1] if node.op == "call" else node.kids[4:]
+# ---------------------------------------------------------------------------------------------
+# Calls of procedures outside the program
+# ---------------------------------------------------------------------------------------------
+def external_call_effects(instr, proc) -> Effects:
+    """The effects of a call instruction whose callee is not in the program (it has no
+    CallSite; a function call split out of an expression writes its value into
+    `instr.result`): a procedure of the runtime the engine knows (LIBRARY_EFFECTS, C only),
+    else a black box (`_unknown_call`). Memoized like instruction_effects."""
+    zm = proc.zones
+    cache = zm.effects_cache
+    hit = cache.get(id(instr))
+    if hit is not None and hit[0] is instr:
+        return hit[1]
+    node = instr.node
+    if zm.lang == "c" and node.op == "call" and node.kids[0] in LIBRARY_EFFECTS:
+        eff = library_effects(zm, node, proc.call_results, instr.result)
+    else:
+        configuration = zm.reads(launch_configuration(node), proc.call_results)
+        eff = _unknown_call(zm, node.args, proc.call_results, instr.result, configuration)
+    cache[id(instr)] = (instr, eff)
+    return eff
+
+
+def launch_configuration(node: Node) -> tuple:
+    """The grid, block and shared-memory size expressions of a kernel launch (read, passive:
+    they decide which threads run, not what a thread computes); () for any other node."""
+    if node.op != "kernelLaunch":
+        return ()
+    return tuple(e for e in (node.grid, node.block, node.shared) if e is not None)
+
+
+def _unknown_call(zm, args, cr, result, reads: int = 0) -> Effects:
+    """A call of a procedure outside the program (or a launch of a kernel outside it, whose
+    configuration reads `reads`): it may read all its arguments and write every argument
+    passed by reference (Fortran) or through a pointer (C); each output, and the function's
+    value, may depend on every input (the black-box assumption). It is assumed not to touch
+    globals."""
     args = tuple(a.kids[1] if a.op == "namedArg" else a for a in args)
-    reads = written = diff = 0
+    written = diff = 0
     for a in args:
         if zm.lang == "fortran" and zm.is_ref(a):
             r = zm.ref(a)
@@ -245,7 +277,105 @@ def _unknown_call(zm, node: Node, cr) -> Effects:
             written |= zm.targets(a)
             reads |= zm.targets(a)
         diff |= zm.diff_reads(a, cr) | (zm.targets(a) & zm.differentiable_mask)
-    return _write(zm, written, False, reads, diff)
+    arguments = _write(zm, written, False, reads, diff)
+    return arguments if result is None else sequence([_write(zm, 1 << result, True, reads, diff), arguments])
+
+
+# --- the CUDA runtime: atomics, barrier, memory (docs/analyses.md, "CUDA") ----------------------
+# Each entry: (zone map, actual arguments, call results, result zone or None) -> Effects.
+# A call's value goes to the result zone when the call is split out of an expression.
+def _status(zm, eff: Effects, result) -> Effects:
+    """eff, then the call's value (a cudaError_t status: no dependence) into the result."""
+    return eff if result is None else sequence([eff, _write(zm, 1 << result, True, 0, 0)])
+
+
+def _atomic(*differentiable: int, value_differentiable: bool = True):
+    """atomicOp(p, v[, w]): *p = op(*p, v[, w]), returning the old *p. Many threads update the
+    same *p: never a kill (*p keeps a dependence on itself). The arguments at the positions
+    `differentiable` flow differentiably into *p; the old value flows into the result when
+    `value_differentiable`."""
+    def effects(zm, args, cr, result):
+        memory = mk("deref", args[0])
+        reads, diff = zm.reads(memory, cr), 0
+        for i, a in enumerate(args[1:], 1):
+            reads |= zm.reads(a, cr)
+            if i in differentiable:
+                diff |= zm.diff_reads(a, cr)
+        update = _write(zm, zm.ref(memory).zones, False, reads, diff)
+        if result is None:
+            return update
+        old = _write(zm, 1 << result, True, zm.reads(memory, cr),
+                     zm.diff_reads(memory, cr) if value_differentiable else 0)
+        return sequence([old, update])
+    return effects
+
+
+def _copy(dst: Node, src: Node, others, zm, cr, result) -> Effects:
+    """The memory dst gets the values of the memory src (cudaMemcpy: not a kill, the byte
+    count may cover part of it); `others` (count, kind) are read."""
+    source = zm.ref(src).zones
+    reads = source | zm.address_reads(src, cr) | zm.address_reads(dst, cr) | zm.reads(tuple(others), cr)
+    return _status(zm, _write(zm, zm.ref(dst).zones, False, reads, source & zm.differentiable_mask), result)
+
+
+def _cuda_malloc(zm, args, cr, result):
+    """cudaMalloc(&p, bytes): p gets a new address (its target: a heap zone per call site,
+    engine.zones); no value flows."""
+    pointer = mk("deref", args[0])
+    target = zm.ref(pointer)
+    reads = zm.address_reads(pointer, cr) | zm.reads(tuple(args[1:]), cr)
+    return _status(zm, _write(zm, target.zones, target.total, reads, 0), result)
+
+
+def _cuda_memset(zm, args, cr, result):
+    """cudaMemset(p, byte, count): *p gets integer bytes (no differentiable value), maybe in part."""
+    memory = mk("deref", args[0])
+    reads = zm.address_reads(memory, cr) | zm.reads(tuple(args[1:]), cr)
+    return _status(zm, _write(zm, zm.ref(memory).zones, False, reads, 0), result)
+
+
+def _reads_only(zm, args, cr, result):
+    """No data effect (a barrier, cudaFree, a synchronisation): the arguments are read."""
+    return _status(zm, Effects(zm.reads(tuple(args), cr), 0, 0, IDENTITY, IDENTITY), result)
+
+
+def _dim3(zm, args, cr, result):
+    """dim3(x[, y[, z]]): an integer value (its three components) from the arguments."""
+    reads = zm.reads(tuple(args), cr)
+    if result is None:
+        return Effects(reads, 0, 0, IDENTITY, IDENTITY)
+    return _write(zm, 1 << result, True, reads, 0)
+
+
+def library_effects(zm, node: Node, cr, result) -> Effects:
+    """The effects of `node`, a call (or C intrinsic) of a procedure of LIBRARY_EFFECTS."""
+    name, args = node.kids[0], node.args
+    needed = _LEAST_ARGUMENTS.get(name, 2 if name.startswith("atomic") else 0)
+    if len(args) < needed:
+        raise SourceError(f"{name} takes at least {needed} arguments", zm.filename, node.line)
+    return LIBRARY_EFFECTS[name](zm, args, cr, result)
+
+
+_LEAST_ARGUMENTS = {"atomicCAS": 3, "cudaMalloc": 2, "cudaMemcpy": 3, "cudaMemcpyToSymbol": 3,
+                    "cudaMemcpyFromSymbol": 3, "cudaMemset": 3}
+
+LIBRARY_EFFECTS = {
+    "__syncthreads": _reads_only,
+    "atomicAdd": _atomic(1), "atomicSub": _atomic(1),                 # *p += v, *p -= v
+    "atomicMax": _atomic(1), "atomicMin": _atomic(1),                 # piecewise *p or v
+    "atomicExch": _atomic(1),                                         # *p = v
+    "atomicCAS": _atomic(1, 2, value_differentiable=False),           # not differentiable
+    "atomicAnd": _atomic(), "atomicOr": _atomic(), "atomicXor": _atomic(),     # integer bits
+    "atomicInc": _atomic(), "atomicDec": _atomic(),
+    "cudaMalloc": _cuda_malloc,
+    "cudaMemcpy": lambda zm, a, cr, r: _copy(mk("deref", a[0]), mk("deref", a[1]), a[2:], zm, cr, r),
+    "cudaMemcpyToSymbol": lambda zm, a, cr, r: _copy(a[0], mk("deref", a[1]), a[2:], zm, cr, r),
+    "cudaMemcpyFromSymbol": lambda zm, a, cr, r: _copy(mk("deref", a[0]), a[1], a[2:], zm, cr, r),
+    "cudaMemset": _cuda_memset,
+    "cudaFree": _reads_only, "cudaDeviceSynchronize": _reads_only,
+    "cudaGetLastError": _reads_only, "cudaPeekAtLastError": _reads_only,
+    "dim3": _dim3,
+}
 
 
 def sequence(effects: list[Effects]) -> Effects:

@@ -10,7 +10,8 @@ The contract the solver and the analyses rely on:
            For kind "call" split out of an expression it is the IL `call` expression node.
     kind   "plain"  a simple statement (assign, io, allocate, ...), including calls of
                     intrinsics;
-           "call"   a call of a procedure: a `call` statement, or a function call split out of
+           "call"   a call of a procedure: a `call` statement, a CUDA `kernelLaunch` (a call of
+                    the kernel), or a function call split out of
                     an expression (then `result` is the temporary zone that receives the value
                     and the using instruction reads that zone where the call stood). A callee
                     outside the source has no CallSite (program.external_calls);

@@ -31,8 +31,7 @@ from .flowgraph import Block, FlowGraph, Instr, Loop
 from .il import Node, mk
 
 # Statements that are simple instructions ("plain"): their data effect is the statement itself.
-PLAIN_OPS = frozenset(("assign", "pointerAssign", "io", "allocate", "deallocate", "intrinsic", "nop",
-                       "kernelLaunch"))
+PLAIN_OPS = frozenset(("assign", "pointerAssign", "io", "allocate", "deallocate", "intrinsic", "nop"))
 # Statements that are not executed: they give no instruction.
 SKIPPED_OPS = frozenset(("comment", "typeDef", "typeAlias", "enumDef", "typedefEnum", "data"))
 
@@ -169,6 +168,11 @@ class _Builder:
 
     def s_call(self, s):
         self.split_calls(s.kids[1], s.line)
+        self.emit(Instr(s, "call"))
+
+    def s_kernelLaunch(self, s):
+        """A launch is a call of the kernel (its configuration read, passive)."""
+        self.split_calls(s.kids[1:], s.line)
         self.emit(Instr(s, "call"))
 
     def s_if(self, s):

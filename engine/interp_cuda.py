@@ -49,10 +49,8 @@ import numpy as np
 from . import interp as _interp  # circular (interp imports this mixin): names used at call time
 from .il import Node, mk, walk
 from .interp_intrinsics import CUDA_ALIASES, CUDA_IMPL, as_value, convert
-
-_BUILTIN_INDICES = ("threadIdx", "blockIdx", "blockDim", "gridDim")
-_MEMCPY_KINDS = {"cudaMemcpyHostToHost": 0, "cudaMemcpyHostToDevice": 1, "cudaMemcpyDeviceToHost": 2,
-                 "cudaMemcpyDeviceToDevice": 3, "cudaMemcpyDefault": 4, "cudaSuccess": 0}
+from .intrinsics import CUDA_BUILTIN_VARIABLES as _BUILTIN_INDICES
+from .intrinsics import CUDA_CONSTANTS as _MEMCPY_KINDS
 
 _ATOMIC_UPDATES = {
     "atomicAdd": lambda old, v: old + v,

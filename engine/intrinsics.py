@@ -45,6 +45,14 @@ cudaMalloc cudaMemcpy cudaMemset cudaFree cudaDeviceSynchronize cudaMemcpyToSymb
 cudaGetLastError cudaPeekAtLastError
 dim3
 """.split())
+# CUDA's built-in variables, the coordinates of the running thread (uint3 / dim3 values): known
+# in device code (`__global__` and `__device__` procedures) only; read-only integers.
+CUDA_BUILTIN_VARIABLES = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+DEVICE_SPACES = frozenset(("__global__", "__device__"))
+# Named constants of the CUDA runtime a .cu file uses without declaring them (cudaMemcpyKind, and
+# the status cudaSuccess), with their values.
+CUDA_CONSTANTS = {"cudaMemcpyHostToHost": 0, "cudaMemcpyHostToDevice": 1, "cudaMemcpyDeviceToHost": 2,
+                  "cudaMemcpyDeviceToDevice": 3, "cudaMemcpyDefault": 4, "cudaSuccess": 0}
 
 # Inquiry intrinsics: they look at an argument's shape, allocation or association status, not
 # at its values (their arguments are not "read" by data-flow analyses).

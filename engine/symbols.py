@@ -19,6 +19,11 @@ lists and `local => remote` renames: the local name finds the module's entity), 
 chain (host association, then the file scope). Undeclared Fortran variables are typed by the
 IMPLICIT rules (`Scope.type_of`).
 
+CUDA (a file with dialect "cuda"): `__global__` and `__device__` procedures predeclare the
+built-in variables threadIdx, blockIdx, blockDim, gridDim (named constants, attrs parameter
+and cuda: read-only, no storage); the file scope knows the types dim3 and uint3 and the
+runtime's constants (cudaMemcpyHostToDevice, ...). A declaration of the same name wins.
+
 Declarations with no storage of their own: an INTERFACE body declares its name an external
 procedure of the scope (a function's result type is the name's type; the body's dummies stay
 inside the body); DATA gives initial values, like a declaration initializer, and implies SAVE
@@ -32,6 +37,7 @@ from dataclasses import dataclass, field
 from .errors import SourceError, UnsupportedError
 from .enums import ENUM_OPS, ENUM_TYPE, enumerator_values
 from .il import Node, mk
+from .intrinsics import CUDA_BUILTIN_VARIABLES, CUDA_CONSTANTS, DEVICE_SPACES
 
 SYMBOL_KINDS = ("variable", "parameter", "procedure", "type", "module", "common", "intrinsic", "external",
                 "generic")
@@ -241,6 +247,36 @@ def _implicit_rules(text: str, current: dict, filename: str, line) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
+# CUDA's predeclared names
+# ---------------------------------------------------------------------------------------------
+def _xyz_struct(name: str) -> Node:
+    unsigned = mk("type", "integer", 4, None)
+    fields = mk("varDecl", unsigned, (), tuple(mk("declarator", c, None, None, 0) for c in "xyz"))
+    return mk("typeDef", name, (fields,), "struct")
+
+
+def cuda_runtime_names(root: Scope) -> None:
+    """What a .cu file uses without declaring it (the CUDA headers declare it): the types dim3
+    and uint3 (structs of three unsigned ints x, y, z) and the runtime's named constants
+    (cudaMemcpyHostToDevice, ..., engine.intrinsics.CUDA_CONSTANTS). The file's own
+    declarations of these names win."""
+    for name in ("dim3", "uint3"):
+        root.symbols.setdefault(name, Symbol(name, "type", node=_xyz_struct(name)))
+    for name, value in CUDA_CONSTANTS.items():
+        root.symbols.setdefault(name, Symbol(name, "variable", type=mk("type", "integer", 4, None),
+                                             attrs=frozenset(("parameter", "cuda")), init=mk("intCst", value, None)))
+
+
+def cuda_builtin_variables(scope: Scope) -> None:
+    """threadIdx, blockIdx, blockDim, gridDim in a `__global__` or `__device__` procedure:
+    read-only (named constants for the analyses: no zone, never active, never written) uint3
+    values. Elsewhere they stay undeclared."""
+    for name in CUDA_BUILTIN_VARIABLES:
+        scope.symbols.setdefault(name, Symbol(name, "variable", type=mk("typeRef", "uint3"),
+                                              attrs=frozenset(("parameter", "cuda")), line=scope.node.line))
+
+
+# ---------------------------------------------------------------------------------------------
 # Building the scopes
 # ---------------------------------------------------------------------------------------------
 def build_scopes(files) -> tuple[Scope, dict[int, Scope]]:
@@ -272,6 +308,9 @@ class _Builder:
         lang = f.ann.get("lang", self.root.lang)
         for unit in f.kids:
             self.unit(unit, self.root, lang)
+        if f.ann.get("dialect") == "cuda":
+            cuda_runtime_names(self.root)
+
 
     def finish(self):
         for scope, module, node in self.pending_uses:
@@ -317,6 +356,8 @@ class _Builder:
         self.decls(scope, decls)
         if body is not None and scope.lang == "c":
             self.c_body_decls(scope, body)
+            if DEVICE_SPACES & set(attrs):
+                cuda_builtin_variables(scope)
         for sub in contains:
             self.unit(sub, scope, lang)
         # a Fortran formal or result never given a type gets its implicit one

@@ -10,7 +10,8 @@ fields of a C union (one zone per union variable, never killed by a field write)
 are named constants. A C pointer
 variable `p` is itself a (non-differentiable) zone, and what it may point to is found by a
 flow-insensitive points-to pass: `&v` -> v's zones, a pointer formal `double *x` -> its own
-pointee zone `*x`, an allocate/malloc site -> a heap zone per site, `q`/`q + k` -> q's targets.
+pointee zone `*x`, an allocate/malloc/cudaMalloc site -> a heap zone per site, `q`/`q + k` ->
+q's targets.
 A Fortran POINTER likewise points to the zones of its `=>` targets (or its own pointee zone
 when it is a formal). Sets of zones are int bitsets (engine/bitsets.py).
 
@@ -1085,6 +1086,7 @@ class _ProcedureBuilder:
         body = self.node.kids[7]
         stmts = [x for x in walk_statements(body) if x.op in ("assign", "pointerAssign", "allocate", "varDecl")] \
             if body is not None else []
+        stmts += self._device_allocations(body)
         if not stmts:
             zm.unknown_targets = frozenset()
             return
@@ -1097,6 +1099,17 @@ class _ProcedureBuilder:
             if not changed:
                 return
         raise UnsupportedError(f"points-to analysis of {self.proc.name} does not converge", self.scope.filename)
+
+    def _device_allocations(self, body) -> list:
+        """The calls `cudaMalloc(&p, bytes)` (statements or inside expressions) of the CUDA
+        runtime (not a procedure of the program of that name): allocation sites, like
+        allocate."""
+        if body is None or self.zm.lang != "c":
+            return []
+        sym = self.scope.lookup("cudaMalloc")
+        if sym is not None and sym.kind == "procedure" and sym.node is not None and sym.node.kids[7] is not None:
+            return []
+        return [x for x in walk(body) if x.op == "call" and x.kids[0] == "cudaMalloc" and x.kids[1]]
 
     def _unknown_targets(self) -> frozenset:
         out = set()
@@ -1145,6 +1158,11 @@ class _ProcedureBuilder:
             for loc, _ in zm._ref_raw(target)[0]:
                 if loc.pointer:
                     changed |= self._add_targets(loc, frozenset((self._heap(s, loc, typ),)))
+            return changed
+        if op == "call":        # cudaMalloc(pp, bytes): *pp gets new device memory
+            for loc, _ in zm._ref(mk("deref", s.kids[1][0]))[0]:
+                if loc.pointer:
+                    changed |= self._add_targets(loc, frozenset((self._heap(s, loc, None),)))
             return changed
         return False
 
