@@ -361,6 +361,8 @@ _LEAST_ARGUMENTS = {"atomicCAS": 3, "cudaMalloc": 2, "cudaMemcpy": 3, "cudaMemcp
 
 LIBRARY_EFFECTS = {
     "__syncthreads": _reads_only,
+    "__syncthreads_count": _reads_only, "__syncthreads_and": _reads_only,   # an integer vote of
+    "__syncthreads_or": _reads_only,                                         # the block's threads
     "atomicAdd": _atomic(1), "atomicSub": _atomic(1),                 # *p += v, *p -= v
     "atomicMax": _atomic(1), "atomicMin": _atomic(1),                 # piecewise *p or v
     "atomicExch": _atomic(1),                                         # *p = v
