@@ -14,17 +14,21 @@ SNIPPETS = ["(", ")", "=", ",", "*", "end", "if", "then", "do", ";", "{", "}", "
             '"', "\n", "::", "%", "&", "->", "call", "1.5d0", "#", "!$AD ", "goto 10"]
 
 
-@st.composite
-def mangled(draw):
-    prog = draw(st.sampled_from(PROGRAMS))
-    text = prog.text
+def mangle(draw, text: str, snippets: list) -> str:
+    """text with 1 to 3 snippets inserted or runs of up to 12 characters deleted."""
     for _ in range(draw(st.integers(1, 3))):
         pos = draw(st.integers(0, len(text)))
         if draw(st.booleans()):
-            text = text[:pos] + draw(st.sampled_from(SNIPPETS)) + text[pos:]
+            text = text[:pos] + draw(st.sampled_from(snippets)) + text[pos:]
         else:
             text = text[:pos] + text[pos + draw(st.integers(1, 12)):]
-    return prog, text
+    return text
+
+
+@st.composite
+def mangled(draw):
+    prog = draw(st.sampled_from(PROGRAMS))
+    return prog, mangle(draw, prog.text, SNIPPETS)
 
 
 @settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -67,14 +71,7 @@ CUDA_SNIPPETS = ["<<<", ">>>", "<<<1, 2>>>", "__global__ ", "__device__ ", "__sh
 @st.composite
 def mangled_cuda(draw):
     path = draw(st.sampled_from(CUDA_SOURCES))
-    text = path.read_text()
-    for _ in range(draw(st.integers(1, 3))):
-        pos = draw(st.integers(0, len(text)))
-        if draw(st.booleans()):
-            text = text[:pos] + draw(st.sampled_from(CUDA_SNIPPETS)) + text[pos:]
-        else:
-            text = text[:pos] + text[pos + draw(st.integers(1, 12)):]
-    return path, text
+    return path, mangle(draw, path.read_text(), CUDA_SNIPPETS)
 
 
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
