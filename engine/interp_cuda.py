@@ -51,6 +51,7 @@ from .il import Node, mk, walk
 from .interp_intrinsics import CUDA_ALIASES, CUDA_IMPL, as_value, convert
 from .intrinsics import CUDA_BUILTIN_VARIABLES as _BUILTIN_INDICES
 from .intrinsics import CUDA_CONSTANTS as _MEMCPY_KINDS
+from .symbols import xyz_struct
 
 _ATOMIC_UPDATES = {
     "atomicAdd": lambda old, v: old + v,
@@ -325,9 +326,7 @@ class CudaKernels:
         self._parents: dict | None = None      # id(node) -> parent node, for error lines
         self._builtin_dim3 = self.is_c and "dim3" not in self.types and "dim3" not in self.aliases
         if self._builtin_dim3:
-            int_ = mk("type", "integer", 4, None)
-            fields = mk("varDecl", int_, (), tuple(mk("declarator", c, None, None, 0) for c in "xyz"))
-            self.types["dim3"] = mk("typeDef", "dim3", (fields,), "struct")
+            self.types["dim3"] = xyz_struct("dim3")
 
     def default_value(self, typ: Node):
         """The value of a declared variable with no initializer, where the language gives one:

@@ -249,7 +249,8 @@ def _implicit_rules(text: str, current: dict, filename: str, line) -> dict:
 # ---------------------------------------------------------------------------------------------
 # CUDA's predeclared names
 # ---------------------------------------------------------------------------------------------
-def _xyz_struct(name: str) -> Node:
+def xyz_struct(name: str) -> Node:
+    """CUDA's dim3 and uint3: structs of three unsigned ints x, y, z."""
     unsigned = mk("type", "integer", 4, None)
     fields = mk("varDecl", unsigned, (), tuple(mk("declarator", c, None, None, 0) for c in "xyz"))
     return mk("typeDef", name, (fields,), "struct")
@@ -261,7 +262,7 @@ def cuda_runtime_names(root: Scope) -> None:
     (cudaMemcpyHostToDevice, ..., engine.intrinsics.CUDA_CONSTANTS). The file's own
     declarations of these names win."""
     for name in ("dim3", "uint3"):
-        root.symbols.setdefault(name, Symbol(name, "type", node=_xyz_struct(name)))
+        root.symbols.setdefault(name, Symbol(name, "type", node=xyz_struct(name)))
     for name, value in CUDA_CONSTANTS.items():
         root.symbols.setdefault(name, Symbol(name, "variable", type=mk("type", "integer", 4, None),
                                              attrs=frozenset(("parameter", "cuda")), init=mk("intCst", value, None)))
@@ -310,7 +311,6 @@ class _Builder:
             self.unit(unit, self.root, lang)
         if f.ann.get("dialect") == "cuda":
             cuda_runtime_names(self.root)
-
 
     def finish(self):
         for scope, module, node in self.pending_uses:
