@@ -47,7 +47,7 @@ import threading
 import numpy as np
 
 from . import interp as _interp  # circular (interp imports this mixin): names used at call time
-from .il import Node, mk, walk
+from .il import Node, walk
 from .interp_intrinsics import CUDA_ALIASES, CUDA_IMPL, as_value, convert
 from .intrinsics import CUDA_BUILTIN_VARIABLES as _BUILTIN_INDICES
 from .intrinsics import CUDA_CONSTANTS as _MEMCPY_KINDS
