@@ -361,3 +361,34 @@ def test_fortran_driver_with_tapenade_names_links_and_runs(tmp_path):
     lines = _run(["./prog"], tmp_path).splitlines()
     _check_printed(lines[:6], lambda k: f_expected(0) if k == 0 else {})  # run_d's, then run_dv's
     _check_printed(lines[6:], f_expected)
+
+
+def test_namer_suffixes_and_clashes():
+    """Tapenade's suffixes, lower case whatever the language, for every mode; a taken name
+    gets 0, 1, ... appended (paper 4.1); one T_diff for every mode."""
+    from adspec.rules.naming import Namer
+    tangent, adjoint = Namer({"f_d", "f_d0", "t_diff"}, "tangent"), Namer(set(), "adjoint")
+    assert (tangent.proc("f"), tangent.vector_proc("f"), tangent.var("x")) == ("f_d1", "f_dv", "xd")
+    assert (adjoint.proc("f"), adjoint.vector_proc("f"), adjoint.var("x")) == ("f_b", "f_bv", "xb")
+    assert (adjoint.sweep_proc("f", "fwd"), adjoint.sweep_proc("f", "bwd"), adjoint.nodiff_proc("f")) == \
+        ("f_fwd", "f_bwd", "f_nodiff")
+    assert (tangent.type("t"), adjoint.type("t"), tangent.type("t")) == ("t_diff0", "t_diff", "t_diff0")
+    assert tangent.derivative_types() == {"t_diff0"}
+
+
+def test_c_struct_derivatives_everywhere_have_the_diff_type():
+    """c25: a local struct's derivative zeroed whole ({0}, not a scalar zero), a malloc'd array
+    of structs calloc'd as P_diff, the _diff of a typedef of a tagged struct and of a nested
+    struct; in vector mode the same, the pointer to structs not made a pointer to rows."""
+    from c_tangent_cases import source
+    text = adspec.differentiate(source("c25_struct_diff_types.c"), head="sdiff(r)/(a)", lang="c",
+                                filename="c25.c").text
+    assert "struct pt_diff {\n    double x;\n    double y;\n};\ntypedef struct pt_diff P_diff;\n" in text
+    assert "struct seg_diff {\n    P_diff a;\n    struct pt_diff b;\n    double len;\n};" in text
+    assert "    struct pt_diff vd = {0};\n" in text and "    P_diff *wd;\n" in text
+    assert "wd = (P_diff*)calloc(n, sizeof(P_diff));" in text
+    assert "static P_diff mid_d(P u, P_diff ud, const struct pt *v, const struct pt_diff *vd, P *mid_value)" in text
+    vector = adspec.differentiate(source("c25_struct_diff_types.c"), head="sdiff(r)/(a)", mode="vector", lang="c",
+                                  filename="c25.c").text
+    assert "    struct pt_diff vd = {0};\n" in vector and "    P_diff *wd;\n" in vector
+    assert "wd = (P_diff*)calloc(n, sizeof(P_diff));" in vector and "wd[i].x[nd] = v.x * ad[i][nd];" in vector

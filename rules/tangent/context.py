@@ -215,16 +215,23 @@ class TangentContext(CallHelpers, Context):
             return Node("block", derived)
         # a passive initial value has the zero derivative; a pointer's, the matching derivative pointer
         initial = {self.names.var(d.kids[0]): d for d in decl.kids[2] if d.kids[2] is not None}
-        zero = self.zero_like(Node("ident", (decl.kids[2][0].kids[0],)))
 
         def initial_d(d):
             source = initial.get(d.kids[0])
             if source is None:
                 return None
-            return self.pointer_value_derivative(source.kids[2], decl) if source.kids[3] else zero
+            return self.pointer_value_derivative(source.kids[2], decl) if source.kids[3] else \
+                self.initial_zero(decl.kids[0], source)
         typ, attrs, declarators = derived[1].kids
         declarators = tuple(d.with_kids(d.kids[0], d.kids[1], initial_d(d), d.kids[3]) for d in declarators)
         return Node("block", (decl, Node("varDecl", (typ, attrs, declarators), derived[1].ann)))
+
+    def initial_zero(self, typ: Node, declarator: Node) -> Node:
+        """C: the zero initial value of the derivative of a declared variable of type typ: 0.0
+        of its kind, `{0}` (every component, every element) for a struct or an array."""
+        if declarator.kids[1] or (typ.op == "typeRef" and not declarator.kids[3]):
+            return Node("arrayConstructor", ((Node("intCst", (0, None)),),))
+        return self.zero_like(Node("ident", (declarator.kids[0],)))
 
     def initial_values(self, decl: Node) -> tuple:
         """The initial values of the declaration's variables that have a derivative."""
@@ -253,7 +260,7 @@ class TangentContext(CallHelpers, Context):
                 continue
             init_d = next(inits_d) if init is not None else None
             if init is not None and init_d is None:
-                init_d = self.zero_like(Node("ident", (name,)))
+                init_d = self.initial_zero(typ, d)
             declarator = Node("declarator", (self.names.var(name), dims, init_d, ptr), d.ann)
             out.append(Node("varDecl", (self.derivative_type(typ), attrs, (declarator,)), self.derivative_ann(decl)))
         return Node("block", tuple(pending) + tuple(out))

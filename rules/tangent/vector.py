@@ -396,7 +396,7 @@ class _FortranLayout:
             return False
         for x in decl.kids[2]:
             name, dims, init, ptr = x.kids
-            if name not in derivatives or ptr > 1 or init is not None:
+            if name not in derivatives or ptr > 1 or not _aggregate_zero(init):
                 self.refuse(decl, f"vector mode for the declaration of the derivative structure {name}")
             arrays[name] = _Structure(structure, "pointer" if ptr else len(dims or ()))
         return True
@@ -482,27 +482,31 @@ class _CLayout(_FortranLayout):
         for x in decl.kids[2]:
             name, dims, init, ptr = x.kids
             dims = tuple(dims or ())
-            if ptr > 1 or (ptr and dims) or init is not None:
+            if ptr > 1 or (ptr and dims) or not _aggregate_zero(init):
                 self.refuse(decl, f"vector mode for the derivative {name}")
             if ptr:  # a pointer argument: the rows of its directions
                 dims, arrays[name] = (mk("dim", None, None),), "pointer"
             else:
                 arrays[name] = len(dims)
-            widened.append(x.with_kids(name, dims + (mk("dim", None, mk("ident", self.size)),), None, 0))
+            widened.append(x.with_kids(name, dims + (mk("dim", None, mk("ident", self.size)),), init, 0))
         return decl.with_kids(decl.kids[0], decl.kids[1], tuple(widened))
 
     def local(self, decl: Node, derivatives, arrays: dict):
         """A declaration in the body, widened, and the assignments of its derivatives'
-        initial values (`double sd = 0.0;` -> `double sd[NBDirsMax];` then sd[nd] = 0.0)."""
+        initial values (`double sd = 0.0;` -> `double sd[NBDirsMax];` then sd[nd] = 0.0); the
+        zero `{0}` of a struct or an array stays: it zeroes every direction."""
+        def assigned(x):
+            return x.kids[0] in derivatives and x.kids[2] is not None and not _aggregate_zero(x.kids[2])
         initial_values = tuple(Node("assign", (mk("ident", x.kids[0]), x.kids[2]), decl.ann.set("derivative", True))
-                               for x in decl.kids[2] if x.kids[0] in derivatives and x.kids[2] is not None)
+                               for x in decl.kids[2] if assigned(x))
         if initial_values:
             decl = decl.with_kids(decl.kids[0], decl.kids[1],
-                                  tuple(x.with_kids(x.kids[0], x.kids[1], None, x.kids[3]) if x.kids[0] in derivatives
-                                        else x for x in decl.kids[2]))
+                                  tuple(x.with_kids(x.kids[0], x.kids[1], None, x.kids[3]) if assigned(x) else x
+                                        for x in decl.kids[2]))
         if "static" in decl.kids[1]:  # zero once (C's static storage), not at each call
             initial_values = ()
-        if any(x.kids[3] for x in decl.kids[2] if x.kids[0] in derivatives):
+        # a pointer to structures points to T_diff, which holds the directions: no rows
+        if any(x.kids[3] for x in decl.kids[2] if x.kids[0] in derivatives) and self.structures.of(decl.kids[0]) is None:
             return self.pointer_to_rows(decl, derivatives, arrays), initial_values
         return self.widened(decl, derivatives, arrays), initial_values
 
@@ -566,6 +570,11 @@ class _CLayout(_FortranLayout):
         """xd, xd + k, &xd[k], &td, td (a by-value derivative), sd, &sd, sd.x all pass every
         direction as they are."""
         return arg
+
+
+def _aggregate_zero(init) -> bool:
+    """No initial value, or C's `{0}` (tangent: the zero of a struct's or an array's derivative)."""
+    return init is None or init.op == "arrayConstructor"
 
 
 def _leaf(ref: Node, indexed) -> Node:
