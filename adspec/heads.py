@@ -121,10 +121,10 @@ def _zones_of(program, proc, names, role, visible: int, used: int) -> int:
 
 
 def _pointees(zones, key: str) -> int:
-    """The zones a C pointer variable points to (named *key, **key, ...)."""
+    """The zones a C pointer variable points to (named *key, **key, ..., key->f for a struct)."""
     out = 0
     for z in zones.zones:
-        if z.name.lstrip("*") == key and z.name.startswith("*"):
+        if (z.name.lstrip("*") == key and z.name.startswith("*")) or z.name.startswith(key + "->"):
             out |= 1 << z.index
     return out
 

@@ -81,7 +81,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     if tgtlang not in (None, file_lang, out_lang):
         raise SourceError(f"writing the derivatives of {file_lang} source in {tgtlang} is not supported yet",
                           first.ann.get("filename", "<input>"))
-    names = Namer(program_names(program.files), "tangent", file_lang)  # vector mode rewrites the tangent
+    names = Namer(program_names(program.files), "tangent")  # vector mode rewrites the tangent
     ctx = TangentContext(TANGENT, facts, names=names, lang=file_lang, program=program,
                          filename=first.ann.get("filename", "<input>"))
     entries, derivations, procedure_names = [], {}, {}
@@ -111,8 +111,10 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         ext = ".cu"
     if file_lang == "c":
         units = _without_uncalled_statics(units)
-        # the file-scope declarations (c_units) first: a copied static original may use them
-        n_globals = next((i for i, u in enumerate(units) if u.op != "varDecl"), len(units))
+        # the derivative types and file-scope declarations (c_units) first: a copied static original
+        # may use them
+        n_globals = next((i for i, u in enumerate(units) if u.op not in ("typeDef", "typeAlias", "varDecl")),
+                         len(units))
         units = (_type_definitions(files) + units[:n_globals] + _called_originals(program, units, procedure_names)
                  + units[n_globals:])
     includes = (DIFFSIZES_INCLUDE,) if mode == "vector" and file_lang == "c" else ()
@@ -144,7 +146,7 @@ def write_outputs(result: Differentiated, outdir: str, stem: str | None = None) 
 
 def _type_definitions(files) -> list:
     """The C struct, union, enum and typedef definitions of the sources: the differentiated
-    file declares with them (a derivative of a struct has the struct's type, 4.2)."""
+    file declares the original variables with them."""
     return [unit for f in files for unit in f.kids if unit.op in ("typeDef", "enumDef", "typeAlias")]
 
 
@@ -192,16 +194,16 @@ def _called_originals(program, units, procedure_names) -> list:
 
 def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
     """F_D -> F_DV for every differentiated procedure (paper 4.7), Fortran's m_diff -> m_diffv,
-    C's struct s_dv defined (after the program's types, which the pipeline adds)."""
+    the derivative types T_diff widened."""
     from .rules.tangent.structures import TypeTable, structure_types
-    from .rules.tangent.vector import vector_modules, vector_type_definitions, vectorize_procedure, widen_file_scope
+    from .rules.tangent.vector import vector_modules, vectorize_procedure, widen_file_scope
     from .rules.tangent.types import is_void
     renamed = {d: names.vector_proc(original) for original, d in procedure_names.items()}
     derivatives = names.derivative_names()
     procedures = [p for u in units for p in ((u,) if u.op == "procedure" else u.kids[2] if u.op == "module" else ())]
     valued = {p.kids[0]: p.kids[4] for p in procedures if p.op == "procedure" and p.kids[0] in renamed
               and p.kids[1] == "function" and not is_void(p.kids[4])}
-    structures = structure_types(lang, units, files, names.derivative_types(), names.vector_type)
+    structures = structure_types(units, names.derivative_types())
     if lang == "c":
         units, global_ranks = widen_file_scope(units, derivatives, filename, structures)
     else:
@@ -215,8 +217,7 @@ def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
             return unit
         return vectorize_procedure(unit, derivatives, renamed, filename, names.temp, lang, valued, global_ranks,
                                    structures, types)
-    units = [vectorized(u) for u in units]
-    return (vector_type_definitions(structures, filename) if lang == "c" else []) + units
+    return [vectorized(u) for u in units]
 
 
 def _head_names(program, proc_name, zones) -> HeadNames:

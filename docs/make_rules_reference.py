@@ -3,7 +3,7 @@ import inspect
 import re
 from pathlib import Path
 
-from adspec.rules import tangent  # noqa: F401  (importing the rule modules registers their rule sets)
+from adspec.rules import naming, tangent  # noqa: F401  (importing the rule modules registers their rule sets)
 from adspec.rules.tangent import vector
 from adspec.engine.rules import RULE_SETS
 
@@ -55,6 +55,7 @@ def reference() -> str:
                 doc = inspect.getdoc(r.relation)
                 if doc:
                     out += [doc, ""]
+    out += ["## Names of differentiated symbols", "", inspect.getdoc(naming), ""]
     out += ["## Vector tangent mode (paper 4.7)", "", inspect.getdoc(vector), "",
             inspect.getdoc(vector._Vectorizer), ""]
     return "\n".join(out).rstrip("\n") + "\n"

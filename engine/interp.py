@@ -734,7 +734,7 @@ class Interpreter(FortranConstructs, CudaKernels):
                         frozenset(_attr_word(a) for a in d.attrs), decl)
                 for d in tdef.fields if d.op == "varDecl" for decl in d.declarators]
         # Fortran: the bounds of the components are constants seen where the type is (nbdirsmax
-        # of a USEd module, in a vector T_D): evaluated where the structure is created
+        # of a USEd module, in a vector T_diff): evaluated where the structure is created
         frame = self.globals or self.frame or Frame(ScopeInfo(Node("module", (tdef.name, (), ())), self.lang), None)
         rec = {}
         for spec in fields:

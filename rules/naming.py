@@ -1,9 +1,23 @@
-"""Names of differentiated symbols (paper 4.1, fig. 4): `v` -> `vd` (tangent) / `vb` (adjoint),
-procedure `F` -> `F_D` / `F_B` (`f_d` in Fortran, which ignores case), type `T` -> `T_D`,
-COMMON `/c/` -> `/c_d/`, module `m` -> `m_diff`; vector mode (4.7): `F_DV`, module
-`m_diffv`, C struct `s` -> `s_dv` (its derivative with the directions inside; the tangent
-uses `s`). When the name is taken, "0", then "1", ... is appended until it is free (paper 4.1).
+"""Names of differentiated symbols, Tapenade 3.x's (paper 4.1, 4.2, 4.7).
 
+- A variable `v` -> `vd` (tangent) / `vb` (adjoint).
+- A procedure `f` -> `f_d` (tangent), `f_dv` (vector tangent), `f_b` (adjoint), `f_bv`
+  (vector adjoint), and for the adjoint modes to come `f_fwd` / `f_bwd` (the two sweeps of a
+  split call) and `f_nodiff` (a copy of the original). The suffixes are lower case in every
+  language: C is case sensitive, and a driver written for Tapenade links by name (`f_d`, not
+  `f_D`); Fortran ignores case.
+- A structure type `T` (Fortran derived type, C `struct s` or typedef `T`) -> `T_diff`: one
+  derivative type for every mode, holding only the components of T that can carry a
+  derivative (reals, arrays of reals, nested structures that have a `_diff`). Fortran
+  writes it `type(T_diff)`, the same as Tapenade's `TYPE(T_DIFF)`; C keeps the original's
+  spelling, `struct s_diff` for a tagged struct and `T_diff` for a typedef. In vector mode
+  the same name holds the directions in its real components (`double x[NBDirsMax]`,
+  `real(8) :: x(nbdirsmax)`): F_DV is in its own output file, module m_diffv in Fortran, so
+  the two `T_diff` never meet in one scope. The paper's fig. 4-5 show the older per-mode
+  names `T_D` / `T_B` (and upper-case procedure suffixes); Tapenade 3.x replaced them.
+- COMMON `/c/` -> `/c_d/`, module `m` -> `m_diff` (vector mode: `m_diffv`).
+
+When a name is taken, "0", then "1", ... is appended until it is free (paper 4.1).
 One `Namer` serves a whole program, so that a global's derivative has one name in every
 procedure; the names in use are every identifier of the original program, and every name
 handed out.
@@ -14,7 +28,8 @@ from ..engine.il import walk
 
 __all__ = ["Namer", "program_names"]
 
-_SUFFIXES = {"tangent": ("d", "_d"), "adjoint": ("b", "_b")}
+# mode -> (variable suffix, procedure suffix, vector procedure suffix)
+_SUFFIXES = {"tangent": ("d", "_d", "_dv"), "adjoint": ("b", "_b", "_bv")}
 
 
 def program_names(files) -> set[str]:
@@ -36,10 +51,9 @@ def program_names(files) -> set[str]:
 class Namer:
     """Fresh, deterministic names for the differentiated symbols of one program."""
 
-    def __init__(self, used: set[str], mode: str = "tangent", lang: str = "fortran"):
+    def __init__(self, used: set[str], mode: str = "tangent"):
         self.used = set(used)
-        self.var_suffix, self.unit_suffix = _SUFFIXES[mode]
-        self.lang = lang
+        self.var_suffix, self.unit_suffix, self.vector_suffix = _SUFFIXES[mode]
         self._given: dict[tuple, str] = {}
 
     def _fresh(self, kind: str, base: str) -> str:
@@ -58,12 +72,20 @@ class Namer:
         return self._fresh("var", name + self.var_suffix)
 
     def proc(self, name: str) -> str:
-        """procName: the differentiated procedure of `name`."""
-        suffix = self.unit_suffix if self.lang == "fortran" else self.unit_suffix.upper()
-        return self._fresh("proc", name + suffix)
+        """procName: the differentiated procedure of `name` (f_d, f_b)."""
+        return self._fresh("proc", name + self.unit_suffix)
+
+    def sweep_proc(self, name: str, sweep: str) -> str:
+        """Adjoint: the forward ("fwd") or backward ("bwd") sweep of a split call of `name`."""
+        return self._fresh(sweep, f"{name}_{sweep}")
+
+    def nodiff_proc(self, name: str) -> str:
+        """A copy of the original procedure `name` that the differentiated code calls (f_nodiff)."""
+        return self._fresh("nodiff", name + "_nodiff")
 
     def type(self, name: str) -> str:
-        return self._fresh("type", name + self.unit_suffix)
+        """The derivative type T_diff of structure type `name`, for every mode."""
+        return self._fresh("type", name + "_diff")
 
     def common(self, name: str) -> str:
         return self._fresh("common", name + self.unit_suffix)
@@ -77,20 +99,15 @@ class Namer:
         return self._fresh("result", function + "_value")
 
     def vector_proc(self, name: str) -> str:
-        """The vector tangent procedure of `name` (F_DV, paper 4.7)."""
-        return self._fresh("vector", name + ("_dv" if self.lang == "fortran" else "_DV"))
+        """The vector procedure of `name` (f_dv, f_bv; paper 4.7)."""
+        return self._fresh("vector", name + self.vector_suffix)
 
     def vector_module(self, name: str) -> str:
         """The vector version of the tangent module `name` (m_diff -> m_diffv, Tapenade's M_DIFFV)."""
         return self._fresh("vector module", name + "v")
 
-    def vector_type(self, name: str) -> str:
-        """C: the type of the derivative of a struct `name` in vector mode, its real fields with
-        the directions (the tangent's derivative has the struct's own type, 4.2)."""
-        return self._fresh("vector type", name + "_dv")
-
     def derivative_types(self) -> frozenset:
-        """Every name handed out for a derivative type T_D."""
+        """Every name handed out for a derivative type T_diff."""
         return frozenset(name for (kind, _), name in self._given.items() if kind == "type")
 
     def temp(self, base: str, derivative: bool = False) -> str:

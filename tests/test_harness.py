@@ -62,10 +62,10 @@ def test_tangent_signature_and_several_calls(tmp_path):
     """with_derivatives: x, xd after it with x's passing (C: by value for a by-value scalar,
     a pointer for an array); a driver with two tagged calls of the same procedure."""
     spec = Spec("f", (Arg("x", "r8"), Arg("u", "r8", (2,)), Arg("n", "i4")))
-    tangent = with_derivatives(spec, "f_D", {"x", "u"}, "c")
+    tangent = with_derivatives(spec, "f_d", {"x", "u"}, "c")
     assert [(a.name, a.by_value) for a in tangent.args] == [("x", True), ("x__d", True), ("u", False),
                                                             ("u__d", False), ("n", True)]
-    source = "void f_D(double x, double xd, double *u, double *ud, int n) {\n  ud[0] = x * xd * n;\n" \
+    source = "void f_d(double x, double xd, double *u, double *ud, int n) {\n  ud[0] = x * xd * n;\n" \
              "  ud[1] = u[1];\n}\n"
     inputs = {"x": np.array(1.5), "x__d": np.array(2.0), "u": np.array([0.0, 3.0]), "u__d": np.zeros(2),
               "n": np.array(2, dtype=np.int32)}

@@ -243,7 +243,7 @@ def test_c_tangent_compiles_with_gcc_wall_werror(tmp_path):
     require_compilers("c")
     source = (C_PROGRAMS / "c02_static_helper.c").read_text()
     result = adspec.differentiate(source, head="g(r)/(x u)", lang="c", filename="c02.c")
-    assert "void g_D(double x, double xd, double *u, double *ud, double *r, double *rd, int n)" in result.text
+    assert "void g_d(double x, double xd, double *u, double *ud, double *r, double *rd, int n)" in result.text
     (tmp_path / "c02_d.c").write_text(result.text)
     built = subprocess.run(["gcc", "-Wall", "-Werror", "-c", "c02_d.c"], cwd=tmp_path, capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
@@ -401,7 +401,7 @@ C_VECTOR_CASES = [
                                         ("n", np.array(4, np.int32))], ["x"], ["y"]),
     ("c02_static_helper.c", "g(r)/(x u)", [("x", np.array(0.8)), ("u", np.array([0.7, 1.1, 0.9, 1.3])),
                                            ("r", np.array([0.0])), ("n", np.array(4, np.int32))], ["x", "u"], ["r"]),
-    # structs: by value and by pointer, an array field, returned by value (struct s_dv)
+    # structs: by value and by pointer, an array field, returned by value (struct s_diff)
     ("c04_struct_value_pointer.c", "f(r)/(u)", [("u", np.array([0.7, 1.1, 0.9, 1.3])), ("r", np.array([0.0])),
                                                 ("n", np.array(4, np.int32))], ["u"], ["r"]),
     ("c05_struct_array_field.c", "g(q e)/(q e)", [("q", np.array([0.7, 1.1, 0.9])), ("e", np.array([0.3])),
@@ -428,31 +428,35 @@ def test_c_vector_mode_structure():
     source = (C_PROGRAMS / "c02_static_helper.c").read_text()
     text = adspec.differentiate(source, head="g(r)/(x u)", mode="vector", lang="c", filename="c02.c").text
     assert text.startswith('#include "DIFFSIZES.h"\n')
-    assert ("void g_DV(double x, double xd[NBDirsMax], double *u, double ud[][NBDirsMax], double *r, "
+    assert ("void g_dv(double x, double xd[NBDirsMax], double *u, double ud[][NBDirsMax], double *r, "
             "double rd[][NBDirsMax], int n, int nbdirs)") in text
-    assert "static void scale_DV(double *v, double vd[][NBDirsMax], int n, double a, double ad[NBDirsMax], int nbdirs)" \
+    assert "static void scale_dv(double *v, double vd[][NBDirsMax], int n, double a, double ad[NBDirsMax], int nbdirs)" \
         in text
     assert "    double sd[NBDirsMax];\n    for (nd = 0; nd < nbdirs; nd++) {\n        sd[nd] = 0.0;\n" in text
     assert "rd[0][nd] = 1.0 / n * sd[nd];" in text
 
 
 def test_c_vector_mode_of_structs():
-    """C -vector (4.7 with 4.2): the derivative of a struct s is a struct s_dv of its real
-    fields with the directions innermost (an int field has none); a struct value's derivative
+    """C -vector (4.7 with 4.2): the derivative of a struct s is the tangent's struct s_diff
+    (typedef T -> T_diff), its real fields with the directions innermost (an int field has none,
+    in the tangent's too); a struct value's derivative
     is written where a pointer argument points, out of the direction loops, like a whole
     struct copy; a union's derivative is refused."""
     text = adspec.differentiate((C_PROGRAMS / "c15_struct_return.c").read_text(), head="cpoly(y)/(x)",
                                 mode="vector", lang="c", filename="c15.c").text
-    assert "typedef struct {\n    double re[NBDirsMax];\n    double im[NBDirsMax];\n} cplx_dv;" in text
-    assert "static void cmul_DV(cplx a, cplx_dv ad, cplx b, cplx_dv bd, cplx *cmul_value, cplx_dv *cmuld, " \
+    assert "typedef struct {\n    double re[NBDirsMax];\n    double im[NBDirsMax];\n} cplx_diff;" in text
+    assert "static void cmul_dv(cplx a, cplx_diff ad, cplx b, cplx_diff bd, cplx *cmul_value, cplx_diff *cmuld, " \
            "int nbdirs)" in text
     # the field statements share one direction loop (r.re = ... moved below it), the struct after it
     assert "bd.re[nd]);\n    }\n    r.re = a.re * b.re - a.im * b.im;\n    r.im = a.re * b.im + a.im * b.re;\n" \
            "    *cmul_value = r;\n    *cmuld = rd;\n" in text
-    assert "cmul_DV(acc, accd, z, zd, &result1, &result1d, nbdirs);\n        accd = result1d;\n" in text
+    assert "cmul_dv(acc, accd, z, zd, &result1, &result1d, nbdirs);\n        accd = result1d;\n" in text
     fields = adspec.differentiate((C_PROGRAMS / "c05_struct_array_field.c").read_text(), head="g(q e)/(q e)",
                                   mode="vector", lang="c", filename="c05.c").text
-    assert "struct state_dv {\n    double q[3][NBDirsMax];\n    double e[NBDirsMax];\n};" in fields
+    assert "struct state_diff {\n    double q[3][NBDirsMax];\n    double e[NBDirsMax];\n};" in fields
+    tangent_fields = adspec.differentiate((C_PROGRAMS / "c05_struct_array_field.c").read_text(), head="g(q e)/(q e)",
+                                          lang="c", filename="c05.c").text
+    assert "struct state_diff {\n    double q[3];\n    double e;\n};" in tangent_fields
     assert "sd->e[nd] = temp0 * sd->e[nd] + s->e * -(dt * sd->q[0][nd]);" in fields
     with pytest.raises(UnsupportedError) as info:
         adspec.differentiate("union u { double a; int i; };\nvoid f(double *x, double *y) {\n  union u v;\n"
@@ -592,9 +596,9 @@ def test_vector_mode_of_functions():
     for d in range(3):
         assert np.array_equal(np.asarray(vec["y"]).reshape(-1)[d], scal[d]["y"])
     c_text = adspec.differentiate(EARLY_RETURN, head="top(y)/(x)", mode="vector", lang="c", filename="t.c").text
-    assert ("static void sq_DV(double u, double ud[NBDirsMax], double v, double vd[NBDirsMax], double *sq_value, "
+    assert ("static void sq_dv(double u, double ud[NBDirsMax], double v, double vd[NBDirsMax], double *sq_value, "
             "double sqd[NBDirsMax], int nbdirs)") in c_text
-    assert "sq_DV(x[i], xd[i], s, sd, &result1, result1d, nbdirs);" in c_text
+    assert "sq_dv(x[i], xd[i], s, sd, &result1, result1d, nbdirs);" in c_text
     args = [("x", np.array([0.7, 1.1, 0.9, 1.3])), ("y", np.array([0.0])), ("n", np.array(4, np.int32))]
     vec, scal = vector_and_scalar_runs(EARLY_RETURN, "top(y)/(x)", args, ["x"], ["y"], lang="c")
     for d in range(3):

@@ -57,7 +57,8 @@ static void h(struct p *q, double t) { q->a = q->b * t; }
 void f(double *x, double *y, int n) { struct p v; v.b = x[0]; h(&v, x[1]); y[0] = v.a; y[1] = x[2]; }
 """
     text = tangent_text(src, "f(y)/(x)")
-    assert "struct p {" in text and "static void h_D(struct p *q, struct p *qd, double t, double td)" in text
+    assert "struct p {" in text and "struct p_diff {\n    double a;\n    double b;\n};" in text
+    assert "static void h_d(struct p *q, struct p_diff *qd, double t, double td)" in text
     assert_numbers(src, "f(y)/(x)", X3)
 
 
@@ -82,7 +83,7 @@ void f(double *x, double *y, int n) {
 }
 """
     text = tangent_text(src, "f(y)/(x)")
-    order = ["double a = ", "double ad = ", "result1d = sq_D(x[2], xd[2], &result1);", "double b = a * result1;",
+    order = ["double a = ", "double ad = ", "result1d = sq_d(x[2], xd[2], &result1);", "double b = a * result1;",
              "double bd = ", "double c = 3.0;"]
     positions = [text.index(s) for s in order]
     assert positions == sorted(positions), text
@@ -139,7 +140,7 @@ void f(double *u, double x, int n) {
 }
 """
     text = tangent_text(src, "f(u)/(u x)")
-    assert "sc_D(u + 1, ud + 1, n - 1, x, xd);" in text and "sc_D(u + (1 + 1), ud + (1 + 1)" in text
+    assert "sc_d(u + 1, ud + 1, n - 1, x, xd);" in text and "sc_d(u + (1 + 1), ud + (1 + 1)" in text
     assert_numbers(src, "f(u)/(u x)", [("u", "real", (4,), None), ("x", "real", (), None), ("n", "int", (), 4)])
 
 
@@ -211,9 +212,9 @@ void f(double *x, double *y) {
     assert "*y = *y + temp + fabs(x[1]);" in text and "temp * xd[0]" in text
 
 
-def test_struct_result_temporaries_have_the_struct_type():
+def test_struct_result_temporaries_have_the_struct_type_and_its_diff():
     text = tangent_text(source("c15_struct_return.c"), "cpoly(y)/(x)")
-    assert "    cplx result1;\n    cplx result1d;\n" in text and "float result1" not in text
+    assert "    cplx result1;\n    cplx_diff result1d;\n" in text and "float result1" not in text
 
 
 def test_struct_formal_reset_at_entry_field_by_field():
@@ -233,12 +234,12 @@ void f(double *x, double *y, int n) {
 
 def test_function_value_dropped_still_passes_a_result_pointer():
     text = tangent_text(source("c16_passive_and_dropped_calls.c"), "branches(y)/(x)")
-    assert "logged_D(&y[1], &yd[1], arg10, arg10d, &result10);" in text, text
+    assert "logged_d(&y[1], &yd[1], arg10, arg10d, &result10);" in text, text
 
 
 def test_passively_called_static_function_is_copied_and_its_unused_derivative_left_out():
     text = tangent_text(source("c16_passive_and_dropped_calls.c"), "branches(y)/(x)")
-    assert "static double sq(double v) {" in text and "sq_D" not in text
+    assert "static double sq(double v) {" in text and "sq_d" not in text
     src = "double sq(double v) { return v * v; }\nvoid f(double *x, double *y, int n) {\n" \
           "  if (sq(x[0]) > 1.0) y[0] = x[1]; else y[0] = x[2];\n  y[1] = x[0];\n}\n"
     assert "double sq(double v);" in tangent_text(src, "f(y)/(x)")

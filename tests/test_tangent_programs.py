@@ -80,7 +80,7 @@ PROGRAMS = [
          [("u0", R, (), None), ("k", R, (), None), ("u", R, (), None), ("nsteps", I, (), 5)]),
     # a SAVE local and its SAVE derivative carried from one call to the next
     case("p40_save_local", "twice(y)/(x1 x2)", [("x1", R, (), None), ("x2", R, (), None), ("y", R, (), None)]),
-    # COMMON and globals (/c/ -> /c_d/, module m -> m_diff), derived types (T -> T_D)
+    # COMMON and globals (/c/ -> /c_d/, module m -> m_diff), derived types (T -> T_diff)
     case("g01_common_head_sets", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
     case("g02_common_callee_sets", "f(y)/(x)", [("x", R, (4,), None), ("y", R, (), None), ("n", I, (), 4)]),
     case("g03_module_variables", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
@@ -120,7 +120,7 @@ def test_all_program_files_are_tested():
 
 def test_globals_and_types_follow_tapenade_names():
     """/c/ -> /c_d/ mirrored in every procedure declaring /c/, module m -> m_diff (USEd with
-    m), type(T) -> type(T_D) with only the real components."""
+    m), type(T) -> type(T_diff) with only the real components."""
     def text(name):
         return adspec.differentiate((HERE / f"{name}.f90").read_text(), head="f(y)/(x)", mode="tangent",
                                     lang="fortran", filename="t.f90").text
@@ -132,26 +132,26 @@ def test_globals_and_types_follow_tapenade_names():
     assert "module physics_diff" in module and "   use physics\n   use physics_diff\n" in module
     assert "public :: scaled, damped_d, set_scale_d" in module
     types = text("g04_derived_type_helper")
-    assert "type point_d\n      real(8) :: x, y\n   end type point_d" in types
-    assert "type(point_d) :: pd" in types and "cd%p%x = 0.0d0" in types
+    assert "type point_diff\n      real(8) :: x, y\n   end type point_diff" in types
+    assert "type(point_diff) :: pd" in types and "cd%p%x = 0.0d0" in types
     pointers = text("g07_pointer_target")
     assert "pd => xd\n   p => x\n" in pointers and "qd => bufd(2, :)\n   q => buf(2, :)\n" in pointers
 
 
 def test_function_returning_a_derived_type():
     """g11: a call of a function of type(T) split out of an expression goes through
-    `type(T) :: result1` and `type(T_D) :: result1d` (not reals), every component of the
+    `type(T) :: result1` and `type(T_diff) :: result1d` (not reals), every component of the
     result is active in the function (the caller's temporary holds the whole value), and the
     component q%im, constant here but varied at another call, has its derivative zeroed
     before the call; a passive structure gets a zero derivative structure."""
     text = adspec.differentiate((HERE / "g11_type_function.f90").read_text(), head="f(y)/(x)", mode="tangent",
                                 lang="fortran", filename="t.f90").text
-    assert "   type(cplx) :: result1\n   type(cplx_d) :: result1d\n" in text
-    assert "   type(cplx) :: arg1\n   type(cplx_d) :: arg1d\n" in text and "real(4)" not in text
+    assert "   type(cplx) :: result1\n   type(cplx_diff) :: result1d\n" in text
+    assert "   type(cplx) :: arg1\n   type(cplx_diff) :: arg1d\n" in text and "real(4)" not in text
     assert "rd%im = " in text
     assert "   q%im = 0.5d0\n   qd%im = 0.0d0\n   result1d = cmul_d(p, pd, q, qd, result1)\n" in text
-    # the passive structure c passed to a (differentiated) structure formal: a zero of type(T_D)
-    assert "   type(cplx_d) :: dummyzerod\n" in text
+    # the passive structure c passed to a (differentiated) structure formal: a zero of type(T_diff)
+    assert "   type(cplx_diff) :: dummyzerod\n" in text
     assert "   dummyzerod%re = 0.0d0\n   dummyzerod%im = 0.0d0\n   result16d = cmul_d(c, dummyzerod, p, pd" in text
 
 
@@ -495,7 +495,7 @@ end subroutine
 
 def test_vector_mode_of_module_variables_and_derived_types():
     """-vector with active module variables and derived types (4.7 with 4.2): m_diff becomes
-    m_diffv, its derivatives widened (the direction first), its procedures vectorized; T_D's
+    m_diffv, its derivatives widened (the direction first), its procedures vectorized; T_diff's
     real components get the directions (td%x(nd)); a whole-structure copy handles every
     direction at once, out of the direction loops. Each direction of F_DV is F_D's, bit for bit."""
     from test_tangent import vector_and_scalar_runs
@@ -509,13 +509,13 @@ def test_vector_mode_of_module_variables_and_derived_types():
     assert "   use physics\n   use physics_diffv\n" in module and "physics_diff\n" not in module
     assert "call damped_dv(x, xd, result1, result1d, nbdirs)" in module
     structures = text("g05_array_of_structures")
-    assert "type particle_d\n      real(8) :: pos(nbdirsmax, 2)\n      real(8) :: mass(nbdirsmax)\n" in structures
-    assert "type pair_d\n      real(8) :: a(nbdirsmax), b(nbdirsmax)\n" in structures
+    assert "type particle_diff\n      real(8) :: pos(nbdirsmax, 2)\n      real(8) :: mass(nbdirsmax)\n" in structures
+    assert "type pair_diff\n      real(8) :: a(nbdirsmax), b(nbdirsmax)\n" in structures
     assert "   firstd = psd(1)\n   first = ps(1)\n   psd(3) = firstd\n" in structures  # not in a DO nd
     assert "psd(ii1)%pos(nd, :) = 0.0d0" in structures and "psd(i)%pos(nd, 1) = -temp2*xd(nd, i)" in structures
     nested = text("g04_derived_type_helper")
     assert "cd%p%x(nd) = 0.0d0" in nested and "cd%p(i)%x(nd) = c%w(i)*(temp2*xd(nd)) + temp3*cd%w(nd, i)" in nested
-    assert "type(point_d) :: p(3)\n      real(8) :: w(nbdirsmax, 3)\n" in nested
+    assert "type(point_diff) :: p(3)\n      real(8) :: w(nbdirsmax, 3)\n" in nested
     # q%x = x is an assignment to a local structure: the field derivatives share one loop
     assert "      qd%x(nd) = xd(nd)\n      qd%y(nd) = 2.0d0*xd(nd)\n   end do\n   q%x = x\n" in nested
     scalar = [("x", np.array(0.7)), ("y", np.array(0.0))]
@@ -553,7 +553,7 @@ end subroutine
 
 
 def test_vector_mode_refuses_a_pointer_component():
-    """T_D's pointer component would point to the directions of its target: not done yet."""
+    """T_diff's pointer component would point to the directions of its target: not done yet."""
     with pytest.raises(UnsupportedError) as info:
         adspec.differentiate("""module mt
   type t

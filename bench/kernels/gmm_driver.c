@@ -1,4 +1,4 @@
-/* Times gmm, gmm_D, gmm_DV (8 directions) and 8 runs of gmm_D; prints "name seconds" lines,
+/* Times gmm, gmm_d, gmm_dv (8 directions) and 8 runs of gmm_d; prints "name seconds" lines,
    each the best of 5 repetitions. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +8,9 @@
 #define NBDIRS 8 /* NBDirsMax of DIFFSIZES.h */
 
 void gmm(double *x, double *mu, double *logw, double *sigma, double *ll, int n, int d, int k);
-void gmm_D(double *x, double *mu, double *mud, double *logw, double *logwd, double *sigma, double *sigmad,
+void gmm_d(double *x, double *mu, double *mud, double *logw, double *logwd, double *sigma, double *sigmad,
            double *ll, double *lld, int n, int d, int k);
-void gmm_DV(double *x, double *mu, double mud[][NBDIRS], double *logw, double logwd[][NBDIRS], double *sigma,
+void gmm_dv(double *x, double *mu, double mud[][NBDIRS], double *logw, double logwd[][NBDIRS], double *sigma,
             double sigmad[][NBDIRS], double *ll, double lld[][NBDIRS], int n, int d, int k, int nbdirs);
 
 static double now(void) {
@@ -42,7 +42,7 @@ int main(void) {
   best = 1e30;
   for (r = 0; r < REPS; r++) {
     start = now();
-    gmm_D(x, mu, mud, logw, logwd, sigma, sigmad, &ll, &lld, N, D, K);
+    gmm_d(x, mu, mud, logw, logwd, sigma, sigmad, &ll, &lld, N, D, K);
     if (now() - start < best) best = now() - start;
   }
   check += lld;
@@ -55,7 +55,7 @@ int main(void) {
       start = now();
       for (dir = 0; dir < NBDIRS; dir++) {
         for (i = 0; i < K * D; i++) { mud[i] = 1.0 / (dir + 1); sigmad[i] = 0.5; }
-        gmm_D(x, mu, mud, logw, logwd, sigma, sigmad, &ll, &lld, N, D, K);
+        gmm_d(x, mu, mud, logw, logwd, sigma, sigmad, &ll, &lld, N, D, K);
       }
       if (now() - start < best) best = now() - start;
     }
@@ -68,7 +68,7 @@ int main(void) {
     best = 1e30;
     for (r = 0; r < REPS; r++) {
       start = now();
-      gmm_DV(x, mu, mudv, logw, logwdv, sigma, sigmadv, &ll, lldv, N, D, K, NBDIRS);
+      gmm_dv(x, mu, mudv, logw, logwdv, sigma, sigmadv, &ll, lldv, N, D, K, NBDIRS);
       if (now() - start < best) best = now() - start;
     }
     check += lldv[0][NBDIRS - 1];

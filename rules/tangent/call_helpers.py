@@ -83,16 +83,14 @@ class CallHelpers:
     def temporary_types(self, typ: Node | None, stmt: Node) -> tuple:
         """(type of a temporary holding a value of type typ, type of its derivative), as
         extra_declarations takes them: the real kind of a real (4 when unknown), for both; a
-        C struct's own type, for both (the tangent gives a struct's derivative its type);
-        Fortran type(T) and type(T_D), T as the procedure being differentiated sees it."""
+        structure's type and its T_diff (Fortran: T as the procedure being differentiated sees it)."""
         if typ is None or typ.op == "type":
             kind = (typ.kids[1] if typ is not None else None) or 4
             return kind, kind
-        if self.lang != "fortran":
-            return typ, typ
-        if typ.op != "typeRef" or self.types.type_def(self.procedure.scope, typ.kids[0]) is None:
+        if self.lang == "fortran" and (typ.op != "typeRef"
+                                       or self.types.type_def(self.procedure.scope, typ.kids[0]) is None):
             self.unsupported(stmt, f"a temporary of a type that {self.procedure.source_name} does not see")
-        return typ, self.types.derivative_of(typ, self.procedure.scope)
+        return typ, self.derivative_type(typ)
 
     def call_arguments(self, call: Node, stmt: Node | None = None):
         """(statements before the call, actual arguments of the differentiated call). stmt:

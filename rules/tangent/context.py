@@ -12,6 +12,7 @@ from ..derivatives import derivative
 from .globals import global_owner
 from .procedures import derivative_declarations, differentiated_arguments
 from .call_helpers import CallHelpers
+from .structures import CDerivativeTypes
 from .types import DerivativeTypes, is_void
 
 
@@ -29,7 +30,8 @@ class TangentContext(CallHelpers, Context):
         self.pending = []  # derivative calls split out of the statement being differentiated
         self.replacements = {}  # id(call expression) -> the temporary holding its result
         self._active_commons = None
-        self.types = DerivativeTypes(names)  # Fortran T -> T_D
+        # T -> T_diff (rules/naming.py)
+        self.types = DerivativeTypes(names) if lang == "fortran" else CDerivativeTypes(names, program.files)
 
     # --- refusals -----------------------------------------------------------------------------
     def unsupported(self, node: Node, what: str):
@@ -120,7 +122,8 @@ class TangentContext(CallHelpers, Context):
         if _is_null(value):
             return value
         if value.op == "cast" and value.kids[0].op == "pointerType":
-            return Node("cast", (value.kids[0], self.pointer_value_derivative(value.kids[1], stmt)), value.ann)
+            return Node("cast", (self.derivative_type(value.kids[0]), self.pointer_value_derivative(value.kids[1], stmt)),
+                        value.ann)
         if value.op not in ("ident", "address", "arrayAccess", "fieldAccess", "deref"):
             self.unsupported(stmt, "this value of a pointer to active memory")
         if value.op == "address" and value.kids[0].op == "ident" and not self.facts.has_derivative(value.kids[0], stmt):
@@ -134,6 +137,10 @@ class TangentContext(CallHelpers, Context):
         return not (self.facts.has_derivative(lhs, stmt) and self.facts.derivative_read_later(lhs, stmt))
 
     # --- types and zeros ------------------------------------------------------------------------
+    def derivative_type(self, typ: Node) -> Node:
+        """The type of the derivative of a value of type typ: a structure's T_diff, typ else."""
+        return self.types.derivative_of(typ, self.procedure.scope if self.procedure is not None else None)
+
     def symbol_of(self, ref: Node):
         while ref.op in ("arrayAccess", "fieldAccess", "deref"):
             ref = ref.kids[0]
@@ -202,21 +209,29 @@ class TangentContext(CallHelpers, Context):
         """A C declaration in a block, followed by that of the derivatives of its variables."""
         if self.procedure is None:
             return Node("block", (decl,))
-        derived = derivative_declarations((decl,), self.facts.diff_variables(self.procedure.name), self.names.var)
+        derived = derivative_declarations((decl,), self.facts.diff_variables(self.procedure.name), self.names.var,
+                                          derivative_type=self.derivative_type)
         if len(derived) == 1:
             return Node("block", derived)
         # a passive initial value has the zero derivative; a pointer's, the matching derivative pointer
         initial = {self.names.var(d.kids[0]): d for d in decl.kids[2] if d.kids[2] is not None}
-        zero = self.zero_like(Node("ident", (decl.kids[2][0].kids[0],)))
 
         def initial_d(d):
             source = initial.get(d.kids[0])
             if source is None:
                 return None
-            return self.pointer_value_derivative(source.kids[2], decl) if source.kids[3] else zero
+            return self.pointer_value_derivative(source.kids[2], decl) if source.kids[3] else \
+                self.initial_zero(decl.kids[0], source)
         typ, attrs, declarators = derived[1].kids
         declarators = tuple(d.with_kids(d.kids[0], d.kids[1], initial_d(d), d.kids[3]) for d in declarators)
         return Node("block", (decl, Node("varDecl", (typ, attrs, declarators), derived[1].ann)))
+
+    def initial_zero(self, typ: Node, declarator: Node) -> Node:
+        """C: the zero initial value of the derivative of a declared variable of type typ: 0.0
+        of its kind, `{0}` (every component, every element) for a struct or an array."""
+        if declarator.kids[1] or (typ.op == "typeRef" and not declarator.kids[3]):
+            return Node("arrayConstructor", ((Node("intCst", (0, None)),),))
+        return self.zero_like(Node("ident", (declarator.kids[0],)))
 
     def initial_values(self, decl: Node) -> tuple:
         """The initial values of the declaration's variables that have a derivative."""
@@ -245,9 +260,9 @@ class TangentContext(CallHelpers, Context):
                 continue
             init_d = next(inits_d) if init is not None else None
             if init is not None and init_d is None:
-                init_d = self.zero_like(Node("ident", (name,)))
+                init_d = self.initial_zero(typ, d)
             declarator = Node("declarator", (self.names.var(name), dims, init_d, ptr), d.ann)
-            out.append(Node("varDecl", (typ, attrs, (declarator,)), self.derivative_ann(decl)))
+            out.append(Node("varDecl", (self.derivative_type(typ), attrs, (declarator,)), self.derivative_ann(decl)))
         return Node("block", tuple(pending) + tuple(out))
 
     def derivative_ann(self, stmt: Node):
@@ -291,8 +306,8 @@ class TangentContext(CallHelpers, Context):
             result_name = self.c_result_name(proc)
             pointer = Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 1)),)))
             decls_d = self.derivative_declarations(decls, diff_names) + (pointer,) + temps
-            return Node("procedure", (self.names.proc(name), kind, args + (result_name,), None, rtype, attrs,
-                                      decls_d, body_d, ()), proc.ann)
+            return Node("procedure", (self.names.proc(name), kind, args + (result_name,), None,
+                                      self.derivative_type(rtype), attrs, decls_d, body_d, ()), proc.ann)
         if kind == "function" and not is_void(rtype):
             # fig. 5, 8: F_D returns the derivative of the result; the result is an extra last argument
             result_name = result or name
@@ -324,14 +339,12 @@ class TangentContext(CallHelpers, Context):
 
     def derivative_declarations(self, decls, diff_names) -> tuple:
         """DECLS → DECLSd: decls, each followed by the declarations of the derivatives
-        (procedures.derivative_declarations); COMMON /c/ → /c_d/; in Fortran, type(T) →
-        type(T_D) and the T_D of the procedure's own types after its type definitions."""
+        (procedures.derivative_declarations), a structure's typed with its T_diff; COMMON /c/ →
+        /c_d/; in Fortran, the T_diff of the procedure's own types after its type definitions."""
         if self.lang != "fortran":
-            return derivative_declarations(decls, diff_names, self.names.var)
-        scope = self.procedure.scope
-        out = derivative_declarations(decls, diff_names, self.names.var, self.active_commons(),
-                                      lambda typ: self.types.derivative_of(typ, scope))
-        local_types = self.types.definitions_of(scope)
+            return derivative_declarations(decls, diff_names, self.names.var, derivative_type=self.derivative_type)
+        out = derivative_declarations(decls, diff_names, self.names.var, self.active_commons(), self.derivative_type)
+        local_types = self.types.definitions_of(self.procedure.scope)
         if local_types:
             last = max(i for i, d in enumerate(out) if d.op == "typeDef")
             out = out[:last + 1] + local_types + out[last + 1:]

@@ -142,18 +142,23 @@ def has_no_derivative(stmt) -> bool:
 def t_allocation_diff(stmt, out, ctx):
     """A variable with a derivative gets its derivative allocated (and freed) with it. In C
     the derivative block is zeroed (calloc): its derivatives are zero until written, and the
-    analyses see a block as one zone, not which elements are written before being read."""
+    analyses see a block as one zone, not which elements are written before being read; its
+    elements have the derivative type (a struct's T_diff)."""
     target, target_d = var(), var()
     guard = lall(ctx.compute(_target, stmt, target), ctx.fact("has_derivative", target, stmt))
     body = lall(ctx.derive("ref", target, target_d),
-                ctx.compute(lambda s, t: Node("block", (s, Node(s.op, (t,) + s.kids[1:], _allocation_ann(s, ctx)))),
-                            stmt, target_d, out))
+                ctx.compute(lambda s, t: Node("block", (s, _allocation_d(s, t, ctx))), stmt, target_d, out))
     return guard, body
 
 
-def _allocation_ann(stmt: Node, ctx):
+def _allocation_d(stmt: Node, target_d: Node, ctx) -> Node:
+    """The allocation (or deallocation) of the derivative: C's of the derivative type (a
+    struct's T_diff), zeroed."""
     ann = ctx.derivative_ann(stmt)
-    return ann.set("zeroed", True) if stmt.op == "allocate" and ctx.lang == "c" else ann
+    if stmt.op != "allocate":
+        return Node(stmt.op, (target_d,), ann)
+    ann = ann.set("zeroed", True) if ctx.lang == "c" else ann
+    return Node("allocate", (target_d, stmt.kids[1], ctx.derivative_type(stmt.kids[2])), ann)
 
 
 @TANGENT.rule("T-allocation", judgment="tangent", ops=("allocate", "deallocate"), section="4.2",

@@ -82,7 +82,7 @@ def fortran_units(entries, ctx) -> list:
     modules = program.root_scope.modules
     variables = {m: module_derivative_declarations(modules[m], vars_, names.var,
                                                    lambda typ, module=modules[m]: ctx.types.derivative_of(typ, module))
-                 for m, vars_ in active.items()}  # first: they may use the T_D of any module
+                 for m, vars_ in active.items()}  # first: they may use the T_diff of any module
     diff_modules = {m: names.module(m) for m in modules
                     if m in active or m in contained or ctx.types.definitions_of(modules[m])}
     out = []
@@ -130,9 +130,10 @@ def with_diff_uses(unit: Node, diff_modules: dict, modules: dict) -> Node:
 
 
 def c_units(units, ctx) -> list:
-    """The units of the differentiated C file: the file-scope variables the differentiated
-    functions use, declared `extern` (the original file defines them), each active one followed
-    by the definition of its derivative, then the differentiated functions."""
+    """The units of the differentiated C file: the derivative types (struct s_diff, T_diff) it
+    uses, the file-scope variables the differentiated functions use, declared `extern` (the
+    original file defines them), each active one followed by the definition of its derivative,
+    then the differentiated functions."""
     active = {name for owner, vars_ in active_globals(ctx.facts, ctx.program).items() if owner.kind == "file"
               for name in vars_}
     used = {n.kids[0] for n in walk(tuple(units)) if n.op == "ident"}
@@ -149,5 +150,6 @@ def c_units(units, ctx) -> list:
                 raise UnsupportedError(f"a static file-scope variable ({kept[0].kids[0]}) used by differentiated "
                                        f"code", ctx.filename, decl.line)
             extern = Node("varDecl", (typ, ("extern",) + attrs, kept), decl.ann)
-            out.extend(derivative_declarations((extern,), frozenset(active), ctx.names.var))
-    return out + list(units)
+            out.extend(derivative_declarations((extern,), frozenset(active), ctx.names.var,
+                                               derivative_type=ctx.types.derivative_of))
+    return ctx.types.definitions() + out + list(units)

@@ -31,7 +31,7 @@ def t_proc(proc, out, ctx):
       between procedures that name the members differently carries over to the derivatives;
       only the members active somewhere would not give one layout in every procedure.
     - Fortran module `m` → `m_diff`, which USEs `m`, holds the derivatives `vd` of m's active
-      variables, the T_D of m's types and the differentiated module procedures; it is PRIVATE
+      variables, the T_diff of m's types and the differentiated module procedures; it is PRIVATE
       by default and exports only those, and a differentiated procedure that USEs m also USEs
       m_diff. Tapenade's m_diff holds copies of m's variables instead; keeping them in m (the
       closest sound scheme) lets a differentiated procedure share them with the original
@@ -41,10 +41,11 @@ def t_proc(proc, out, ctx):
       tangent file (the original file defines them), each active one followed by the
       definition of its derivative, once: `extern double g; double gd;`. A `static` one is
       refused (another file cannot reach it).
-    - Fortran derived type `T` → `T_D` with the components that can have a derivative (real,
-      complex, and `type(U)` when U has a U_D, typed `type(U_D)`); the derivative of a
-      `type(T)` variable is a `type(T_D)`, and of `v%x` is `vd%x`. The T_D of a module's type
-      goes in m_diff, that of a procedure's own type after its definition.
+    - Structure type `T` → `T_diff` (rules/naming.py) with the components that can have a
+      derivative (real, complex, and a structure U that has a U_diff, typed with it); the
+      derivative of a `type(T)` variable is a `type(T_diff)`, and of `v%x` is `vd%x`. The
+      T_diff of a Fortran module's type goes in m_diff, that of a procedure's own type after
+      its definition; C's `struct s_diff` / typedef `T_diff` go at the top of the file.
     """
     name, body, body_d = var(), var(), var()
     guard = lall(ctx.compute(lambda p: p.kids[0], proc, name), ctx.fact("is_diff_proc", name))
@@ -80,7 +81,7 @@ def derivative_declarations(decls, diff_names, var_name, active_commons=None, de
     an active variable somewhere in the program; `common /c/ a, n(3)` of such a block is
     followed by `common /c_d/ ad, nd(3)`, the whole layout mirrored (docs/rules.md#t-proc).
     derivative_type: the type of a derivative given its variable's (Fortran `type(T)` →
-    `type(T_D)`, rules/tangent/types.py); the same type when None."""
+    `type(T_diff)`, C `struct s_diff`); the same type when None."""
     active_commons = active_commons or {}
     mirrored = set()  # every member of an active block gets a derivative: the layouts stay identical
     for decl in decls:

@@ -1,6 +1,7 @@
-"""The structure types of vector mode (rules/tangent/vector.py, paper 4.7 with 4.2): which
-types are structures, their components, and the F_DV type of the derivative of one, whose real
-components hold the directions innermost (Fortran: the tangent's T_D widened; C: struct s_dv).
+"""Structure types: which types are structures and their components (TypeTable); C's derivative
+types `struct s_diff` / typedef `T_diff` (paper 4.2, rules/naming.py; Fortran's are in
+rules/tangent/types.py); and, for vector mode (rules/tangent/vector.py, paper 4.7 with 4.2),
+the tangent's T_diff widened: its real components hold the directions innermost.
 """
 from __future__ import annotations
 
@@ -55,13 +56,12 @@ class TypeTable:
 
 
 class StructureTypes:
-    """The structures whose derivatives carry the directions inside (Fortran: the T_D of the
-    tangent; C: the program's structs, named s_dv in F_DV). table: their TypeTable;
-    vector_name: T -> the name of its F_DV type."""
+    """The structure types whose components can carry a derivative, in table (TypeTable).
+    Vector mode: the derivative types of the tangent (T_diff), whose components it widens
+    (same name: the vector tangent is in a file, a module m_diffv, of its own)."""
 
-    def __init__(self, table: TypeTable, vector_name=lambda name: name):
-        self.table, self.vector_name = table, vector_name
-        self.used: dict = {}  # name -> its typeDef, nested types first (C: the definitions to add)
+    def __init__(self, table: TypeTable):
+        self.table = table
 
     def of(self, typ: Node) -> str | None:
         """The name of the structure type typ (aliases followed) when it has real components."""
@@ -72,34 +72,25 @@ class StructureTypes:
         """(rank, structure name or None) of a component of the derivative of a structure, or
         None if it has no derivative."""
         typ, declarator = self.table.fields(mk("typeRef", structure)).get(field, (None, None))
-        if typ is None or not self._differentiable(typ):
+        if typ is None or not self.differentiable(typ):
             return None
         return len(declarator.kids[1] or ()), self.of(typ)
 
-    def vector_type(self, typ: Node) -> Node:
-        """The type of the derivative in F_DV of a variable of structure type typ."""
-        tdef = self.table.definition(typ)
-        if tdef.kids[0] not in self.used:
-            for field in tdef.kids[1]:  # nested types first: they are defined before
-                if field.op == "varDecl" and self.of(field.kids[0]) is not None:
-                    self.vector_type(field.kids[0])
-            self.used[tdef.kids[0]] = tdef
-        return mk("typeRef", self.vector_name(tdef.kids[0]))
-
     def definition(self, tdef: Node, layout) -> Node:
-        """The F_DV type of structure tdef: its components that have a derivative, each
-        declared like a derivative variable (widened by the layout)."""
+        """The vector mode type of derivative type tdef: its components, each declared like a
+        derivative variable (widened by the layout)."""
         fields = []
         for field in tdef.kids[1]:
-            if field.op != "varDecl" or not self._differentiable(field.kids[0]):
+            if field.op != "varDecl" or not self.differentiable(field.kids[0]):
                 continue
             if "pointer" in field.kids[1] or any(x.kids[3] for x in field.kids[2]):
                 layout.refuse(field, f"vector mode for the pointer component {field.kids[2][0].kids[0]} "
                                      f"of a structure")
             fields.append(layout.widened(field, frozenset(x.kids[0] for x in field.kids[2]), {}))
-        return tdef.with_kids(self.vector_name(tdef.kids[0]), tuple(fields), tdef.kids[2])
+        return tdef.with_kids(tdef.kids[0], tuple(fields), tdef.kids[2])
 
-    def _differentiable(self, typ: Node) -> bool:
+    def differentiable(self, typ: Node) -> bool:
+        """A real type, or a structure with real components."""
         return _real(self.table.resolve(typ)) or self.of(typ) is not None
 
     def _components(self, tdef: Node, seen=frozenset()) -> bool:
@@ -120,9 +111,52 @@ def _real(typ: Node) -> bool:
     return typ is not None and typ.op == "type" and typ.kids[0] in DIFFERENTIABLE_BASES
 
 
-def structure_types(lang: str, units: list, files: list, derivative_types: frozenset, vector_type) -> StructureTypes:
-    """Fortran: the T_D of the tangent units; C: the structs of the program, F_DV's s_dv."""
-    if lang == "fortran":
-        return StructureTypes(TypeTable(n for n in walk(tuple(units)) if n.op == "typeDef"
-                                        and n.kids[0] in derivative_types))
-    return StructureTypes(TypeTable(files), vector_type)
+class CDerivativeTypes:
+    """C: the derivative type of a struct type, named as the original is spelled
+    (rules/naming.py): `struct s` -> `struct s_diff`, typedef `T` -> `T_diff` (a typedef of a
+    tagged struct, `typedef struct s T`, -> `typedef struct s_diff T_diff`). It holds only the
+    fields that can carry a derivative (paper 4.2): reals, arrays of them, and structs that
+    have a _diff, typed with it; an int field takes no room in it. Records the ones the
+    differentiated code uses, nested ones first: their definitions go out with it."""
+
+    def __init__(self, names, files):
+        self.names = names
+        self.structures = StructureTypes(TypeTable(files))
+        self.used: dict = {}  # original type name -> the definition of its _diff type
+
+    def derivative_of(self, typ: Node, scope=None) -> Node:
+        """The type of the derivative of a value of type typ (through pointer and array types);
+        typ itself when it is no struct with real fields. scope: unused (C types are global)."""
+        if typ is None:
+            return typ
+        if typ.op in ("pointerType", "arrayType"):
+            return typ.with_kids(self.derivative_of(typ.kids[0]), *typ.kids[1:])
+        if typ.op != "typeRef" or self.structures.of(typ) is None:
+            return typ
+        name = typ.kids[0]
+        if name not in self.used:
+            self.used[name] = None  # being defined: a field pointing to the type itself finds its name
+            alias = self.structures.table.aliases.get(name)
+            definition = (mk("typeAlias", self.names.type(name), self.derivative_of(alias)) if alias is not None
+                          else self._definition(self.structures.table.definition(typ)))
+            del self.used[name]  # after the nested types it uses, defined meanwhile
+            self.used[name] = definition
+        return mk("typeRef", self.names.type(name))
+
+    def _definition(self, tdef: Node) -> Node:
+        fields = tuple(field.with_kids(self.derivative_of(field.kids[0]), field.kids[1],
+                                       tuple(x.with_kids(x.kids[0], x.kids[1], None, x.kids[3]) for x in field.kids[2]))
+                       for field in tdef.kids[1]
+                       if field.op == "varDecl" and self.structures.differentiable(field.kids[0]))
+        return tdef.with_kids(self.names.type(tdef.kids[0]), fields, tdef.kids[2])
+
+    def definitions(self) -> list:
+        """The _diff types used so far, each after the ones it uses."""
+        return [d for d in self.used.values() if d is not None]
+
+
+def structure_types(units: list, derivative_types: frozenset) -> StructureTypes:
+    """Vector mode: the derivative types T_diff that the tangent units define (C: with their
+    typedef aliases)."""
+    return StructureTypes(TypeTable(n for n in walk(tuple(units)) if n.op in ("typeDef", "typeAlias")
+                                    and n.kids[0] in derivative_types))

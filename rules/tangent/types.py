@@ -1,10 +1,11 @@
-"""Fortran derived types T → T_D (DESIGN.md compatibility contract; paper 4.2: the derivative
-of a variable is declared like it, with the derivative type).
+"""Fortran derived types T → T_diff (Tapenade's TYPE(T_DIFF), rules/naming.py; paper 4.2: the
+derivative of a variable is declared like it, with the derivative type). C's struct types are
+in rules/tangent/structures.py.
 
-T_D holds only the components of T that can have a derivative: real and complex components,
-and components of a derived type U that has a U_D (typed `type(U_D)`). A derivative of a
-`type(T)` variable is a `type(T_D)`, so `v%x` has the derivative `vd%x` and the integer
-components of T take no room in T_D. A zero derivative of a structure is set component by
+T_diff holds only the components of T that can have a derivative: real and complex components,
+and components of a derived type U that has a U_diff (typed `type(U_diff)`). A derivative of a
+`type(T)` variable is a `type(T_diff)`, so `v%x` has the derivative `vd%x` and the integer
+components of T take no room in T_diff. A zero derivative of a structure is set component by
 component (`vd%x = 0.0d0; vd%y = 0.0d0`): Fortran has no zero of a derived type.
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ DIFFERENTIABLE_BASES = ("real", "complex")
 
 
 class DerivativeTypes:
-    """The T_D of the program's Fortran derived types, named by the program's Namer; records
+    """The T_diff of the program's Fortran derived types, named by the program's Namer; records
     which ones the differentiated code uses (their definitions go out with it)."""
 
     def __init__(self, names):
@@ -35,7 +36,7 @@ class DerivativeTypes:
         return found is not None and bool(self._components(found[0], found[1]))
 
     def derivative_of(self, typ: Node, scope) -> Node:
-        """The type of the derivative of a variable of type typ: type(T_D) for type(T)."""
+        """The type of the derivative of a variable of type typ: type(T_diff) for type(T)."""
         if typ is None or typ.op != "typeRef":
             return typ
         found = self.type_def(scope, typ.kids[0])
@@ -50,7 +51,7 @@ class DerivativeTypes:
         return Node("typeRef", (self.names.type(tdef.kids[0]),))
 
     def definition(self, owner, tdef: Node) -> Node:
-        """type T_D: the components of T that can have a derivative."""
+        """type T_diff: the components of T that can have a derivative."""
         fields = tuple(Node("varDecl", (self.derivative_of(typ, owner), attrs,
                                         tuple(d.with_kids(d.kids[0], d.kids[1], None, d.kids[3]) for d in decls)),
                             field.ann)
@@ -58,7 +59,7 @@ class DerivativeTypes:
         return Node("typeDef", (self.names.type(tdef.kids[0]), fields, tdef.kids[2]), tdef.ann)
 
     def definitions_of(self, owner) -> tuple:
-        """The T_D used so far of the types owner (a module or procedure scope) defines, in
+        """The T_diff used so far of the types owner (a module or procedure scope) defines, in
         the order of their first use (nested types first)."""
         return tuple(self.definition(o, tdef) for o, tdef in self.used.values() if o is owner)
 

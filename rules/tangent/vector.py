@@ -30,19 +30,17 @@ derivative of a structure keeps the structure's shape and each of its real compo
 directions, innermost: Fortran `td%x(nd)`, `ad(i)%x(nd, k)`; C `td.x[nd]`, `ad[i].x[k][nd]`.
 So the derivative of a structure is still one object with the original's access paths: passed
 by address (`&pd`), by value or copied whole, it carries every direction, and `td%x` names the
-directions of `t%x` like `xd` names those of `x`. In Fortran that is the tangent's `T_D` with
-its components widened (same name: F_DV uses the T_D of module m_diffv, or its own); in C the
-tangent gives a struct's derivative the struct's own type, so vector mode defines
-`struct s_dv` (typedef `t` -> `t_dv`; reconstructed: the `_dv` of F_DV on the type, the
-paper names no C type, rules/naming.py) with the real fields of `s`, widened, and the fields
-of a struct type `u` typed `u_dv`; the other fields (int...) have no derivative (like
-Fortran's T_D). A struct value's derivative (C) goes where an `s_dv *` argument points. A
-derivative statement on whole structures (`ad = bd`, C `*fd = rd`, `pd = pd + 1`) handles
-every direction at once: it is not put in a direction loop (it has no `nd` once indexed).
-An assignment to a component of a local structure that no other name reaches (`q%x = x`)
-is movable like one to a local variable.
+directions of `t%x` like `xd` names those of `x`. Its type is the tangent's derivative type
+`T_diff` (rules/naming.py: Fortran `type(T_diff)`, C `struct s_diff` or typedef `T_diff`, only
+the components that can carry a derivative) with its components widened, under the same name:
+F_DV is in a file of its own (Fortran: T_diff in module m_diffv, or in the procedure), where it
+meets no tangent `T_diff`. A struct value's derivative (C) goes where a `T_diff *` argument
+points. A derivative statement on whole structures (`ad = bd`, C `*fd = rd`, `pd = pd + 1`)
+handles every direction at once: it is not put in a direction loop (it has no `nd` once
+indexed). An assignment to a component of a local structure that no other name reaches
+(`q%x = x`) is movable like one to a local variable.
 
-Fortran modules: the tangent's module `m_diff` (derivatives of module variables, T_D,
+Fortran modules: the tangent's module `m_diff` (derivatives of module variables, T_diff,
 differentiated module procedures) becomes `m_diffv` (Tapenade's name), with each module
 derivative widened like a local one and its procedures vectorized; every `use m_diff` becomes
 `use m_diffv`.
@@ -71,22 +69,16 @@ class _Structure:
     rank: object
 
 
-def vector_type_definitions(structures: StructureTypes, filename: str) -> list:
-    """C: the definitions of the s_dv that F_DV uses, nested ones first."""
-    layout = _CLayout(filename, structures)
-    return [structures.definition(tdef, layout) for tdef in list(structures.used.values())]
-
-
 def widen_file_scope(units: list, derivatives: frozenset, filename: str, structures=None) -> tuple:
-    """C: (units with the file-scope derivatives widened, `double gd[NBDirsMax]`, their ranks):
-    a global's derivative holds every direction like a local's."""
+    """C: (units with the file-scope derivatives and the derivative types widened, `double
+    gd[NBDirsMax]`, their ranks): a global's derivative holds every direction like a local's."""
     layout, ranks = _CLayout(filename, structures), {}
-    return [layout.widened(u, derivatives, ranks) if u.op == "varDecl" else u for u in units], ranks
+    return [layout.widened(u, derivatives, ranks) if u.op in ("varDecl", "typeDef") else u for u in units], ranks
 
 
 def vector_modules(units: list, derivatives: frozenset, renamed: dict, filename: str, module_name,
                    structures=None) -> tuple:
-    """Fortran: (units with each tangent module m_diff made m_diffv: its derivatives and T_D
+    """Fortran: (units with each tangent module m_diff made m_diffv: its derivatives and T_diff
     widened, what it exports renamed; every `use m_diff` made `use m_diffv`; the ranks of the
     module derivatives). module_name: m_diff -> m_diffv. Its procedures are vectorized apart."""
     layout, ranks = _FortranLayout(filename, structures), {}
@@ -372,14 +364,13 @@ class _FortranLayout:
     def widened(self, decl: Node, derivatives, arrays: dict) -> Node:
         """The declaration with each derivative variable widened by the directions; the
         external declaration of a differentiated function F_D left out (None if that was all:
-        F_DV is a subroutine); a T_D with its components widened."""
+        F_DV is a subroutine); a T_diff with its components widened."""
         if decl.op == "typeDef" and self.structures.of(mk("typeRef", decl.kids[0])) is not None:
             return self.structures.definition(decl, self)
         if decl.op != "varDecl" or not any(x.kids[0] in derivatives for x in decl.kids[2]):
             return decl
-        structure = self.structure_declaration(decl, derivatives, arrays)
-        if structure is not None:
-            return structure
+        if self.structure_declaration(decl, derivatives, arrays):
+            return decl
         if "external" in decl.kids[1]:
             kept = tuple(x for x in decl.kids[2] if x.kids[0] not in derivatives)
             return decl.with_kids(decl.kids[0], decl.kids[1], kept) if kept else None
@@ -394,21 +385,21 @@ class _FortranLayout:
             widened.append(x.with_kids(x.kids[0], (direction,) + tuple(dims), x.kids[2], x.kids[3]))
         return decl.with_kids(decl.kids[0], decl.kids[1], tuple(widened))
 
-    def structure_declaration(self, decl: Node, derivatives, arrays: dict) -> Node | None:
-        """A declaration of derivatives of a structure type, with F_DV's type (their
-        components hold the directions); None when decl's type is no structure."""
+    def structure_declaration(self, decl: Node, derivatives, arrays: dict) -> bool:
+        """Whether decl declares derivatives of a structure type: they keep their type, T_diff
+        (its components hold the directions), and arrays records them."""
         typ = self.structures.table.resolve(decl.kids[0])
         structure = self.structures.of(typ)
         if structure is None:
             if typ is not None and typ.op == "typeRef":
                 self.refuse(decl, f"vector mode for a derivative of type {typ.kids[0]}")
-            return None
+            return False
         for x in decl.kids[2]:
             name, dims, init, ptr = x.kids
-            if name not in derivatives or ptr > 1 or init is not None:
+            if name not in derivatives or ptr > 1 or not _aggregate_zero(init):
                 self.refuse(decl, f"vector mode for the declaration of the derivative structure {name}")
             arrays[name] = _Structure(structure, "pointer" if ptr else len(dims or ()))
-        return decl.with_kids(self.structures.vector_type(typ), decl.kids[1], decl.kids[2])
+        return True
 
     def allocation(self, stmt: Node) -> Node:
         """allocate(td(n)) -> allocate(td(nbdirsmax, n)), once for all directions."""
@@ -463,7 +454,7 @@ class _CLayout(_FortranLayout):
 
     def result_argument(self, name: str, typ: Node, arrays: dict) -> Node:
         """The argument receiving the derivatives of the value: `double fd[NBDirsMax]`, or
-        `struct s_dv *fd` for a struct value."""
+        `struct s_diff *fd` for a struct value."""
         return self.directions_of(name, typ, arrays, pointer=1 if self.structures.of(typ) is not None else 0)
 
     def reference(self, ref: Node, typ: Node) -> Node:
@@ -482,36 +473,40 @@ class _CLayout(_FortranLayout):
         return ref.op == "ident" and ref.kids[0] in self.named_only
 
     def widened(self, decl: Node, derivatives, arrays: dict) -> Node:
-        if decl.op != "varDecl" or not any(x.kids[0] in derivatives for x in decl.kids[2]):
+        if decl.op != "varDecl":  # a derivative type T_diff, widened as in Fortran
+            return super().widened(decl, derivatives, arrays)
+        if not any(x.kids[0] in derivatives for x in decl.kids[2]) or \
+                self.structure_declaration(decl, derivatives, arrays):
             return decl
-        structure = self.structure_declaration(decl, derivatives, arrays)
-        if structure is not None:
-            return structure
         widened = []
         for x in decl.kids[2]:
             name, dims, init, ptr = x.kids
             dims = tuple(dims or ())
-            if ptr > 1 or (ptr and dims) or init is not None:
+            if ptr > 1 or (ptr and dims) or not _aggregate_zero(init):
                 self.refuse(decl, f"vector mode for the derivative {name}")
             if ptr:  # a pointer argument: the rows of its directions
                 dims, arrays[name] = (mk("dim", None, None),), "pointer"
             else:
                 arrays[name] = len(dims)
-            widened.append(x.with_kids(name, dims + (mk("dim", None, mk("ident", self.size)),), None, 0))
+            widened.append(x.with_kids(name, dims + (mk("dim", None, mk("ident", self.size)),), init, 0))
         return decl.with_kids(decl.kids[0], decl.kids[1], tuple(widened))
 
     def local(self, decl: Node, derivatives, arrays: dict):
         """A declaration in the body, widened, and the assignments of its derivatives'
-        initial values (`double sd = 0.0;` -> `double sd[NBDirsMax];` then sd[nd] = 0.0)."""
+        initial values (`double sd = 0.0;` -> `double sd[NBDirsMax];` then sd[nd] = 0.0); the
+        zero `{0}` of a struct or an array stays: it zeroes every direction."""
+        def assigned(x):
+            return x.kids[0] in derivatives and x.kids[2] is not None and not _aggregate_zero(x.kids[2])
         initial_values = tuple(Node("assign", (mk("ident", x.kids[0]), x.kids[2]), decl.ann.set("derivative", True))
-                               for x in decl.kids[2] if x.kids[0] in derivatives and x.kids[2] is not None)
+                               for x in decl.kids[2] if assigned(x))
         if initial_values:
             decl = decl.with_kids(decl.kids[0], decl.kids[1],
-                                  tuple(x.with_kids(x.kids[0], x.kids[1], None, x.kids[3]) if x.kids[0] in derivatives
-                                        else x for x in decl.kids[2]))
+                                  tuple(x.with_kids(x.kids[0], x.kids[1], None, x.kids[3]) if assigned(x) else x
+                                        for x in decl.kids[2]))
         if "static" in decl.kids[1]:  # zero once (C's static storage), not at each call
             initial_values = ()
-        if any(x.kids[3] for x in decl.kids[2] if x.kids[0] in derivatives):
+        # a pointer to structures points to T_diff, which holds the directions: no rows
+        if any(x.kids[3] for x in decl.kids[2] if x.kids[0] in derivatives) and self.structures.of(decl.kids[0]) is None:
             return self.pointer_to_rows(decl, derivatives, arrays), initial_values
         return self.widened(decl, derivatives, arrays), initial_values
 
@@ -575,6 +570,11 @@ class _CLayout(_FortranLayout):
         """xd, xd + k, &xd[k], &td, td (a by-value derivative), sd, &sd, sd.x all pass every
         direction as they are."""
         return arg
+
+
+def _aggregate_zero(init) -> bool:
+    """No initial value, or C's `{0}` (tangent: the zero of a struct's or an array's derivative)."""
+    return init is None or init.op == "arrayConstructor"
 
 
 def _leaf(ref: Node, indexed) -> Node:
