@@ -8,6 +8,9 @@ appended to either list is checked here too):
   interpreter to 1e-14, and its primal outputs with the original's in the interpreter;
 - -vector, nbdirs = 3, compiled in the same call, agrees with three compiled scalar runs to
   1e-14 (vector mode must accept every program);
+- the same program (original + F_D + F_DV + driver) built once more with AddressSanitizer and
+  UBSan (C and Fortran) and -fcheck=all (Fortran) runs with no report and prints the same
+  numbers bit for bit (tests/harness.py, CHECKED_FLAGS);
 - -nooptim activity and -nooptim diffliveness give the derivatives of the optimised tangent
   (1e-14, interpreter).
 """
@@ -85,6 +88,13 @@ def test_compiled_vector_mode_agrees_with_scalar_runs(path, lang, head, args, tm
     case, runs = _compiled(path, lang, head, args, tmp_path_factory.mktemp(Path(path).stem))
     assert runs.vector is not None, f"-vector refused {Path(path).name}: {case.vector}"
     assert vector_error(runs) <= SAME_CODE_TOLERANCE, (runs.vector, runs.scalar_runs)
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("path, lang, head, args", CASES)
+def test_compiled_tangent_is_clean_under_runtime_checks(path, lang, head, args, tmp_path_factory):
+    case, runs = _compiled(path, lang, head, args, tmp_path_factory.mktemp(Path(path).stem))
+    assert runs.checks == "", f"{Path(path).name}: {runs.checks}\n{case.result.text}"
 
 
 _OPTIMISED: dict = {}
