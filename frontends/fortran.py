@@ -14,7 +14,7 @@ import re
 
 from ..engine.constants import int_constant
 from ..engine.errors import SourceError, UnsupportedError
-from ..engine.il import Node, mk
+from ..engine.il import Node, mk, walk
 from ..engine.intrinsics import FORTRAN_INTRINSICS
 from ..engine.symbols import used_name
 from .fxtran import SourceLines, fxtran_tree
@@ -267,6 +267,26 @@ def _substitute(node, values: dict):
     return Node(node.op, tuple(_substitute(k, values) for k in node.kids), node.ann)
 
 
+def _without_statement_functions(decls: list, rest, stmt_functions: dict) -> list:
+    """decls less the declarations of the statement functions (expanded where used, they are
+    no variables) and of their dummies that nothing else names: the code written back
+    declares nothing it does not use."""
+    names = set(stmt_functions)
+    dummies = {d for dummies, _ in stmt_functions.values() for d in dummies} - names
+    named = {k for node in walk((tuple(decls), rest)) if node.op != "declarator"
+             for k in node.kids if isinstance(k, str)}
+    names |= dummies - named
+    out = []
+    for d in decls:
+        if d.op == "varDecl" and any(x.kids[0] in names for x in d.kids[2]):
+            kept = tuple(x for x in d.kids[2] if x.kids[0] not in names)
+            if not kept:
+                continue
+            d = Node(d.op, (*d.kids[:2], kept, *d.kids[3:]), d.ann)
+        out.append(d)
+    return out
+
+
 # ---------------------------------------------------------------------------
 # The converter
 # ---------------------------------------------------------------------------
@@ -372,6 +392,8 @@ class _Converter:
                     self.scope.types[result or name] = (rtype.kids[0], rtype.kids[1], 0)
         decls, stmts, contains = [], [], []
         self.body_items(e, header, decls, stmts, contains, name)
+        if self.scope.stmt_functions:
+            decls = _without_statement_functions(decls, (tuple(stmts), tuple(contains)), self.scope.stmt_functions)
         if kind != "program":
             outer.signatures[name] = tuple(self.scope.types.get(p) or self.implicit_type(p) for p in params)
             if kind == "function":

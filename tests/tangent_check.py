@@ -5,13 +5,14 @@ The tangent P_D of P, run in the IL interpreter beside the original P, against
 - complex step of P in the interpreter (engine/interp_complex_step.py): relative 1e-12;
 - central divided differences of P (in the interpreter): 1e-6;
 - the compiled tangent (gcc/gfortran -O0 through tests/harness.py): 1e-14; in the same
-  compilation, vector mode F_DV with nbdirs = 3 against three compiled F_D runs: 1e-14.
+  compilation, vector mode F_DV with nbdirs = 3 against three compiled F_D runs: 1e-14;
+  the same program built once more under the sanitizers / -fcheck=all runs clean (`checks`).
 
     result = check_tangent(source, "fortran", "f(y)/(x)", args, seed=1)
     assert result.max_error < 1e-6 and result.complex_step_error < 1e-12, result.report()
 
     case = TangentCase(source, "fortran", "f(y)/(x)", args)
-    runs = case.compiled(workdir)          # CompiledRuns: .tangent, .scalar_runs, .vector
+    runs = case.compiled(workdir)          # CompiledRuns: .tangent, .scalar_runs, .vector, .checks
     errors = compiled_errors(case, runs)   # {"complex step": 3e-16, "interpreter": 0.0, ...}
 
 `args` lists P's formal arguments in order as (name, kind, shape, value or None): kind
@@ -192,7 +193,7 @@ class TangentCase:
         """F_DV (adspec -vector), or the UnsupportedError that refuses it."""
         try:
             return adspec.differentiate(self.source, head=self.head, mode="vector", lang=self.lang,
-                                        filename=self.filename, **self.options)
+                                        filename=self.filename, form=self.form, **self.options)
         except UnsupportedError as e:
             return e
 
