@@ -6,7 +6,9 @@ Fortran's precedence rules. The only context the walk keeps is a chain of symbol
 (procedure -> host -> USEd modules), filled by the declarations already converted, to tell
 `a(i)` the array access from `f(i)` the function call (fxtran reads both alike), to resolve
 kind parameters such as `real(dp)`, and to pick the specific procedure of a generic name.
-Statement functions are expanded where they are used; INCLUDEd text is read in place.
+Statement functions are expanded where they are used, each dummy replaced by the actual
+argument's IL tree (the back end parenthesizes it as precedence asks), and are not declared
+in the IL; INCLUDEd text is read in place.
 """
 from __future__ import annotations
 
