@@ -14,7 +14,7 @@ import pytest
 
 import adspec
 from harness import Arg, Spec, compare_bits, compile_and_run, interp_run, require_compilers
-from tangent_check import TangentCase, compiled_errors
+from tangent_check import TangentCase, compiled_errors, vector_error
 
 R, I = "real", "int"
 
@@ -112,6 +112,7 @@ def test_tangent_of_statement_functions_with_expression_arguments(source, head, 
     report = f"{errors}\n{case.result.text}"
     assert errors["complex step"] <= 1e-12 and errors["central differences"] <= 1e-6, report
     assert errors["interpreter"] <= 1e-14 and errors["primal"] <= 1e-14, report
+    assert runs.vector is not None and vector_error(runs) <= 1e-14, (runs.vector, runs.scalar_runs)
     assert runs.checks == "", runs.checks
     # statement functions and their dummies are no variables of the code written back (the
     # labels of DO terminations are a back end matter: `Label 10 defined but not used`)

@@ -131,3 +131,4 @@ def test_function_head_compiled(source, lang, args, tmp_path):
     assert errors["complex step"] <= COMPLEX_STEP_TOLERANCE and errors["interpreter"] <= SAME_CODE_TOLERANCE, errors
     assert errors["primal"] <= SAME_CODE_TOLERANCE and errors["central differences"] <= 1e-6, errors
     assert vector_error(runs) <= SAME_CODE_TOLERANCE, (runs.vector, runs.scalar_runs)  # F_DV is a subroutine
+    assert runs.checks == "", runs.checks
