@@ -131,3 +131,18 @@ def test_the_code_written_back_declares_no_statement_function():
     the code assigns, stays DOUBLE (undeclared, it would be an implicit REAL)."""
     text = adspec.unparse(adspec.parse(STATEMENT_FUNCTIONS, lang="fortran", filename="t.f", form="fixed"))
     assert "         integer :: n, i\n         real(8) :: x, y, z, h, t\n" in text, text
+
+
+@pytest.mark.parametrize("declarations, call, message", [
+    ("", "G(X)", "t.f:4: statement function g: argument 1 is real(8), its dummy a is real(4)"),
+    ("      DOUBLE PRECISION A\n", "G(2)", "t.f:5: statement function g: argument 1 is integer(4), its dummy a is real(8)"),
+    ("      DOUBLE PRECISION A\n", "G(1.5)", "t.f:5: statement function g: argument 1 is real(4), its dummy a is real(8)"),
+])
+def test_an_argument_of_another_type_than_its_dummy_is_refused(declarations, call, message):
+    """gfortran refuses these calls (type mismatch); the expansion would compute them in the
+    actual's precision, which is neither the program's nor any compiler's."""
+    source = f"      SUBROUTINE F(X, Y)\n      DOUBLE PRECISION X, Y\n{declarations}      G(A) = A*3\n" \
+             f"      Y = {call}\n      END\n"
+    with pytest.raises(adspec.SourceError) as refused:
+        adspec.parse(source, lang="fortran", filename="t.f", form="fixed")
+    assert str(refused.value) == message
