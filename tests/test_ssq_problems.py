@@ -8,7 +8,8 @@ SSQJAC (ssqjac.f) is its Jacobian written by hand.
 
 For each problem, one gfortran program (-O0, and once more with -fcheck=all and the
 sanitizers: harness.CHECKED_FLAGS) computes
-- the Jacobian from n runs of adspec's tangent SSQFCN_D, direction e_j giving column j;
+- the Jacobian from n runs of adspec's tangent SSQFCN_D, direction e_j giving column j, and
+  from one run of the vector tangent SSQFCN_DV on the n directions at once;
 - SSQJAC's Jacobian;
 - central differences of the original SSQFCN.
 The tangent's Jacobian must equal the hand-written one to 1e-13 relative to the largest
@@ -35,6 +36,8 @@ HERE = Path(__file__).parent / "ssq_problems"
 FCN = (HERE / "ssqfcn.f").read_text()
 JAC = (HERE / "ssqjac.f").read_text()
 HEAD = "ssqfcn(fvec)/(x)"
+NBDIRSMAX = 6   # the largest N of PROBLEMS
+DIFFSIZES = f"module diffsizes\n  integer, parameter :: nbdirsmax = {NBDIRSMAX}\nend module\n"
 TANGENT_TOLERANCE = 1e-13
 DIFFERENCES_TOLERANCE = 1e-6
 STEP = 1e-6   # central differences: x_j +- STEP * max(1, |x_j|)
@@ -88,15 +91,20 @@ def _specs(m: int, n: int):
     return fcn, jac
 
 
-def _calls(tag: str, nprob: int, m: int, x: list, tangent) -> list:
-    """For one problem: the n tangent runs, SSQJAC, SSQFCN at x and at x +- h e_j."""
+def _calls(tag: str, nprob: int, m: int, x: list, tangent, vector) -> list:
+    """For one problem: the n tangent runs, the vector tangent on the n directions, SSQJAC,
+    SSQFCN at x and at x +- h e_j."""
     n = len(x)
     fcn, jac = _specs(m, n)
     fcn_d = with_derivatives(fcn, tangent.procedure_names["ssqfcn"], tangent.diff_formals, "fortran")
+    fcn_dv = with_derivatives(fcn, vector.procedure_names["ssqfcn"], vector.diff_formals, "fortran", NBDIRSMAX)
     ints = {"m": np.int32(m), "n": np.int32(n), "nprob": np.int32(nprob)}
     x = np.array(x)
+    directions = np.eye(NBDIRSMAX, n).reshape(-1, order="F")   # xd(nd, j): direction nd is e_nd
     calls = [Call(jac, {**ints, "x": x, "fjac": np.zeros(m * n), "ldfjac": np.int32(m)}, f"{tag}jac_"),
-             Call(fcn, {**ints, "x": x, "fvec": np.zeros(m)}, f"{tag}f_")]
+             Call(fcn, {**ints, "x": x, "fvec": np.zeros(m)}, f"{tag}f_"),
+             Call(fcn_dv, {**ints, "x": x, "x__d": directions, "fvec": np.zeros(m),
+                           "fvec__d": np.zeros(NBDIRSMAX * m), "nbdirs": np.int32(n)}, f"{tag}v_")]
     for j in range(n):
         derivs = {"x__d": np.eye(n)[j], "fvec__d": np.zeros(m)}
         calls.append(Call(fcn_d, {**ints, "x": x, "fvec": np.zeros(m), **derivs}, f"{tag}d{j}_"))
@@ -116,18 +124,20 @@ def _results(variant: str, workdir) -> dict:
         require_compilers("fortran")
         source = if_chain(FCN) if variant == "if-chain" else FCN
         try:
-            tangent = adspec.differentiate(source, head=HEAD, mode="tangent", lang="fortran", filename="ssqfcn.f",
-                                           form="fixed")
+            tangent, vector = (adspec.differentiate(source, head=HEAD, mode=mode, lang="fortran", filename="ssqfcn.f",
+                                                    form="fixed") for mode in ("tangent", "vector"))
         except UnsupportedError as e:
             if variant == "computed-goto" and COMPUTED_GOTO_REFUSED in str(e):
                 _RESULTS[variant] = str(e)
             else:
                 raise
         else:
-            calls = [c for k, (_, nprob, m, x) in enumerate(PROBLEMS) for c in _calls(f"p{k}_", nprob, m, x, tangent)]
+            calls = [c for k, (_, nprob, m, x) in enumerate(PROBLEMS)
+                     for c in _calls(f"p{k}_", nprob, m, x, tangent, vector)]
             reports: list = []
-            outputs = compile_calls_and_run([("ssqfcn.f", source), ("ssqfcn_d.f", tangent.text), ("ssqjac.f", JAC)],
-                                            "fortran", calls, workdir, reports=reports)
+            sources = [("diffsizes.f90", DIFFSIZES), ("ssqfcn.f", source), ("ssqfcn_d.f", tangent.text),
+                       ("ssqfcn_dv.f", vector.text), ("ssqjac.f", JAC)]
+            outputs = compile_calls_and_run(sources, "fortran", calls, workdir, reports=reports)
             by_tag = {c.tag: out for c, out in zip(calls, outputs)}
             _RESULTS[variant] = {name: _jacobians(by_tag, f"p{k}_", m, x, reports[0], tangent.text)
                                  for k, (name, _, m, x) in enumerate(PROBLEMS)}
@@ -142,6 +152,7 @@ def _jacobians(by_tag: dict, tag: str, m: int, x: list, checks: str, tangent_tex
     steps = [2 * STEP * max(1.0, abs(x[j])) for j in column]
     return {
         "tangent": np.column_stack([by_tag[f"{tag}d{j}_"]["fvec__d"] for j in column]),
+        "vector": by_tag[f"{tag}v_"]["fvec__d"].reshape((NBDIRSMAX, m), order="F")[:n].T,
         "hand": by_tag[f"{tag}jac_"]["fjac"].reshape((m, n), order="F"),
         "differences": np.column_stack([(by_tag[f"{tag}plus{j}_"]["fvec"] - by_tag[f"{tag}minus{j}_"]["fvec"])
                                         / steps[j] for j in column]),
@@ -171,6 +182,8 @@ def test_tangent_jacobian_equals_the_hand_written_one(variant, name, tmp_path_fa
     result = _results(variant, tmp_path_factory.mktemp(variant))[name]
     error = _error(result["tangent"], result["hand"])
     assert error <= TANGENT_TOLERANCE, f"{name}: {error:.2e}\ntangent\n{result['tangent']}\nhand\n{result['hand']}"
+    # the vector tangent computes the same numbers in one call
+    assert _error(result["vector"], result["tangent"]) <= 1e-14, f"vector\n{result['vector']}"
     # the tangent leaves the values as the original computes them
     assert not compare_bits({"fvec": result["fvec"]}, {"fvec": result["tangent fvec"]})
     if name == "out-of-range-falls-through":
