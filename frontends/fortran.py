@@ -814,11 +814,12 @@ class _Converter:
         self.scope.stmt_functions[name] = (dummies, body, types)
         return True
 
-    def check_statement_function_arguments(self, name, dummies, args, r):
+    def check_statement_function_arguments(self, name, typed_dummies, args, r):
         """Each actual argument of a statement function has its dummy's type and kind (as
         gfortran demands): the expansion, which takes the actual as it is, would otherwise
-        compute in another precision than the one the program was written for."""
-        for position, ((dummy, want), actual) in enumerate(zip(dummies, args), 1):
+        compute in another precision than the one the program was written for.
+        `typed_dummies`: (dummy name, (base, kind, rank)) in order."""
+        for position, ((dummy, want), actual) in enumerate(zip(typed_dummies, args), 1):
             found = _with_default_kind(self.type_of(actual))
             if found is not None and {want[0], found[0]} <= _NUMERIC and want[:2] != found[:2]:
                 raise SourceError(f"statement function {name}: argument {position} is {found[0]}({found[1]}), "

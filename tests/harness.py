@@ -380,9 +380,9 @@ def compile_commands(lang: str, form: str | None, src: str, obj: str) -> list[st
 # sanitizers too (gcc warns that -fcheck is for Fortran only; the warning is harmless).
 # gfortran's -ffpe-trap only acts from a Fortran main program: the C driver traps invalid
 # operations and divisions by zero itself (feenableexcept), in C and Fortran alike.
-_SANITIZERS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer",
-               f"-D{TRAP_FPE_MACRO}"]
-CHECKED_FLAGS = {"c": _SANITIZERS, "fortran": ["-fcheck=all", *_SANITIZERS]}
+_CHECKED_C = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer",
+              f"-D{TRAP_FPE_MACRO}"]
+CHECKED_FLAGS = {"c": _CHECKED_C, "fortran": ["-fcheck=all", *_CHECKED_C]}
 CHECKED_ENV = {"ASAN_OPTIONS": "detect_leaks=1:detect_stack_use_after_return=1", "UBSAN_OPTIONS": "print_stacktrace=1"}
 
 
