@@ -6,7 +6,9 @@ Fortran's precedence rules. The only context the walk keeps is a chain of symbol
 (procedure -> host -> USEd modules), filled by the declarations already converted, to tell
 `a(i)` the array access from `f(i)` the function call (fxtran reads both alike), to resolve
 kind parameters such as `real(dp)`, and to pick the specific procedure of a generic name.
-Statement functions are expanded where they are used; INCLUDEd text is read in place.
+Statement functions are expanded where they are used, each dummy replaced by the actual
+argument's IL tree (the back end parenthesizes it as precedence asks), and are not declared
+in the IL; INCLUDEd text is read in place.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import re
 
 from ..engine.constants import int_constant
 from ..engine.errors import SourceError, UnsupportedError
-from ..engine.il import Node, mk
+from ..engine.il import Node, mk, walk
 from ..engine.intrinsics import FORTRAN_INTRINSICS
 from ..engine.symbols import used_name
 from .fxtran import SourceLines, fxtran_tree
@@ -61,7 +63,7 @@ class _Scope:
         self.types = {}            # name -> (base, kind, rank)
         self.generics = {}         # generic name -> specific procedure names
         self.signatures = {}       # procedure name -> (base, kind, rank) of each dummy argument
-        self.stmt_functions = {}   # name -> (dummy names, IL expression)
+        self.stmt_functions = {}   # name -> (dummy names, IL expression, dummy types)
         self.parent = parent
         self.used = []  # (module scope, ONLY names or None, {local: remote})
         self.uses_other_files = False  # USE of a module not read yet: names unknown
@@ -267,6 +269,26 @@ def _substitute(node, values: dict):
     return Node(node.op, tuple(_substitute(k, values) for k in node.kids), node.ann)
 
 
+def _without_statement_functions(decls: list, rest, stmt_functions: dict) -> list:
+    """decls less the declarations of the statement functions (expanded where used, they are
+    no variables) and of their dummies that nothing else names: the code written back
+    declares nothing it does not use."""
+    names = set(stmt_functions)
+    dummies = {d for dummies, *_ in stmt_functions.values() for d in dummies} - names
+    named = {k for node in walk((tuple(decls), rest)) if node.op != "declarator"
+             for k in node.kids if isinstance(k, str)}
+    names |= dummies - named
+    out = []
+    for d in decls:
+        if d.op == "varDecl" and any(x.kids[0] in names for x in d.kids[2]):
+            kept = tuple(x for x in d.kids[2] if x.kids[0] not in names)
+            if not kept:
+                continue
+            d = Node(d.op, (*d.kids[:2], kept, *d.kids[3:]), d.ann)
+        out.append(d)
+    return out
+
+
 # ---------------------------------------------------------------------------
 # The converter
 # ---------------------------------------------------------------------------
@@ -372,6 +394,8 @@ class _Converter:
                     self.scope.types[result or name] = (rtype.kids[0], rtype.kids[1], 0)
         decls, stmts, contains = [], [], []
         self.body_items(e, header, decls, stmts, contains, name)
+        if self.scope.stmt_functions:
+            decls = _without_statement_functions(decls, (tuple(stmts), tuple(contains)), self.scope.stmt_functions)
         if kind != "program":
             outer.signatures[name] = tuple(self.scope.types.get(p) or self.implicit_type(p) for p in params)
             if kind == "function":
@@ -786,8 +810,20 @@ class _Converter:
         found = self.type_of(body)
         if found is not None and found[:2] != declared[:2] and declared[:2] in _CONVERTERS:
             body = mk("intrinsic", _CONVERTERS[declared[:2]], (body,))  # the function's own type
-        self.scope.stmt_functions[name] = (dummies, body)
+        types = tuple(_with_default_kind(self.scope.types.get(d) or self.implicit_type(d)) for d in dummies)
+        self.scope.stmt_functions[name] = (dummies, body, types)
         return True
+
+    def check_statement_function_arguments(self, name, typed_dummies, args, r):
+        """Each actual argument of a statement function has its dummy's type and kind (as
+        gfortran demands): the expansion, which takes the actual as it is, would otherwise
+        compute in another precision than the one the program was written for.
+        `typed_dummies`: (dummy name, (base, kind, rank)) in order."""
+        for position, ((dummy, want), actual) in enumerate(zip(typed_dummies, args), 1):
+            found = _with_default_kind(self.type_of(actual))
+            if found is not None and {want[0], found[0]} <= _NUMERIC and want[:2] != found[:2]:
+                raise SourceError(f"statement function {name}: argument {position} is {found[0]}({found[1]}), "
+                                  f"its dummy {dummy} is {want[0]}({want[1]})", self.filename, self.lines(r))
 
     # --- statements ------------------------------------------------------------------------
     def statements(self, parent, out, skip=()):
@@ -1235,9 +1271,10 @@ class _Converter:
         args = self.args(spec) if spec is not None else ()
         expansion = self.scope.lookup(name, "stmt_functions")
         if expansion is not None:
-            dummies, body = expansion
+            dummies, body, dummy_types = expansion
             if len(dummies) != len(args):
                 self.unsupported(f"statement function {name} called with {len(args)} arguments", r)
+            self.check_statement_function_arguments(name, zip(dummies, dummy_types), args, r)
             return _substitute(body, dict(zip(dummies, args)))
         if what == TYPE:
             self.unsupported("structure constructor", r)
@@ -1317,6 +1354,7 @@ class _Converter:
 _CONVERSIONS = {"int": ("integer", 4), "nint": ("integer", 4), "floor": ("integer", 4), "ceiling": ("integer", 4),
                 "real": ("real", 4), "float": ("real", 4), "sngl": ("real", 4), "dble": ("real", 8),
                 "dfloat": ("real", 8)}
+_NUMERIC = frozenset({"integer", "real", "complex", "logical"})
 _CONVERTERS = {("real", 8): "dble", ("real", 4): "real", ("integer", 4): "int"}
 _REDUCTIONS = frozenset("sum product maxval minval dot_product norm2 size count".split())
 

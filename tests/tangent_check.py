@@ -5,13 +5,14 @@ The tangent P_D of P, run in the IL interpreter beside the original P, against
 - complex step of P in the interpreter (engine/interp_complex_step.py): relative 1e-12;
 - central divided differences of P (in the interpreter): 1e-6;
 - the compiled tangent (gcc/gfortran -O0 through tests/harness.py): 1e-14; in the same
-  compilation, vector mode F_DV with nbdirs = 3 against three compiled F_D runs: 1e-14.
+  compilation, vector mode F_DV with nbdirs = 3 against three compiled F_D runs: 1e-14;
+  the same program built once more under the sanitizers / -fcheck=all runs clean (`checks`).
 
     result = check_tangent(source, "fortran", "f(y)/(x)", args, seed=1)
     assert result.max_error < 1e-6 and result.complex_step_error < 1e-12, result.report()
 
     case = TangentCase(source, "fortran", "f(y)/(x)", args)
-    runs = case.compiled(workdir)          # CompiledRuns: .tangent, .scalar_runs, .vector
+    runs = case.compiled(workdir)          # CompiledRuns: .tangent, .scalar_runs, .vector, .checks
     errors = compiled_errors(case, runs)   # {"complex step": 3e-16, "interpreter": 0.0, ...}
 
 `args` lists P's formal arguments in order as (name, kind, shape, value or None): kind
@@ -192,7 +193,7 @@ class TangentCase:
         """F_DV (adspec -vector), or the UnsupportedError that refuses it."""
         try:
             return adspec.differentiate(self.source, head=self.head, mode="vector", lang=self.lang,
-                                        filename=self.filename, **self.options)
+                                        filename=self.filename, form=self.form, **self.options)
         except UnsupportedError as e:
             return e
 
@@ -218,10 +219,11 @@ class TangentCase:
             return self._shaped(flat, (NBDIRS,) + shape)
         return np.moveaxis(self._shaped(flat, shape + (NBDIRS,)), -1, 0)
 
-    def compiled(self, workdir, directions: list | None = None) -> "CompiledRuns":
+    def compiled(self, workdir, directions: list | None = None, checked: bool = True) -> "CompiledRuns":
         """Compile P + P_D (+ DIFFSIZES and F_DV where vector mode works) in one compiler
         call; the driver runs F_D once per direction (default: the case's direction and two
-        more) and F_DV on all of them at once."""
+        more) and F_DV on all of them at once. `checked`: the same program is also built
+        and run once under the sanitizers / -fcheck=all (harness.CHECKED_FLAGS)."""
         rng = np.random.default_rng(99)
         directions = directions or [self.directions] + [
             {k: rng.uniform(-1, 1, size=v.shape) for k, v in self.directions.items()} for _ in range(NBDIRS - 1)]
@@ -256,27 +258,29 @@ class TangentCase:
             sizes = ("diffsizes.f90", DIFFSIZES) if self.lang == "fortran" else ("DIFFSIZES.h", C_DIFFSIZES)
             vector_source = ("tangent_dv" + suffix, vector.text)
         messages = []
+        reports = [] if checked else None   # F_D and F_DV each in one checked build
         if _keeps_state(self.result):
             # SAVE / static locals: each run of F_D (and F_DV) starts from the program's first
             # state, each in a program of its own
             outputs = []
             for k, call in enumerate(calls):
-                outputs += compile_calls_and_run(sources, self.lang, [call], Path(workdir) / f"run{k}", messages)
+                outputs += compile_calls_and_run(sources, self.lang, [call], Path(workdir) / f"run{k}", messages,
+                                                 reports if k == 0 else None)
             if vector is not None:
                 outputs += compile_calls_and_run([sizes, sources[0], vector_source], self.lang, [vector_call],
-                                                 Path(workdir) / "vector", messages)
+                                                 Path(workdir) / "vector", messages, reports)
                 sources = sources + [vector_source]
         elif vector is not None and _defines_file_scope_derivatives(vector):
             # C: F_D's `double gd;` and F_DV's `double gd[NBDirsMax];` cannot share a program
-            outputs = compile_calls_and_run(sources, self.lang, calls, workdir, messages)
+            outputs = compile_calls_and_run(sources, self.lang, calls, workdir, messages, reports)
             outputs += compile_calls_and_run([sizes, sources[0], vector_source], self.lang, [vector_call],
-                                             Path(workdir) / "vector", messages)
+                                             Path(workdir) / "vector", messages, reports)
             sources = sources + [vector_source]
         else:
             if vector is not None:
                 calls.append(vector_call)
                 sources = [sizes] + sources + [vector_source]
-            outputs = compile_calls_and_run(sources, self.lang, calls, workdir, messages)
+            outputs = compile_calls_and_run(sources, self.lang, calls, workdir, messages, reports)
         tangent_files = tuple(f for f, _ in sources if f.startswith("tangent"))
         warnings = [line for line in "".join(messages).splitlines() if line.startswith(tangent_files)]
 
@@ -296,7 +300,8 @@ class TangentCase:
             vec = {name: self._directions_shaped(outputs[-1][(function_result if name == result_name else name)
                                                              + DERIVATIVE_TAG], shapes.get(name, ()))
                    for name in self.dependents}
-        return CompiledRuns(runs[0], runs, vec, primal, directions, warnings, "".join(messages))
+        checks = None if reports is None else "\n".join(r for r in reports if r)
+        return CompiledRuns(runs[0], runs, vec, primal, directions, warnings, "".join(messages), checks)
 
 
 @dataclass
@@ -308,6 +313,7 @@ class CompiledRuns:
     directions: list
     warnings: list           # the compiler's -Wall warnings located in the derivative code
     compiler_messages: str   # all the compiler said
+    checks: str | None = None   # what the checked build reported ('' clean, None not built)
 
 
 def compiled_errors(case: TangentCase, runs: CompiledRuns) -> dict:

@@ -75,6 +75,39 @@ def test_tangent_signature_and_several_calls(tmp_path):
     assert list(first["u__d"]) == [6.0, 3.0] and list(second["u__d"]) == [9.0, 3.0]
 
 
+# Each body runs without a crash in the plain -O0 build; the checked build must report it.
+_C_HEAD = "void f(double *u, int n) {\n"
+_F_HEAD = "      subroutine f(u, n)\n      real(8) u(2), v(2)\n      integer n\n"
+CHECKED_FAULTS = [
+    pytest.param("c", _C_HEAD + "  u[0] = u[n];\n}\n", "global-buffer-overflow", id="c-read-past-array"),
+    pytest.param("c", _C_HEAD + "  double *w = (double *)__builtin_malloc(sizeof(double));\n  w[0] = u[0];\n"
+                 "  u[1] = w[0] * n;\n}\n", "LeakSanitizer", id="c-leak"),
+    pytest.param("c", _C_HEAD + "  int k = 2147483647;\n  k += n;\n  u[0] = k;\n}\n", "signed integer overflow",
+                 id="c-signed-overflow"),
+    pytest.param("c", _C_HEAD + "  u[0] = u[1] / (n - 2);\n}\n", "FPE", id="c-divide-by-zero"),
+    pytest.param("fortran", _F_HEAD + "      v = u\n      u(1) = v(n + 1)\n      end\n",
+                 "above upper bound of 2", id="fortran-bounds"),
+    pytest.param("fortran", _F_HEAD + "      u(1) = sqrt(u(1) - 2.0d0*n)\n      end\n", "FPE", id="fortran-invalid"),
+]
+
+CHECKED_CLEAN = {"c": _C_HEAD + "  u[0] = u[1] * n;\n}\n", "fortran": _F_HEAD + "      u(1) = u(2)*n\n      end\n"}
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("lang, source, report", CHECKED_FAULTS)
+def test_checked_build_reports_faults_the_plain_build_hides(lang, source, report, tmp_path):
+    spec = Spec("f", (Arg("u", "r8", (2,)), Arg("n", "i4", None, False, 2)))
+    filename = "t.c" if lang == "c" else "t.f"
+    reports: list = []
+    out, = compile_calls_and_run([(filename, source)], lang, [Call(spec, make_inputs(spec))], tmp_path / "faulty",
+                                 reports=reports)
+    assert out["u"].shape == (2,) and len(reports) == 1 and report in reports[0], reports
+    clean: list = []
+    compile_calls_and_run([(filename, CHECKED_CLEAN[lang])], lang, [Call(spec, make_inputs(spec))],
+                          tmp_path / "clean", reports=clean)
+    assert clean == [""]
+
+
 def test_compare_helpers():
     a = {"x": np.array([1.0, 2.0, 0.0]), "k": np.array(3, dtype=np.int32)}
     b = {"x": np.array([1.0, 2.0 + 1e-15, 1e-17]), "k": np.array(3, dtype=np.int32)}

@@ -8,6 +8,9 @@ appended to either list is checked here too):
   interpreter to 1e-14, and its primal outputs with the original's in the interpreter;
 - -vector, nbdirs = 3, compiled in the same call, agrees with three compiled scalar runs to
   1e-14 (vector mode must accept every program);
+- the same program (original + F_D + F_DV + driver) built once more with AddressSanitizer and
+  UBSan (C and Fortran) and -fcheck=all (Fortran) runs with no report and prints the same
+  numbers bit for bit (tests/harness.py, CHECKED_FLAGS);
 - -nooptim activity and -nooptim diffliveness give the derivatives of the optimised tangent
   (1e-14, interpreter).
 """
@@ -87,6 +90,13 @@ def test_compiled_vector_mode_agrees_with_scalar_runs(path, lang, head, args, tm
     assert vector_error(runs) <= SAME_CODE_TOLERANCE, (runs.vector, runs.scalar_runs)
 
 
+@pytest.mark.compile
+@pytest.mark.parametrize("path, lang, head, args", CASES)
+def test_compiled_tangent_is_clean_under_runtime_checks(path, lang, head, args, tmp_path_factory):
+    case, runs = _compiled(path, lang, head, args, tmp_path_factory.mktemp(Path(path).stem))
+    assert runs.checks == "", f"{Path(path).name}: {runs.checks}\n{case.result.text}"
+
+
 _OPTIMISED: dict = {}
 
 
@@ -121,3 +131,4 @@ def test_function_head_compiled(source, lang, args, tmp_path):
     assert errors["complex step"] <= COMPLEX_STEP_TOLERANCE and errors["interpreter"] <= SAME_CODE_TOLERANCE, errors
     assert errors["primal"] <= SAME_CODE_TOLERANCE and errors["central differences"] <= 1e-6, errors
     assert vector_error(runs) <= SAME_CODE_TOLERANCE, (runs.vector, runs.scalar_runs)  # F_DV is a subroutine
+    assert runs.checks == "", runs.checks
