@@ -167,8 +167,10 @@ class _Vectorizer:
 
     def block(self, block: Node) -> Node:
         out, run, between = [], [], []  # between: the original assignments that follow the run
+        target = []  # the label of a jump target that starts the run: for the run's first statement
 
         def flush():
+            start = len(out)
             if run:
                 run[:] = self.hoist.partials_of(run, out)
             if run:
@@ -176,12 +178,18 @@ class _Vectorizer:
                 run.clear()
             out.extend(between)
             between.clear()
+            if target and len(out) > start:  # a jump to it runs the partials and the loop
+                out[start] = out[start].with_ann(label=target.pop())
 
         def derivative(stmt):
+            if "label" in stmt.ann:  # a jump target (T-seq): a run of its own, never inside the loop
+                flush()
+                target.append(stmt.ann["label"])
+                stmt = Node(stmt.op, stmt.kids, stmt.ann.discard("label"))
             element = self.indexed(stmt)
             if DIRECTION not in _names(element):  # whole structures: every direction at once
                 flush()
-                out.append(element)
+                out.append(element.with_ann(label=target.pop()) if target else element)
                 return
             if between and _names(stmt) & {_root(s.kids[0]) for s in between}:
                 flush()
