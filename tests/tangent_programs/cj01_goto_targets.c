@@ -1,5 +1,6 @@
 /* gotos in C: forward to an active statement, backward with a counter, out of a loop, and to
-   the move of a pointer whose derivative pointer nothing reads (it is dropped, the label kept) */
+   the move of a pointer whose derivative pointer nothing reads (it is dropped, the label kept),
+   to a compound statement */
 void jumps(double *x, double *y, int n) {
   const double *p = x, *pe;
   double s = x[0];
@@ -22,5 +23,11 @@ walk:
     p++;
   }
 out:
+  if (n > 3) goto block;
+  s = s + 1.0;
+block: {
+    double t = s * x[3];
+    s = t + s;
+  }
   *y = s * x[n - 1];
 }
