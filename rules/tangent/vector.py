@@ -19,6 +19,9 @@ that costs more than a load (`cos(x)`, `u(i+1) - u(i-1)`) is computed once, into
 before the loop over the directions (`temp0 = cos(x)`), so F_DV does the work of F_D's
 partials once for all directions (`_Hoister`). The loop reads the same values in the
 same order as F_D, so each direction's derivatives are bit for bit those of F_D.
+A derivative statement that carries a label (T-seq put a jump target there) starts a run of
+its own, and the label goes on the run's first statement, a hoisted partial or the loop: a
+jump never enters the loop over the directions, and it runs every direction.
 
 A function's F_D returns its derivative; F_DV cannot return the array of directions, so it
 is a subroutine (C: a void function) whose last arguments before nbdirs are the value and
