@@ -156,6 +156,13 @@ def _kids(e) -> list:
     return [k for k in e if k.tag not in _LAYOUT]
 
 
+def _label(e) -> str:
+    """A statement label as its number is written without zeros before it or blanks inside
+    (fixed form ignores blanks): GO TO 010 and GO TO 1 0 go to 10."""
+    text = _text(e).replace(" ", "").strip()
+    return str(int(text)) if text.isdigit() else text
+
+
 def _child(e, tag):
     """The first child with this tag (lxml's find goes through its Python path engine)."""
     for k in e:
@@ -320,7 +327,7 @@ class _Converter:
             elif e.tag == "file":
                 self.unit_items(e, out)
             elif e.tag == "label":
-                self.label = e.text
+                self.label = _label(e)
             else:
                 self.syntax_error(f"statement outside a program unit near '{_text(e)[:40]}'", e)
 
@@ -391,7 +398,7 @@ class _Converter:
             if tag == "C":
                 self.comment(k, section if section is not None else decls)
             elif tag == "label":
-                self.label = k.text
+                self.label = _label(k)
             elif tag == "file":  # an INCLUDEd file's text
                 self.body_items(k, None, decls, stmts, contains, unit_name)
             elif tag == "include":
@@ -794,7 +801,7 @@ class _Converter:
             if k.tag == "C":
                 self.comment(k, out)
             elif k.tag == "label":
-                self.label = k.text
+                self.label = _label(k)
             elif k.tag not in skip:
                 self.statement(k, out)
 
@@ -862,7 +869,7 @@ class _Converter:
                 elif k.tag == "C":
                     self.comment(k, arms[-1][2])
                 elif k.tag == "label":
-                    self.label = k.text
+                    self.label = _label(k)
                 else:
                     self.statement(k, arms[-1][2])
         out.append(_nested("if", [(cond, ann, mk("block", *stmts)) for cond, ann, stmts in arms]))
@@ -895,7 +902,7 @@ class _Converter:
             elif k.tag == "C":
                 self.comment(k, stmts)
             elif k.tag == "label":
-                self.label = k.text
+                self.label = _label(k)
             else:
                 self.statement(k, stmts)
         self.loop_names.pop()
@@ -915,7 +922,7 @@ class _Converter:
 
     def goto(self, e, out):
         ann = self.ann(e)
-        out.append(mk("goto", _text(_child(e, "label")).strip(), **ann))
+        out.append(mk("goto", _label(_child(e, "label")), **ann))
 
     def computed_goto(self, e, out):
         ann = self.ann(e)
@@ -931,7 +938,7 @@ class _Converter:
         out.append(mk("arithmeticIf", value, *labels, **ann))
 
     def jump_labels(self, e) -> tuple:
-        return tuple(_text(k).strip() for k in _kids(_child(e, "label-LT")) if k.tag == "label")
+        return tuple(_label(k) for k in _kids(_child(e, "label-LT")) if k.tag == "label")
 
     def scalar_of(self, e, bases, what) -> Node:
         """The expression of e, refused where its declared type is not a scalar of one of bases."""

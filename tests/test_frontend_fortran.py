@@ -396,6 +396,11 @@ def test_computed_goto_and_arithmetic_if_in_fixed_form():
     g, a, _, _ = unit(src, "fixed").body.kids
     assert g == mk("computedGoto", ("10", "20"), I("n")) and g.line == 3
     assert a.op == "arithmeticIf" and a.kids[1:] == ("20", "20", "30") and a.ann["label"] == "10"
+    # a label is its number: zeros before it and (fixed form) blanks inside do not count
+    g, a, x, _ = unit(src.replace("(10, 20)", "(010, 2 0)").replace("   10 IF", "  010 IF")
+                      .replace("20, 20, 30", "2 0, 020, 30"), "fixed").body.kids
+    assert g.kids[0] == ("10", "20") and a.ann["label"] == "10" and a.kids[1:] == ("20", "20", "30")
+    assert x.ann["label"] == "20"
 
 
 @pytest.mark.parametrize("stmts, line", [
