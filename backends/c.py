@@ -371,6 +371,26 @@ class CWriter(BlockWriter):
     def emit_goto(self, n):
         self.line(f"goto {c_label(n.kids[0])};")
 
+    def emit_computedGoto(self, n):
+        """GO TO (l1, ..., ln), I: a switch with no default, so another I goes on."""
+        labels, index = n.kids
+        self.line(f"switch ({self.x.expr(index)}) {{")
+        with self.lines.indented():
+            for k, label in enumerate(labels, 1):
+                self.lines.add(f"case {k}: goto {c_label(label)};")
+        self.lines.add("}")
+
+    def emit_arithmeticIf(self, n):
+        """IF (e) l1, l2, l3: an if chain, which reads e twice (refused where that calls twice)."""
+        value, negative, zero, positive = n.kids
+        if any(k.op == "call" for k in walk(value)):
+            raise unsupported(n, "an arithmetic IF on a function call has no C form here "
+                                 "(the if chain would call it twice)", self.filename)
+        nought = mk("intCst", 0, None)
+        self.line(f"if ({self.x.expr(mk('lt', value, nought))}) goto {c_label(negative)}; "
+                  f"else if ({self.x.expr(mk('eq', value, nought))}) goto {c_label(zero)}; "
+                  f"else goto {c_label(positive)};")
+
     def emit_return(self, n):
         self.line("return;" if n.kids[0] is None else f"return {self.x.expr(n.kids[0])};")
 

@@ -375,6 +375,14 @@ class FortranWriter(BlockWriter):
     def emit_goto(self, n):
         self.line(f"go to {n.kids[0]}")
 
+    def emit_computedGoto(self, n):
+        labels, index = n.kids
+        self.line(f"go to ({', '.join(labels)}), {self.x.expr(index)}")
+
+    def emit_arithmeticIf(self, n):
+        value, *labels = n.kids
+        self.line(f"if ({self.x.expr(value)}) {', '.join(labels)}")
+
     def emit_return(self, n):
         self.line("return" if n.kids[0] is None else f"return {self.x.expr(n.kids[0])}")
 

@@ -6,7 +6,8 @@ The contract the solver and the analyses rely on:
     node   the IL statement it stands for (assign, call, intrinsic, io, allocate, deallocate,
            pointerAssign, return, stop, nop, varDecl with initialisers, ...). For control
            instructions it is the IL statement whose control part it stands for: the `if`,
-           `while`, `doWhile`, `for` or `switch` node for kind "test" (a switch tests its selector), the `do` node for kind "loop".
+           `while`, `doWhile`, `for`, `switch`, `computedGoto` or `arithmeticIf` node for kind
+           "test" (a switch tests its selector), the `do` node for kind "loop".
            For kind "call" split out of an expression it is the IL `call` expression node.
     kind   "plain"  a simple statement (assign, io, allocate, ...), including calls of
                     intrinsics;
@@ -20,7 +21,9 @@ The contract the solver and the analyses rely on:
                     the default body or to after the switch; also the mask of a WHERE (node
                     the `where`; two tests, one before each arm, see flowgraph_builder) and
                     the control of a FORALL (node the `forall`, expr an arrayConstructor of
-                    its ranges and mask);
+                    its ranges and mask); and the index of a computed GOTO or the expression
+                    of an arithmetic IF ("goto" edges to their labels; a computed GOTO also
+                    has a "false" edge to the next statement, for an index out of range);
            "loopEntry"  the entry of a Fortran DO, before its header: index = lo, and the trip
                     count fixed from lo, hi, step;
            "loop"   the header of a Fortran DO, at every trip: advances the index and tests the

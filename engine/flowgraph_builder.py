@@ -55,7 +55,7 @@ class _Builder:
         self.filename = filename
         self.cur: Block | None = None
         self.labels: dict[str, int] = {}
-        self.gotos: list[tuple[int, Node]] = []
+        self.gotos: list[tuple[int, str, Node]] = []  # (block, label, jump)
         self.loops: list[_LoopTargets] = []
         self.temp_counts: dict[str, int] = {}
         self.reserved: set[int] = {self.flow.entry}  # blocks open_header must not reuse
@@ -322,7 +322,22 @@ class _Builder:
     # --- jumps --------------------------------------------------------------------------------------
     def s_goto(self, s):
         self.emit(Instr(s, "exit"))
-        self.gotos.append((self.cur.id, s))
+        self.gotos.append((self.cur.id, s.kids[0], s))
+        self.cur = None
+
+    def s_computedGoto(self, s):
+        """A test of the index with an edge to each label and one to the next statement (an
+        index out of range)."""
+        labels, index = s.kids
+        self.instr_after_calls(s, "test", index, expr=index)
+        self.gotos.extend((self.cur.id, label, s) for label in labels)
+        self.open_block("false")
+
+    def s_arithmeticIf(self, s):
+        """A test of the expression with an edge to each of its three labels."""
+        value, *labels = s.kids
+        self.instr_after_calls(s, "test", value, expr=value)
+        self.gotos.extend((self.cur.id, label, s) for label in labels)
         self.cur = None
 
     def innermost_loop(self, s: Node) -> _LoopTargets:
@@ -355,8 +370,7 @@ class _Builder:
         if body is not None:
             self.statements(body.kids)
         self.jump(self.flow.exit, "next")
-        for src, s in self.gotos:
-            label = s.kids[0]
+        for src, label, s in self.gotos:
             if label not in self.labels:
                 raise SourceError(f"GOTO to undefined label {label}", self.filename, s.line)
             self.flow.add_edge(src, self.labels[label], "goto")

@@ -335,6 +335,10 @@ _op("stmt", "where", "mask:expr then:block else:block?", "f",
 _op("stmt", "forall", "ranges:expr* mask:expr? body:block", "f",
     "FORALL (i = lo:hi:step, ..., mask) body; each range is an impliedDo with no items")
 _op("stmt", "goto", "label:str", "fc", "GOTO label (the target statement carries ann label)")
+_op("stmt", "computedGoto", "labels:str* index:expr", "f",
+    "GO TO (l1, ..., ln), I: to the I-th label; an I outside 1..n goes on to the next statement")
+_op("stmt", "arithmeticIf", "expr:expr negative:str zero:str positive:str", "f",
+    "IF (e) l1, l2, l3: to l1, l2 or l3 as e (integer or real) is negative, zero or positive")
 _op("stmt", "return", "value:expr?", "fc", "return [value]")
 _op("stmt", "exit", "", "fc", "EXIT / break")
 _op("stmt", "cycle", "", "fc", "CYCLE / continue")

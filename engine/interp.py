@@ -1353,6 +1353,17 @@ class Interpreter(FortranConstructs, CudaKernels):
     def s_goto(self, node):
         return _Goto(str(node.label))
 
+    def s_computedGoto(self, node):
+        """An index outside 1..n goes on to the next statement (Fortran 2008 8.2.3)."""
+        labels, index = node.kids
+        k = int(np.real(self.eval(index)))
+        return _Goto(labels[k - 1]) if 1 <= k <= len(labels) else None
+
+    def s_arithmeticIf(self, node):
+        """The sign of a stepped real is the sign of its real part (complex step)."""
+        value = np.real(self.eval(node.kids[0]))
+        return _Goto(node.kids[1] if value < 0 else node.kids[2] if value == 0 else node.kids[3])
+
     def s_return(self, node):
         if node.value is not None:
             value = self.eval(node.value)

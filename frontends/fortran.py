@@ -134,8 +134,7 @@ _ATTRIBUTE_STATEMENTS = {"external-stmt": "external", "intrinsic-stmt": "intrins
 
 # Recognised constructs the IL has no place for, with the name users know them by.
 _UNSUPPORTED_NAMES = {
-    "computed-goto-stmt": "computed GOTO", "assigned-goto-stmt": "assigned GOTO",
-    "arithmetic-if-stmt": "arithmetic IF", "entry-stmt": "ENTRY", "associate-construct": "ASSOCIATE",
+    "assigned-goto-stmt": "assigned GOTO", "entry-stmt": "ENTRY", "associate-construct": "ASSOCIATE",
     "block-construct": "BLOCK construct", "namelist-stmt": "NAMELIST", "select-type-construct": "SELECT TYPE",
     "selecttype-construct": "SELECT TYPE", "submodule-stmt": "SUBMODULE", "block-data-stmt": "BLOCK DATA",
     "assign-stmt": "ASSIGN statement", "pause-stmt": "PAUSE statement", "enum-construct": "ENUM",
@@ -157,6 +156,13 @@ def _construct_name(tag: str) -> str:
 def _kids(e) -> list:
     """Element children, without layout."""
     return [k for k in e if k.tag not in _LAYOUT]
+
+
+def _label(e) -> str:
+    """A statement label as its number is written without zeros before it or blanks inside
+    (fixed form ignores blanks): GO TO 010 and GO TO 1 0 go to 10."""
+    text = _text(e).replace(" ", "").strip()
+    return str(int(text)) if text.isdigit() else text
 
 
 def _child(e, tag):
@@ -343,7 +349,7 @@ class _Converter:
             elif e.tag == "file":
                 self.unit_items(e, out)
             elif e.tag == "label":
-                self.label = e.text
+                self.label = _label(e)
             else:
                 self.syntax_error(f"statement outside a program unit near '{_text(e)[:40]}'", e)
 
@@ -416,7 +422,7 @@ class _Converter:
             if tag == "C":
                 self.comment(k, section if section is not None else decls)
             elif tag == "label":
-                self.label = k.text
+                self.label = _label(k)
             elif tag == "file":  # an INCLUDEd file's text
                 self.body_items(k, None, decls, stmts, contains, unit_name)
             elif tag == "include":
@@ -831,7 +837,7 @@ class _Converter:
             if k.tag == "C":
                 self.comment(k, out)
             elif k.tag == "label":
-                self.label = k.text
+                self.label = _label(k)
             elif k.tag not in skip:
                 self.statement(k, out)
 
@@ -899,7 +905,7 @@ class _Converter:
                 elif k.tag == "C":
                     self.comment(k, arms[-1][2])
                 elif k.tag == "label":
-                    self.label = k.text
+                    self.label = _label(k)
                 else:
                     self.statement(k, arms[-1][2])
         out.append(_nested("if", [(cond, ann, mk("block", *stmts)) for cond, ann, stmts in arms]))
@@ -932,7 +938,7 @@ class _Converter:
             elif k.tag == "C":
                 self.comment(k, stmts)
             elif k.tag == "label":
-                self.label = k.text
+                self.label = _label(k)
             else:
                 self.statement(k, stmts)
         self.loop_names.pop()
@@ -952,7 +958,31 @@ class _Converter:
 
     def goto(self, e, out):
         ann = self.ann(e)
-        out.append(mk("goto", _text(_child(e, "label")).strip(), **ann))
+        out.append(mk("goto", _label(_child(e, "label")), **ann))
+
+    def computed_goto(self, e, out):
+        ann = self.ann(e)
+        index = self.scalar_of(_child(e, "test-E"), ("integer",), "the index of a computed GOTO")
+        out.append(mk("computedGoto", self.jump_labels(e), index, **ann))
+
+    def arithmetic_if(self, e, out):
+        ann = self.ann(e)
+        value = self.scalar_of(_child(e, "numeric-E"), ("integer", "real"), "the expression of an arithmetic IF")
+        labels = self.jump_labels(e)
+        if len(labels) != 3:
+            self.syntax_error("an arithmetic IF takes three labels", e)
+        out.append(mk("arithmeticIf", value, *labels, **ann))
+
+    def jump_labels(self, e) -> tuple:
+        return tuple(_label(k) for k in _kids(_child(e, "label-LT")) if k.tag == "label")
+
+    def scalar_of(self, e, bases, what) -> Node:
+        """The expression of e, refused where its declared type is not a scalar of one of bases."""
+        value = self.expr(e)
+        found = self.type_of(value)
+        if found is not None and (found[0] not in bases or found[2] != 0):
+            self.syntax_error(f"{what} must be a scalar {' or '.join(bases)}", e)
+        return value
 
     def return_statement(self, e, out):
         ann = self.ann(e)
@@ -1385,7 +1415,8 @@ _STATEMENTS = {
     "if-stmt": _C.if_statement, "if-construct": _C.if_construct,
     "do-construct": _C.do_construct, "do-label-construct": _C.do_construct,
     "continue-stmt": _C.continue_statement, "exit-stmt": _C.loop_jump, "cycle-stmt": _C.loop_jump,
-    "goto-stmt": _C.goto, "return-stmt": _C.return_statement, "stop-stmt": _C.stop,
+    "goto-stmt": _C.goto, "computed-goto-stmt": _C.computed_goto, "arithmetic-if-stmt": _C.arithmetic_if,
+    "return-stmt": _C.return_statement, "stop-stmt": _C.stop,
     "allocate-stmt": _C.allocate, "deallocate-stmt": _C.deallocate, "nullify-stmt": _C.nullify,
     "selectcase-construct": _C.select_case, "where-construct": _C.where_construct,
     "where-stmt": _C.where_statement, "forall-construct": _C.forall, "forall-stmt": _C.forall,

@@ -3,7 +3,9 @@
 Each program is a `file` with one head procedure over two real arrays x, y of size N, a
 real scalar s and an integer k, in Fortran or C. Bodies mix straight-line assignments,
 nested if/else and loops, array accesses with computed indices, integer arithmetic and
-intrinsic calls. Real values stay bounded (intrinsics are contractive, divisions are by
+intrinsic calls; Fortran bodies jump too (`jumps`): GOTOs, computed GOTOs and arithmetic
+IFs forward over active statements to labelled active assignments (from the same block or
+out of nested ifs and loops), and backward GOTOs counted by b so that they end. Real values stay bounded (intrinsics are contractive, divisions are by
 1 + e*e) so that compiled code and the interpreter can be compared to round-off.
 """
 from __future__ import annotations
@@ -27,7 +29,9 @@ SPEC = {
     "c": f"head(x:r8[{N}], y:r8[{N}], s:r8*, k:i4=3)",
 }
 LOOP_VARS = ("i", "j", "l")
-INT_LOCALS = ("m",) + LOOP_VARS + ("w",)   # w counts the trips of while loops
+INT_LOCALS = ("m",) + LOOP_VARS + ("w", "b")   # w counts the trips of while loops, b of backward GOTOs
+JUMP_OPS = ("goto", "computedGoto", "arithmeticIf")
+BACKWARD_TRIPS = 3
 REAL_CONSTANTS = ("0.5", "1.5", "2.0", "0.25", "3.0", "0.125")
 UNARY_INTRINSICS = {"fortran": ("sin", "cos", "tanh", "atan", "abs"),
                     "c": ("sin", "cos", "tanh", "atan", "fabs")}
@@ -85,6 +89,8 @@ class _Gen:
     def __init__(self, draw, lang):
         self.draw = draw
         self.lang = lang
+        self.labels = 0      # labels drawn so far (each is unique in the file)
+        self.ahead = []      # labels of enclosing or current blocks not reached yet: forward GOTO targets
 
     # --- integer expressions -------------------------------------------------------
     def int_expr(self, loop_vars, depth=0):
@@ -174,8 +180,13 @@ class _Gen:
 
     # --- statements ------------------------------------------------------------------
     def statements(self, loop_vars, depth) -> tuple:
-        """One statement, or a while loop with its counter's initialisation."""
+        """One statement, a while loop with its counter's initialisation, or (Fortran) jumps."""
         d = self.draw
+        if self.lang == "fortran" and depth < 3 and d(st.integers(0, 19)) == 0:
+            return self.jumps(loop_vars, depth)
+        if self.ahead and d(st.integers(0, 9)) == 0:  # out of the enclosing constructs, forward
+            return (mk("if", self.condition(loop_vars), mk("block", mk("goto", d(st.sampled_from(self.ahead)))),
+                           None),)
         if depth < 3 and "w" not in loop_vars and d(st.integers(0, 9)) == 0:
             w = ident("w")
             body = self.block(tuple(loop_vars) + ("w",), depth + 1)
@@ -185,15 +196,58 @@ class _Gen:
             return (mk("call", "g", (ident("x"), self.real_expr(loop_vars, 2))),)
         return (self.statement(loop_vars, depth),)
 
+    def jumps(self, loop_vars, depth) -> tuple:
+        """Forward: a GOTO under an IF, a computed GOTO of two labels (its index 0..3: out of
+        range it goes on) or an arithmetic IF of three, each label on an active assignment
+        after some statements (which may jump to it too; none right after the arithmetic IF,
+        where they would be unreachable). Backward: an active assignment
+        labelled L, statements, then b = b + 1; IF (b < 3) GOTO L."""
+        d = self.draw
+        kind = d(st.integers(0, 3))
+        between = lambda lv: tuple(s for _ in range(d(st.integers(0, 2)))  # noqa: E731
+                                   for s in self.statements(lv, depth + 1))
+        if kind == 3:
+            if "b" in loop_vars:
+                return (self.real_assignment(loop_vars),)
+            b, label, inner = ident("b"), self.label(), tuple(loop_vars) + ("b",)
+            return (mk("assign", b, int_cst(0)), self.real_assignment(inner).with_ann(label=label),
+                    *between(inner), mk("assign", b, mk("add", b, int_cst(1))),
+                    mk("if", mk("lt", b, int_cst(BACKWARD_TRIPS)), mk("block", mk("goto", label)), None))
+        labels = tuple(self.label() for _ in range(kind + 1))
+        if kind == 0:
+            jump = mk("if", self.condition(loop_vars), mk("block", mk("goto", labels[0])), None)
+        elif kind == 1:
+            leaf = self.int_expr(loop_vars, 2)  # >= -6: see index
+            jump = mk("computedGoto", labels, self.int_mod(mk("add", leaf, int_cst(6)), 4))
+        else:
+            jump = mk("arithmeticIf", mk("sub", self.real_expr(loop_vars, 1), real_cst("0.5")), *labels)
+        out = [jump]
+        self.ahead.extend(labels)
+        for label in labels:
+            if jump.op != "arithmeticIf" or label != labels[0]:  # no dead code after an arithmetic IF
+                out.extend(between(loop_vars))
+            out.append(self.real_assignment(loop_vars).with_ann(label=label))
+            self.ahead.remove(label)
+        return tuple(out)
+
+    def label(self) -> str:
+        self.labels += 1
+        return str(10 * self.labels)
+
+    def real_assignment(self, loop_vars):
+        """An array element or a real scalar gets a bounded real expression."""
+        d = self.draw
+        if d(st.integers(0, 2)) <= 1:
+            lhs = self.array_ref(d(st.sampled_from(("x", "y"))), loop_vars)
+        else:
+            lhs = self.scalar_ref(d(st.sampled_from(("s", "t"))))
+        return mk("assign", lhs, self.bounded(self.real_expr(loop_vars)))
+
     def statement(self, loop_vars, depth):
         d = self.draw
         choice = d(st.integers(0, 7 if depth < 3 else 3))
-        if choice <= 1:
-            lhs = self.array_ref(d(st.sampled_from(("x", "y"))), loop_vars)
-            return mk("assign", lhs, self.bounded(self.real_expr(loop_vars)))
-        if choice == 2:
-            lhs = self.scalar_ref(d(st.sampled_from(("s", "t"))))
-            return mk("assign", lhs, self.bounded(self.real_expr(loop_vars)))
+        if choice <= 2:
+            return self.real_assignment(loop_vars)
         if choice == 3:
             rhs = self.int_expr(loop_vars, 1)
             if d(st.booleans()):

@@ -84,6 +84,32 @@ def test_activity_through_a_where():
     assert results.diff_live.is_live_for_diff(proc, instrs(proc, "test")[0]) is True
 
 
+# --- computed GOTO and arithmetic IF --------------------------------------------------------------
+def jumps_sub():
+    """subroutine s(a, b, k): go to (10, 20), k; a = b; 10 if (b - 1) 20, 30, 30;
+    20 a = a*b; 30 continue"""
+    decls = [IMPLICIT_NONE, var(R8, "a", "b"), var(I4, "k")]
+    body = [mk("computedGoto", ("10", "20"), I("k")), asg(I("a"), I("b")),
+            mk("arithmeticIf", op("sub", I("b"), C(1)), "20", "30", "30", label="10"),
+            asg(I("a"), op("mul", I("a"), I("b"))).with_ann(label="20"), mk("nop", label="30")]
+    return sub("s", ["a", "b", "k"], decls, *body)
+
+
+def test_computed_goto_and_arithmetic_if_read_their_expression_and_control_the_jumped_statements():
+    program = build_program(ffile(jumps_sub()))
+    proc = program.procedure("s")
+    computed, arithmetic = instrs(proc, "test")
+    assert instruction_effects(computed, proc).reads == bits(proc, "k")
+    assert instruction_effects(arithmetic, proc).reads == bits(proc, "b")
+    assert instruction_effects(arithmetic, proc).writes == 0
+    results = run_analyses(program, resolve_heads(program, parse_heads("s(a)/(b)")))
+    product = instrs(proc, "plain")[1]
+    assert results.activity.is_active_instr(proc, product)
+    # a = a*b has a derivative and runs or not as both jumps say: both are diff-live
+    assert results.diff_live.is_live_for_diff(proc, computed) is True
+    assert results.diff_live.is_live_for_diff(proc, arithmetic) is True
+
+
 # --- symbols: interface bodies, generic names, DATA ------------------------------------------------
 def test_interface_bodies_declare_external_procedures_without_leaking_dummies():
     body = iface_body("ext", ("y", "n"), (IMPLICIT_NONE, var(I4, "n"), var(R8, ("y", (dim(I("n")),)))))

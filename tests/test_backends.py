@@ -653,3 +653,45 @@ def test_c_for_header_with_comma_separated_statements():
     loop = mk("for", blk(assign(a, ic(0)), assign(b, ic(9))), mk("lt", a, b),
               blk(assign(a, mk("add", a, ic(1))), assign(b, mk("sub", b, ic(1)))), blk())
     assert "for (a = 0, b = 9; a < b; a++, b = b - 1) {" in unparse_c(cfunc("f", T("void"), [], blk(loop)))
+
+
+# --- computed GOTO and arithmetic IF ---------------------------------------------------------------
+def _jumps_body():
+    """r = 10 * (the label k chose, 0 when k is out of 1..2) + (1, 2, 3 as x - 1 < 0, = 0, > 0)."""
+    return blk(mk("computedGoto", ("10", "20"), I("k")), assign(I("r"), ic(0)), mk("goto", "30"),
+               assign(I("r"), ic(10), label="10"), mk("goto", "30"),
+               assign(I("r"), ic(20), label="20"),
+               mk("arithmeticIf", mk("sub", x, rc("1.0")), "40", "50", "60", label="30"),
+               mk("return", mk("add", I("r"), ic(1)), label="40"),
+               mk("return", mk("add", I("r"), ic(2)), label="50"),
+               mk("return", mk("add", I("r"), ic(3)), label="60"))
+
+
+def test_fortran_computed_goto_and_arithmetic_if():
+    f = proc("f", "function", ["k", "x"], [var(I4, dcl("k"), dcl("r")), var(R8, dcl("x"))], _jumps_body(), typ=I4)
+    text = unparse_fortran(f)
+    assert "   go to (10, 20), k\n" in text and "30 if (x - 1.0d0) 40, 50, 60\n" in text
+    fixed = unparse_fortran(f, form="fixed")
+    assert "         go to (10, 20), k\n" in fixed and "\n30       if (x - 1.0d0) 40, 50, 60\n" in fixed
+
+
+@pytest.mark.compile
+def test_c_computed_goto_and_arithmetic_if_run_as_fortran_says(tmp_path):
+    """C has neither: a switch of gotos with no default (another index goes on) and an if chain."""
+    f = cfunc("f", I4, [("k", I4, 0), ("x", R8, 0)], blk(var(I4, dcl("r")), *_jumps_body().kids))
+    text = unparse_c(f)
+    assert "switch (k) {\n        case 1: goto L10;\n        case 2: goto L20;\n    }\n" in text
+    assert "if (x - 1.0 < 0) goto L40; else if (x - 1.0 == 0) goto L50; else goto L60;" in text
+    main = ('#include <stdio.h>\nint main(void) {\n    printf("%d %d %d %d %d\\n", f(1, 0.5), f(2, 1.0), '
+            'f(0, 2.0), f(3, 1.0), f(-1, 0.5));\n    return 0;\n}\n')
+    compile_ok(["gcc", "-std=c99", "-Wall", "-Werror", "-c"], tmp_path, "gen.c", text + main)
+    subprocess.run(["gcc", str(tmp_path / "out.o"), "-o", str(tmp_path / "prog")], check=True)
+    out = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["11", "22", "3", "2", "1"]
+
+
+def test_c_refuses_an_arithmetic_if_on_a_function_call():
+    body = blk(mk("arithmeticIf", mk("call", "g", (x,)), "10", "10", "10", line=7), mk("nop", label="10"))
+    with pytest.raises(UnsupportedError) as e:
+        unparse_c(cfunc("f", T("void"), [("x", R8, 0)], body))
+    assert e.value.line == 7 and "arithmetic IF" in e.value.message

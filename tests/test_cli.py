@@ -58,7 +58,7 @@ def test_unparse_c(tmp_path):
 @pytest.mark.parametrize("name,text,line", [
     ("syntax.f90", "subroutine f(x)\n  real :: x\n  x = = 1\nend subroutine f\n", 3),
     ("syntax.c", "double f(double x) {\n  return x +;\n}\n", 2),
-    ("goto.f90", "subroutine f(i)\n  integer :: i\n  go to (10, 20) i\n10 i = 1\n20 i = 2\n"
+    ("goto.f90", "subroutine f(i)\n  integer :: i\n  assign 10 to i\n  go to i\n10 i = 1\n"
                  "end subroutine f\n", 3),
     ("switch.c", "void f(int i, int *j) {\n  switch (i)\n  case 1: *j = 2;\n}\n", 2),
     ("empty.f90", "", 1),

@@ -298,6 +298,34 @@ def test_goto_forward_and_backward_make_a_natural_loop():
     assert flow.blocks[ret].instrs[-1].kind == "exit"
 
 
+def test_computed_goto_and_arithmetic_if_are_tests_with_an_edge_per_label():
+    """GO TO (l1, l2), k: a test of k with goto edges to l1 and l2 and a false edge to the next
+    statement (k out of range); IF (e) l1, l2, l3: a test of e with goto edges only; both read
+    their expression, with a function call split out of it first."""
+    proc, flow = flow_of("""\
+subroutine s(x, k)
+  real :: x
+  integer :: k
+  go to (10, 20), k
+  x = 0.0
+10 if (g(x) - 1.0) 20, 30, 20
+20 x = x + 1.0
+30 continue
+end subroutine
+""")
+    check_invariants(flow)
+    computed, arithmetic = block_of(flow, "computedGoto"), block_of(flow, "arithmeticIf")
+    l10, l20, l30 = block_of(flow, "call"), block_of(flow, "assign", 1), block_of(flow, "nop")
+    edges = lambda b: {(label(flow, b, t), t) for t in flow.succs(b)}  # noqa: E731
+    assert edges(computed) == {("goto", l10), ("goto", l20), ("false", block_of(flow, "assign", 0))}
+    assert edges(arithmetic) == {("goto", l20), ("goto", l30)}
+    assert arithmetic == l10  # the split call of g starts the labelled block
+    test = flow.blocks[arithmetic].instrs[-1]
+    assert test.kind == "test" and test.expr.op == "sub" and test.expr.kids[0].op == "call"
+    assert flow.blocks[computed].instrs[-1].kind == "test"
+    assert flow.loops == []
+
+
 def test_return_in_the_middle_leaves_unreachable_code_in_its_own_block():
     proc, flow = flow_of("""
 subroutine s(x)

@@ -369,6 +369,52 @@ def test_jumps_and_simple_statements():
     assert g == mk("goto", "99")
 
 
+def test_computed_goto_and_arithmetic_if():
+    """Both spellings of GO TO, the optional comma, any integer index; IF (e) with an integer
+    or a real expression; the labels as written."""
+    stmts = body("go to (10, 40, 70), nprob\ngoto (10,20) i+1\nGO TO ( 10 , 20 ) , N\n"
+                 "10 if (x) 20, 30, 40\n20 IF (x - y*2) 10,10,30\n30 if (k - 1) 40, 70, 40\n"
+                 "40 continue\n70 continue", "integer nprob, i, n, k\nreal(8) x, y")
+    cg1, cg2, cg3, a1, a2, a3 = stmts[:6]
+    assert cg1 == mk("computedGoto", ("10", "40", "70"), I("nprob"))
+    assert cg2 == mk("computedGoto", ("10", "20"), mk("add", I("i"), N(1)))
+    assert cg3 == mk("computedGoto", ("10", "20"), I("n")) and cg3.line == 6
+    assert a1 == mk("arithmeticIf", I("x"), "20", "30", "40") and a1.ann["label"] == "10"
+    assert a2 == mk("arithmeticIf", mk("sub", I("x"), mk("mul", I("y"), N(2))), "10", "10", "30")
+    assert a3 == mk("arithmeticIf", mk("sub", I("k"), N(1)), "40", "70", "40")
+
+
+def test_computed_goto_and_arithmetic_if_in_fixed_form():
+    src = """      SUBROUTINE S(X, N)
+      DOUBLE PRECISION X
+      GO TO (10, 20), N
+   10 IF (X - 1.0D0) 20, 20, 30
+   20 X = X * 2
+   30 CONTINUE
+      END
+"""
+    g, a, _, _ = unit(src, "fixed").body.kids
+    assert g == mk("computedGoto", ("10", "20"), I("n")) and g.line == 3
+    assert a.op == "arithmeticIf" and a.kids[1:] == ("20", "20", "30") and a.ann["label"] == "10"
+    # a label is its number: zeros before it and (fixed form) blanks inside do not count
+    g, a, x, _ = unit(src.replace("(10, 20)", "(010, 2 0)").replace("   10 IF", "  010 IF")
+                      .replace("20, 20, 30", "2 0, 020, 30"), "fixed").body.kids
+    assert g.kids[0] == ("10", "20") and a.ann["label"] == "10" and a.kids[1:] == ("20", "20", "30")
+    assert x.ann["label"] == "20"
+
+
+@pytest.mark.parametrize("stmts, line", [
+    ("go to (10, 20) x\n10 continue\n20 continue", 6),           # a real index
+    ("go to (10) v\n10 continue", 6),                             # an array index
+    ("if (l) 10, 10, 10\n10 continue", 6),                        # a logical expression
+    ("if (c) 10, 10, 10\n10 continue", 6),                        # a complex expression
+])
+def test_computed_goto_and_arithmetic_if_refuse_wrong_types(stmts, line):
+    with pytest.raises(SourceError) as e:
+        body(stmts, "real x\ninteger v(3)\nlogical l\ncomplex c")
+    assert e.value.line == line and "must be a scalar" in e.value.message
+
+
 def test_label_on_end_statements_become_nops():
     p = unit("subroutine s\n  if (x > 0) goto 10\n  y = 1\n10 end subroutine\n")
     assert p.body.kids[-1] == mk("nop") and p.body.kids[-1].ann["label"] == "10"
@@ -565,8 +611,7 @@ def test_empty_file():
 
 
 @pytest.mark.parametrize("stmts, what, line", [
-    ("x = 1\ngo to (10, 20) i\n10 continue\n20 continue", "computed GOTO", 4),
-    ("if (x) 10, 20, 30\n10 continue\n20 continue\n30 continue", "arithmetic IF", 3),
+    ("x = 1\nassign 10 to i\ngo to i\n10 continue", "ASSIGN statement", 4),
     ("x = 1\ny = a .op. b", "defined operator", 4),
     ("x = 1\nassociate (z => x)\n  y = z\nend associate", "ASSOCIATE", 4),
     ("call p%m(1)", "type-bound procedure call", 3),

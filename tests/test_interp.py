@@ -271,6 +271,44 @@ def test_goto_backward_and_forward():
         run_f([mk("goto", "99")], (), (), [])
 
 
+@pytest.mark.parametrize("index, expected", [(1, 10), (2, 20), (3, 30), (0, 99), (4, 99), (-2, 99)])
+def test_computed_goto_takes_the_kth_label_or_falls_through(index, expected):
+    # go to (10, 20, 30), j + 1 - 1; k = 99; go to 40; 10 k = 10; ... (an index out of 1..3 goes on)
+    out = np.zeros((), dtype=np.int32)
+    body = [asg(I("j"), C(index)),
+            mk("computedGoto", ("10", "20", "30"), op("sub", op("add", I("j"), C(1)), C(1))),
+            asg(I("k"), C(99)), mk("goto", "40")]
+    for label in ("10", "20", "30"):
+        body += [asg(I("k"), C(int(label))).with_ann(label=label), mk("goto", "40")]
+    run_f(body + [mk("nop").with_ann(label="40")], (var(I4, "k", "j"),), ("k",), [out])
+    assert out == expected
+
+
+@pytest.mark.parametrize("value, expected", [("-0.5", 1), ("0.0", 2), ("2.5", 3), ("-3", 1), ("0", 2), ("7", 3)])
+def test_arithmetic_if_jumps_by_the_sign(value, expected):
+    out = np.zeros((), dtype=np.int32)
+    e = R(value) if "." in value else C(int(value))
+    body = [mk("arithmeticIf", e, "10", "20", "30"),
+            asg(I("k"), C(1)).with_ann(label="10"), mk("goto", "40"),
+            asg(I("k"), C(2)).with_ann(label="20"), mk("goto", "40"),
+            asg(I("k"), C(3)).with_ann(label="30"),
+            mk("nop").with_ann(label="40")]
+    run_f(body, (var(I4, "k"),), ("k",), [out])
+    assert out == expected
+
+
+def test_arithmetic_if_reads_the_real_part_in_complex_step():
+    # x = 0; x stepped; IF (x) 10, 20, 30: the zero branch, since the real part is 0
+    x, out = np.zeros((), dtype=np.complex128) + 1e-30j, np.zeros((), dtype=np.int32)
+    body = [mk("arithmeticIf", I("x"), "10", "20", "30"),
+            asg(I("k"), C(1)).with_ann(label="10"), mk("return", None),
+            asg(I("k"), C(2)).with_ann(label="20"), mk("return", None),
+            asg(I("k"), C(3)).with_ann(label="30")]
+    it = Interpreter(ffile(sub("t", ("x", "k"), (var(R8, "x"), var(I4, "k")), *body)), complex_step=True)
+    it.call("t", [x, out])
+    assert out == 2
+
+
 def test_c_loops_break_continue():
     # s = 0; for (i = 0; i < 10; i++) { if (i == 7) break; if (i % 2) continue; s += i; }
     # do { s = s * 2; } while (s < 100); while (s > 150) s -= 7;

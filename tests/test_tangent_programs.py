@@ -92,6 +92,18 @@ PROGRAMS = [
     case("g11_type_function", "f(y)/(x)", [("x", R, (2,), None), ("y", R, (), None)]),
     # pointers: p => a gives pd => ad
     case("g07_pointer_target", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (), None), ("n", I, (), 3)]),
+    # jumps into, out of and backwards across active statements: a label goes on the first
+    # statement of the differentiated block (T-seq); computed GOTO and arithmetic IF (T-jump).
+    # A name with its suffix is a fixed-form file (.f).
+    case("j01_three_gotos", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
+    case("j02_backward_loop.f", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
+    case("j03_jump_out_of_loop", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
+    case("j04_labelled_do_termination.f", "f(y)/(x)",
+         [("x", R, (4,), None), ("y", R, (), None), ("n", I, (), 4)]),
+    case("j05_computed_goto.f", "f(y)/(x)", [("x", R, (2,), None), ("y", R, (), None)]),
+    case("j06_computed_goto_free", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("m", I, (), 1)]),
+    case("j07_arithmetic_if.f", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
+    case("j08_arithmetic_if_newton", "f(x)/(a)", [("a", R, (), None), ("x", R, (), None)]),
 ]
 C_PROGRAMS = [
     case("g06_c_global", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (1,), None), ("n", I, (), 3)]),
@@ -101,7 +113,8 @@ C_PROGRAMS = [
 
 @pytest.mark.parametrize("name, head, args", PROGRAMS)
 def test_program(name, head, args):
-    check = check_tangent((HERE / f"{name}.f90").read_text(), "fortran", head, args)
+    path = program_path(name)
+    check = check_tangent(path.read_text(), "fortran", head, args, filename=path.name)
     assert check.max_error < 1e-6 and check.complex_step_error < 1e-12, check.report()
     assert check.complex_step_skipped is None, check.report()
 
@@ -112,9 +125,13 @@ def test_c_program(name, head, args):
     assert check.max_error < 1e-6, check.report()
 
 
+def program_path(name: str) -> Path:
+    """A Fortran program of PROGRAMS: NAME.f90, or NAME itself when it has a suffix (.f)."""
+    return HERE / name if Path(name).suffix else HERE / f"{name}.f90"
+
+
 def test_all_program_files_are_tested():
-    names = {p.values[0] for p in PROGRAMS}
-    assert names == {p.stem for p in HERE.glob("*.f90")}
+    assert {program_path(p.values[0]) for p in PROGRAMS} == set(HERE.glob("*.f90")) | set(HERE.glob("*.f"))
     assert {p.values[0] for p in C_PROGRAMS} == {p.stem for p in HERE.glob("g*.c")}
 
 

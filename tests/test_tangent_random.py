@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 
 import adspec
 from adspec.engine.errors import UnsupportedError
-from il_gen import N, examples, programs
+from adspec.engine.il import walk
+from il_gen import JUMP_OPS, N, examples, programs
 from tangent_check import check_tangent
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -61,7 +62,7 @@ def test_random_programs_have_right_tangents(lang):
             refused.append(str(e))
             return
         if small.complex_step is not None:
-            checked_by_complex_step.append(text)
+            checked_by_complex_step.append(tree)
             assert complex_step_error(small) <= COMPLEX_STEP_TOLERANCE, small.report()
             return
         large = check_tangent(text, lang, HEAD, ARGS[lang], filename=f"random.{ext}", step=1e-4)
@@ -69,6 +70,22 @@ def test_random_programs_have_right_tangents(lang):
     check()
     assert len(refused) <= examples(250) // 4, refused[:5]
     assert len(checked_by_complex_step) >= examples(250) // 2  # kinks are rare
+    if lang == "fortran":  # GOTOs, computed GOTOs, arithmetic IFs: checked by complex step too
+        jumping = [tree for tree in checked_by_complex_step if any(n.op in JUMP_OPS for n in walk(tree))]
+        assert len(jumping) >= examples(250) // 10, len(jumping)
+
+
+def test_a_tenth_of_the_drawn_fortran_programs_jump():
+    """Of 200 drawn Fortran programs, at least 10% jump, with each kind of jump among them."""
+    kinds = []
+
+    @settings(max_examples=200, database=None, **SETTINGS)
+    @given(programs("fortran"))
+    def draw(tree):
+        kinds.append({n.op for n in walk(tree)} & set(JUMP_OPS))
+    draw()
+    assert sum(1 for k in kinds if k) >= len(kinds) // 10 and len(kinds) >= 150, kinds
+    assert set().union(*kinds) == set(JUMP_OPS)
 
 
 @pytest.mark.compile

@@ -531,7 +531,7 @@ def _without_unread(proc: Node, candidates: set) -> Node:
         if not isinstance(node, Node):
             return node
         if node.op == "assign" and node.kids[0].op == "ident" and node.kids[0].kids[0] in unread:
-            return None
+            return Node("nop", (), node.ann) if "label" in node.ann else None  # a jump target stays
         if node.op == "varDecl":
             kept = tuple(d for d in node.kids[2] if d.kids[0] not in unread)
             return Node("varDecl", (node.kids[0], node.kids[1], kept), node.ann) if kept else None

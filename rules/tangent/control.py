@@ -14,25 +14,31 @@ from .ruleset import TANGENT
 
 CONTROL_OPS = ("if", "do", "while", "for", "doWhile", "switch", "where", "forall")
 PASSIVE_OPS = ("nop", "comment", "goto", "exit", "cycle", "stop", "io")
+JUMP_OPS = ("computedGoto", "arithmeticIf")
 
 
 @TANGENT.rule("T-seq", judgment="tangent", ops=("block",), section="5.3",
               source="reconstructed: docs/rules.md#t-call",
               premises=("INSTR →  INSTRd", "INSTRS →  INSTRSd",
                         "V = variables the passive function calls in INSTR overwrite whose derivative is read later"),
-              conclusion="{INSTR ; INSTRS}  →  {Vd = 0 ; INSTRd ; INSTRSd}")
+              conclusion="{L: INSTR ; INSTRS}  →  {L: Vd = 0 ; INSTRd ; INSTRSd}")
 def t_seq(block, out, ctx):
     """The paper's rule, plus: a function called in an expression of INSTR that is not
     active may overwrite a variable (a global) whose derivative is read later, as a passive
     call statement does (T-call-passive); its derivative is reset before INSTRd, where the
-    analyses run the call (before the statement that holds it)."""
+    analyses run the call (before the statement that holds it).
+
+    The label L of INSTR (a GOTO target, a labelled DO termination, a target of a computed
+    GOTO or an arithmetic IF) goes on the first statement of what INSTR becomes: a jump to
+    L runs the derivative statements with the copy of INSTR, as falling into it does (5.5:
+    the differentiated basic blocks are connected like the original ones)."""
     stmts, stmts_d = var(), var()
     guard = ctx.compute(lambda b: b.kids, block, stmts)
     body = lall(ctx.derive_all("tangent", stmts, stmts_d),
-                ctx.compute(lambda b, parts: Node("block", tuple(s for stmt, part in zip(b.kids, parts)
-                                                                 for s in ctx.function_call_resets(stmt)
-                                                                 + _spliced(stmt, part))),
-                            block, stmts_d, out))
+                ctx.compute(lambda b, parts: Node("block", tuple(
+                    s for stmt, part in zip(b.kids, parts)
+                    for s in _labelled(stmt, ctx.function_call_resets(stmt) + _spliced(stmt, part)))),
+                    block, stmts_d, out))
     return guard, body
 
 
@@ -42,6 +48,19 @@ def _spliced(stmt: Node, part: Node) -> tuple:
     if stmt.op == "block":
         return (part,)
     return part.kids if part.op == "block" else (part,)
+
+
+def _labelled(stmt: Node, stmts: tuple) -> tuple:
+    """stmts with the label of stmt on the first of them only (a CONTINUE holds it if stmt
+    became nothing)."""
+    label = stmt.ann.get("label")
+    if label is None:
+        return stmts
+    if not stmts:
+        return (Node("nop", (), stmt.ann.discard("directives")),)
+    unlabelled = tuple(Node(s.op, s.kids, s.ann.discard("label")) if "label" in s.ann else s for s in stmts)
+    first = unlabelled[0]
+    return (Node(first.op, first.kids, first.ann.set("label", label)),) + unlabelled[1:]
 
 
 @TANGENT.rule("T-control-notlive", judgment="tangent", ops=CONTROL_OPS, section="5.3",
@@ -133,6 +152,27 @@ def t_passive_statement(stmt, out, ctx):
 def has_no_derivative(stmt) -> bool:
     """Jumps, I/O and comments compute no differentiable value."""
     return stmt.op in PASSIVE_OPS
+
+
+@TANGENT.rule("T-jump", judgment="tangent", ops=JUMP_OPS, section="5.5",
+              source="reconstructed: docs/rules.md#t-jump",
+              premises=("E chooses a label: an integer, or the sign of a real",),
+              conclusion="GO TO (L1, ..., Ln), E  →  GO TO (L1, ..., Ln), E ;   "
+                         "IF (E) L1, L2, L3  →  IF (E) L1, L2, L3")
+def t_jump(stmt, out, ctx):
+    """A computed GOTO or an arithmetic IF is copied: the paper's rules (5.3) are for
+    structured code, and 5.5 says how Tapenade differentiates the rest, block by block of
+    the flow graph, the differentiated blocks joined by the original arrows. The jump is
+    such an arrow. Its expression only chooses the arrow: an integer index has no
+    derivative, and the sign of a real does not change where the real has one (at a zero
+    the branch itself is not differentiable), so E needs no derivative here; the analyses
+    still see E read, as a test's condition. The labels it jumps to stay right because
+    T-seq moves each label onto the first statement of its differentiated block."""
+    return ctx.check(is_jump, stmt), eq(out, pattern("block", stmt))
+
+
+def is_jump(stmt) -> bool:
+    return stmt.op in JUMP_OPS
 
 
 @TANGENT.rule("T-allocation-diff", judgment="tangent", ops=("allocate", "deallocate"), section="4.2",

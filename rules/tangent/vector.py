@@ -19,6 +19,9 @@ that costs more than a load (`cos(x)`, `u(i+1) - u(i-1)`) is computed once, into
 before the loop over the directions (`temp0 = cos(x)`), so F_DV does the work of F_D's
 partials once for all directions (`_Hoister`). The loop reads the same values in the
 same order as F_D, so each direction's derivatives are bit for bit those of F_D.
+A derivative statement that carries a label (T-seq put a jump target there) starts a run of
+its own, and the label goes on the run's first statement, a hoisted partial or the loop: a
+jump never enters the loop over the directions, and it runs every direction.
 
 A function's F_D returns its derivative; F_DV cannot return the array of directions, so it
 is a subroutine (C: a void function) whose last arguments before nbdirs are the value and
@@ -159,8 +162,10 @@ class _Vectorizer:
 
     def block(self, block: Node) -> Node:
         out, run, between = [], [], []  # between: the original assignments that follow the run
+        target = []  # the label of a jump target that starts the run: for the run's first statement
 
         def flush():
+            start = len(out)
             if run:
                 run[:] = self.hoist.partials_of(run, out)
             if run:
@@ -168,12 +173,18 @@ class _Vectorizer:
                 run.clear()
             out.extend(between)
             between.clear()
+            if target and len(out) > start:  # a jump to it runs the partials and the loop
+                out[start] = out[start].with_ann(label=target.pop())
 
         def derivative(stmt):
+            if "label" in stmt.ann:  # a jump target (T-seq): a run of its own, never inside the loop
+                flush()
+                target.append(stmt.ann["label"])
+                stmt = Node(stmt.op, stmt.kids, stmt.ann.discard("label"))
             element = self.indexed(stmt)
             if DIRECTION not in _names(element):  # whole structures: every direction at once
                 flush()
-                out.append(element)
+                out.append(element.with_ann(label=target.pop()) if target else element)
                 return
             if between and _names(stmt) & {_root(s.kids[0]) for s in between}:
                 flush()
