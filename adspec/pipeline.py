@@ -33,6 +33,8 @@ class Differentiated:
     heads: list = field(default_factory=list)          # of HeadNames
     procedure_names: dict = field(default_factory=dict)  # original -> differentiated
     diff_formals: tuple = ()                             # of the first head
+    caller_zeroes: dict = field(default_factory=dict)    # of the first head: memory formal -> the caller
+                                                         # passes its derivative zeroed (else any buffer)
 
 
 def _read(sources, lang, filename, form):
@@ -95,7 +97,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
             differentiated, derivation = TANGENT.apply("proc", proc.node, ctx)
         if differentiated is None:
             continue
-        entries.append((proc, header_comment(proc, facts, results, heads) + [differentiated]))
+        entries.append((proc, header_comment(proc, facts, results, heads, ctx.buffers.get(proc.name, ()))
+                        + [differentiated]))
         derivations[differentiated.kids[0]] = derivation
         procedure_names[proc.source_name] = differentiated.kids[0]
     if file_lang == "fortran":
@@ -121,8 +124,9 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     head_names = [_head_names(program, name, zones) for name, zones in heads.items()]
     first_head = program.procedure(head_names[0].procedure) if head_names else None
     diff_formals = facts.diff_formals(first_head.name) if first_head is not None else ()
+    caller_zeroes = {f: z for f, _, z in ctx.buffers.get(first_head.name, ())} if first_head is not None else {}
     return Differentiated(unparse(tree, out_lang, first.ann.get("form")), tree, list(ctx.messages),
-                          derivations, head_names, procedure_names, diff_formals)
+                          derivations, head_names, procedure_names, diff_formals, caller_zeroes)
 
 
 def write_outputs(result: Differentiated, outdir: str, stem: str | None = None) -> list[str]:
@@ -227,10 +231,13 @@ def _head_names(program, proc_name, zones) -> HeadNames:
     return HeadNames(proc.source_name, named(dependents), named(independents))
 
 
-def header_comment(proc, facts, results, heads) -> list:
+def header_comment(proc, facts, results, heads, buffers=()) -> list:
     """Tapenade's header: the dependents, the independents, and the read/write status of
-    every derivative argument, so a caller knows what it must provide and what it gets."""
+    every derivative argument, so a caller knows what it must provide and what it gets;
+    buffers: ((formal, its derivative, whether the caller zeroes it),) of the derivative
+    arguments of memory only ("Plus diff mem management of", TangentContext.memory_argument_zeros)."""
     from .engine.bitsets import zones_of
+    from .rules.tangent.context import buffer_text
     lines = [f"Differentiation of {proc.source_name} in forward (tangent) mode:"]  # vector mode too
     zones = heads.get(proc.name)
     if zones is not None:
@@ -254,6 +261,9 @@ def header_comment(proc, facts, results, heads) -> list:
         if zones and summary is not None and (summary[0] | summary[1]) & zones:
             status.append(f"{name}:{rw(zones)}")
     lines.append("  RW status of diff variables: " + " ".join(status))
+    if buffers:
+        lines.append("  Plus diff mem management of: " + " ".join(f"{formal}:in" for formal, _, _ in buffers))
+        lines.extend(f"  {formal_d}: {buffer_text(formal, zeroes)}" for formal, formal_d, zeroes in buffers)
     return [mk("comment", line) for line in lines]
 
 

@@ -64,6 +64,7 @@ class Facts:
         self._call_expr: dict[str, dict] = {}    # proc name -> id(call expression) -> Instr
         self._diff_vars: dict[str, frozenset] = {}
         self._formal_cache: dict[str, tuple] = {}
+        self._active_vars: dict[str, frozenset] = {}
         self._answers: dict[tuple, tuple] = {}     # see _remembered
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
@@ -326,8 +327,33 @@ class Facts:
                 for pos, actual in site.pairs:
                     if self.uses._actual_zones(site.caller, actual) & active:
                         chosen.add(pos)
-            cached = self._formal_cache[proc.name] = tuple(f for k, f in enumerate(proc.formals) if k in chosen)
+            # a head's active array or pointer that is no independent nor dependent: its derivative
+            # memory is the caller's too ("Plus diff mem management of", docs/rules.md#t-proc)
+            memory = set(self.memory_formals(proc.name))
+            cached = self._formal_cache[proc.name] = tuple(f for k, f in enumerate(proc.formals)
+                                                           if k in chosen or f in memory)
         return cached
+
+    def memory_formals(self, proc_name: str) -> tuple:
+        """The formal arguments of a head that are arrays or pointers (C `double *s`, `double
+        s[]`, `T *p`; Fortran array dummies) with a derivative variable (their memory holds
+        active values somewhere in the head) that hold none of its independents or dependents:
+        Tapenade passes their derivative as an argument after them, so that the caller gives
+        the derivative memory ("Plus diff mem management of: s:in"). A local derivative
+        could not do: a C pointer would be unset, and a Fortran assumed-shape or
+        assumed-size array has no shape of its own. In order."""
+        proc = self.program.procedure(proc_name)
+        head = self.results.heads.get(proc.name)
+        if head is None:
+            return ()
+        active = self._active_variables(proc)
+        out = []
+        for position, formal in enumerate(proc.formals):
+            sym = proc.scope.lookup(formal)
+            if formal in active and sym is not None and (sym.dims is not None or sym.ptr > 0) \
+                    and not proc.zones.formal_zones[position] & (head[0] | head[1]):
+                out.append(formal)
+        return tuple(out)
 
     def diff_procedures(self) -> list:
         """The procedures for which is_diff_proc holds, callees first (the strongly connected
@@ -344,6 +370,14 @@ class Facts:
         proc = self.program.procedure(proc_name)
         cached = self._diff_vars.get(proc.name)
         if cached is None:
+            cached = self._diff_vars[proc.name] = self._active_variables(proc) | set(self.diff_formals(proc.name))
+        return cached
+
+    def _active_variables(self, proc) -> frozenset:
+        """diff_variables but the differentiated formals: the variables with a zone active
+        somewhere in proc, the head's independents and dependents, the pointers to them."""
+        cached = self._active_vars.get(proc.name)
+        if cached is None:
             anywhere = 0
             for instr in proc.flow.instructions():
                 anywhere |= self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
@@ -358,9 +392,10 @@ class Facts:
             # a Fortran pointer that may point to active memory gets a derivative pointer (pd => ad)
             names |= {name for name, loc in proc.zones.vars.items() if loc.fortran_pointer
                       and _ref_zones(proc, Node("ident", (name,))) & anywhere}
-            names |= set(self.diff_formals(proc.name))
             names |= _pointers_to_active_memory(proc.zones, anywhere)
-            cached = self._diff_vars[proc.name] = frozenset(names)
+            # a formal reaching active memory (C: the fields of the structure a pointer points to)
+            names |= {f for f, zones in zip(proc.formals, proc.zones.formal_zones) if zones & anywhere}
+            cached = self._active_vars[proc.name] = frozenset(names)
         return cached
 
     def zero_at_entry(self, proc_name: str) -> frozenset:
@@ -370,17 +405,30 @@ class Facts:
         its derivative variable holds whatever the caller left in it). Reads Varied and
         Useful at the entry of the procedure's flow graph."""
         proc = self.program.procedure(proc_name)
-        at_entry = (self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
-                    & proc.zones.differentiable_mask)
+        at_entry = self._zero_at_entry(proc)
         return frozenset(name for name, loc in proc.zones.vars.items() if loc.all & at_entry)
+
+    def memory_read_at_entry(self, proc_name: str, formal_name: str) -> bool:
+        """Whether the derivative of some memory the formal argument of a head reaches (C:
+        what the pointer points to) may be read before it is written: useful at the entry.
+        It holds no independent, so what is read is zero; that it is also varied there
+        (-nooptim activity varies every input) changes nothing."""
+        proc = self.program.procedure(proc_name)
+        position = proc.formals.index(formal_name)
+        return bool(proc.zones.formal_zones[position] & self.activity.useful[proc.name].at_entry
+                    & proc.zones.differentiable_mask)
+
+    def _zero_at_entry(self, proc) -> int:
+        """The differentiable zones useful but not varied at the entry of proc."""
+        return (self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
+                & proc.zones.differentiable_mask)
 
     def zero_at_entry_fields(self, proc_name: str, name: str) -> tuple:
         """The field paths (tuples of field names, () for the variable itself) of the parts of
         variable `name` whose derivative must be set to zero at the entry (zero_at_entry):
         a structure is reset field by field, only where needed."""
         proc = self.program.procedure(proc_name)
-        at_entry = (self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
-                    & proc.zones.differentiable_mask)
+        at_entry = self._zero_at_entry(proc)
         return _field_paths(proc.zones.vars[name], lambda zones: zones & at_entry)
 
     def structure_fields(self, call: Node, actual: Node) -> tuple:

@@ -30,6 +30,7 @@ class TangentContext(CallHelpers, Context):
         self.replacements = {}  # id(call expression) -> the temporary holding its result
         self._active_commons = None
         self.types = DerivativeTypes(names)  # Fortran T -> T_D
+        self.buffers = {}  # procedure -> ((formal, its derivative, whether the caller zeroes it),) of memory_formals
 
     # --- refusals -----------------------------------------------------------------------------
     def unsupported(self, node: Node, what: str):
@@ -282,7 +283,7 @@ class TangentContext(CallHelpers, Context):
             if remote != other:
                 self.unsupported(proc, f"an active module variable renamed by USE ({other} => {remote})")
         args = differentiated_arguments(params, lambda f: self.facts.is_diff_formal_arg(name, f), self.names.var)
-        body_d = Node("block", self.initial_zeros(name, decls) + body_d.kids)
+        body_d = Node("block", self.memory_argument_zeros(proc) + self.initial_zeros(name, decls) + body_d.kids)
         temps = tuple(Node("varDecl", (kind if isinstance(kind, Node) else Node("type", ("real", kind, None)), attrs,
                                        (Node("declarator", (temp, None, None, 0)),)))
                       for temp, kind, attrs in self.extra_declarations)
@@ -446,9 +447,58 @@ class TangentContext(CallHelpers, Context):
         copy = self.with_results(stmt)
         return self.take_pending() + (copy,)
 
+    def memory_argument_zeros(self, proc: Node) -> tuple:
+        """The derivative arguments of a head's active arrays and pointers that are no
+        independent nor dependent (facts.memory_formals; docs/rules.md#t-proc): what the
+        caller must pass for each goes to self.buffers (the header comment) and the .msg;
+        the zeroing of those whose derivative may be read while zero, when their size is
+        known. Where it is not (a C pointer, a Fortran assumed-size array), nothing is
+        zeroed and the caller must pass a zeroed buffer: no partial zeroing."""
+        name = proc.kids[0]
+        out, buffers = [], []
+        for formal in self.facts.memory_formals(name):
+            sym = self.procedure.scope.lookup(formal)
+            formal_d = self.names.var(formal)
+            read = self.facts.memory_read_at_entry(name, formal)
+            zeros = self._whole_zero(sym) if read else ()
+            buffers.append((formal, formal_d, zeros is None))
+            self.warn(proc, f"{self.names.proc(name)}: the caller passes {formal_d}, {buffer_text(formal, zeros is None)}"
+                            f" ({formal} holds active values but is no independent nor dependent)")
+            out.extend(zeros or ())
+        self.buffers[name] = tuple(buffers)
+        return tuple(out)
+
+    def _whole_zero(self, sym) -> tuple | None:
+        """The statements that zero the whole derivative of the array argument sym, None when
+        its size is not known here (a C pointer or unsized array, a Fortran assumed-size
+        array, pointer or allocatable, an array of C structures)."""
+        ref, ref_d = Node("ident", (sym.name,)), Node("ident", (self.names.var(sym.name),))
+        if sym.dims is None:
+            return None
+        if self.lang == "fortran":  # assumed shape (:) has the actual's size, assumed size (*) none
+            if sym.attrs & {"pointer", "allocatable"} or any(d.kids[1] is not None and d.kids[1].op == "star"
+                                                            for d in sym.dims):
+                return None
+            return self.zero_assignments(ref_d, ref, EMPTY_ANN)
+        if sym.ptr or any(d.kids[1] is None for d in sym.dims) or sym.type is None or sym.type.op != "type" \
+                or sym.type.kids[0] != "real":
+            return None
+        indices = []
+        for _ in sym.dims:
+            indices.append(Node("ident", (self.names.temp("ii1"),)))
+            self.extra_declarations.append((indices[-1].kids[0], Node("type", ("integer", 4, None)), ()))
+        loop = Node("assign", (Node("arrayAccess", (ref_d, tuple(indices))), self.zero_like(ref)))
+        for index, dim in reversed(tuple(zip(indices, sym.dims))):
+            loop = Node("for", (Node("assign", (index, Node("intCst", (0, None)))),
+                                Node("lt", (index, dim.kids[1])),
+                                Node("assign", (index, Node("add", (index, Node("intCst", (1, None)))))),
+                                Node("block", (loop,))))
+        return (loop,)
+
     def initial_zeros(self, name: str, decls) -> tuple:
-        """vd = 0 at the start for the derivatives that are zero there but may be read (4.6)."""
-        reset = self.facts.diff_variables(name) & self.facts.zero_at_entry(name)
+        """vd = 0 at the start for the derivatives that are zero there but may be read (4.6);
+        the memory arguments apart (memory_argument_zeros)."""
+        reset = self.facts.diff_variables(name) & self.facts.zero_at_entry(name) - set(self.facts.memory_formals(name))
         out = []
         for decl in decls:
             if decl.op != "varDecl" or "parameter" in decl.kids[1]:
@@ -492,6 +542,11 @@ class TangentContext(CallHelpers, Context):
 
 
 
+
+
+def buffer_text(formal: str, caller_zeroes: bool) -> str:
+    """What the caller passes as the derivative of a memory argument (memory_argument_zeros)."""
+    return f"{'a zeroed buffer' if caller_zeroes else 'a buffer'} of the size of {formal}"
 
 
 def _without_unread(proc: Node, candidates: set) -> Node:
