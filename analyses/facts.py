@@ -393,8 +393,10 @@ class Facts:
             names |= {name for name, loc in proc.zones.vars.items() if loc.fortran_pointer
                       and _ref_zones(proc, Node("ident", (name,))) & anywhere}
             names |= _pointers_to_active_memory(proc.zones, anywhere)
-            # a formal reaching active memory (C: the fields of the structure a pointer points to)
-            names |= {f for f, zones in zip(proc.formals, proc.zones.formal_zones) if zones & anywhere}
+            # and a C pointer whose pointee's fields have (not through a pointer field: another issue)
+            names |= {z.name.split("->")[0] for z in proc.zones.zones
+                      if z.name.count("->") == 1 and not z.name.startswith("*") and (anywhere >> z.index) & 1
+                      and z.name.split("->")[0] in proc.zones.vars}
             cached = self._active_vars[proc.name] = frozenset(names)
         return cached
 

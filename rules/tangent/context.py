@@ -4,6 +4,7 @@ and the assembly of differentiated procedures and call arguments (paper 5.3: the
 predicates the paper does "not detail", DECLS → DECLSd)."""
 from __future__ import annotations
 
+from ...analyses.pointers_set import check_pointers_set
 from ...engine.bitsets import zones_of
 from ...engine.errors import SourceError, UnsupportedError
 from ...engine.il import EMPTY_ANN, Node, walk, walk_statements
@@ -257,13 +258,16 @@ class TangentContext(CallHelpers, Context):
 
     # --- procedures and calls --------------------------------------------------------------------
     def differentiated_procedure(self, proc: Node, body_d: Node) -> Node:
+        """procedure Pd, checked: no local derivative pointer of it is used before it is set
+        (analyses/pointers_set.py), else refused."""
         assembled = self._assembled_procedure(proc, body_d)
-        if self.lang != "c":
-            return assembled
         scope = self.program.procedure(proc.kids[0]).scope
-        pointers = {self.names.var(v) for v in self.facts.diff_variables(proc.kids[0]) - set(proc.kids[2])
-                    if scope.lookup(v) is not None and scope.lookup(v).ptr > 0}
-        return _without_unread(assembled, pointers)
+        pointers = {self.names.var(v) for v in self.facts.diff_variables(proc.kids[0])
+                    if scope.lookup(v) is not None and scope.lookup(v).is_pointer} - set(assembled.kids[2])
+        if self.lang == "c":
+            assembled = _without_unread(assembled, pointers)
+        check_pointers_set(assembled, pointers, self.filename)
+        return assembled
 
     def _assembled_procedure(self, proc: Node, body_d: Node) -> Node:
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
