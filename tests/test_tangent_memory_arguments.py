@@ -189,3 +189,20 @@ def test_memory_programs_under_sanitizers(path, lang, head, args, tmp_path, monk
     errors = compiled_errors(case, runs)
     assert errors["complex step"] <= 1e-12 and errors["interpreter"] <= 1e-14, errors
     assert runs.vector is not None and vector_error(runs) <= 1e-14
+
+
+def test_assumed_size_work_array_of_a_helper_passive_at_its_calls_is_refused():
+    """g_d would declare a local `wd(*)` (no size of its own) and zero it: refused, file:line."""
+    source = """subroutine g(w, a, y)
+  real(8) w(*), a, y
+  w(1) = a * a
+  y = w(1) * 2.0d0
+end subroutine
+subroutine f(x, y)
+  real(8) x, y, w(2)
+  call g(w, x, y)
+end subroutine
+"""
+    with pytest.raises(UnsupportedError, match=r"^t\.f90:1: a local derivative of the array argument w, whose size "
+                                               r"is the caller's"):
+        adspec.differentiate(source, head="f(y)/(x)", lang="fortran", filename="t.f90")

@@ -287,6 +287,11 @@ class TangentContext(CallHelpers, Context):
             if remote != other:
                 self.unsupported(proc, f"an active module variable renamed by USE ({other} => {remote})")
         args = differentiated_arguments(params, lambda f: self.facts.is_diff_formal_arg(name, f), self.names.var)
+        for formal in sorted(diff_names & set(params) - set(self.facts.diff_formals(name))):
+            sym = scope.lookup(formal)  # its derivative is local: it needs a size of its own
+            if sym is not None and sym.dims and any(d.kids[1] is None or d.kids[1].op == "star" for d in sym.dims):
+                self.unsupported(proc, f"a local derivative of the array argument {formal}, whose size is the "
+                                       f"caller's (it holds active values in {name} only, not at its calls)")
         body_d = Node("block", self.memory_argument_zeros(proc) + self.initial_zeros(name, decls) + body_d.kids)
         temps = tuple(Node("varDecl", (kind if isinstance(kind, Node) else Node("type", ("real", kind, None)), attrs,
                                        (Node("declarator", (temp, None, None, 0)),)))
