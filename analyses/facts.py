@@ -306,7 +306,7 @@ class Facts:
         its calling contexts): the union over every active call site of `actual_is_active`
         (Active⁻ or Active⁺ at the call, analyses/activity.py) of the actual matched to this
         formal (positional or keyword), plus, for a head, the formals holding one of its
-        independents or dependents (the -head zones)."""
+        independents or dependents (the -head zones) and its memory_formals."""
         return formal_name in self.diff_formals(proc_name)
 
     def diff_formals(self, proc_name: str) -> tuple:

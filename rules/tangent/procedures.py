@@ -45,6 +45,24 @@ def t_proc(proc, out, ctx):
       complex, and `type(U)` when U has a U_D, typed `type(U_D)`); the derivative of a
       `type(T)` variable is a `type(T_D)`, and of `v%x` is `vd%x`. The T_D of a module's type
       goes in m_diff, that of a procedure's own type after its definition.
+
+    ARGS → ARGSd, isDiffFormalArg (reconstructed from Tapenade's behaviour; the paper's
+    predicate looks at the call sites only, and a head has none): an array or pointer
+    argument of a head (C `double *s`, `double s[N]`, `T *p`; a Fortran array dummy) that
+    holds active values but is no independent nor dependent gets its derivative argument
+    after it too, as Tapenade's "Plus diff mem management of: s:in": the caller owns that
+    memory. A local would not do: a C derivative pointer would be unset, and an
+    assumed-shape or assumed-size array has no size of its own. The header comment and the
+    .msg say what the caller passes. Where its derivative may be read before it is written,
+    P_D zeroes it whole if its size is known (Fortran explicit or assumed shape, a C array
+    of declared size), and the caller passes "a buffer of the size of s"; else (a C pointer,
+    a Fortran assumed-size array) P_D zeroes nothing, and the caller passes "a zeroed buffer
+    of the size of s". Never part of it: Tapenade's `*sd = 0.0` zeroes one element of an
+    array. A procedure whose array argument holds active values only inside it (passive
+    at every call) keeps a local derivative when it has a size of its own; else it is
+    refused. Every differentiated procedure is then checked: none of its local derivative
+    pointers may be used before it is set, on any path (analyses/pointers_set.py, a
+    must-be-set analysis run by the solver), or it is refused with file:line.
     """
     name, body, body_d = var(), var(), var()
     guard = lall(ctx.compute(lambda p: p.kids[0], proc, name), ctx.fact("is_diff_proc", name))
