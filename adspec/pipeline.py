@@ -97,8 +97,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
             differentiated, derivation = TANGENT.apply("proc", proc.node, ctx)
         if differentiated is None:
             continue
-        entries.append((proc, header_comment(proc, facts, results, heads, ctx.buffers.get(proc.name, ()))
-                        + [differentiated]))
+        buffers = _buffers(ctx, proc, mode, file_lang)
+        entries.append((proc, header_comment(proc, facts, results, heads, buffers) + [differentiated]))
         derivations[differentiated.kids[0]] = derivation
         procedure_names[proc.source_name] = differentiated.kids[0]
     if file_lang == "fortran":
@@ -231,13 +231,27 @@ def _head_names(program, proc_name, zones) -> HeadNames:
     return HeadNames(proc.source_name, named(dependents), named(independents))
 
 
+def _buffers(ctx, proc, mode: str, lang: str) -> tuple:
+    """((formal, its derivative, what the caller passes),) of proc's derivative arguments of
+    memory only (TangentContext.memory_argument_zeros), each also said in the .msg."""
+    from .rules.tangent.context import buffer_text
+    directions = None if mode != "vector" else "nbdirsmax" if lang == "fortran" else "NBDirsMax"
+    name = ctx.names.proc(proc.source_name) if mode != "vector" else ctx.names.vector_proc(proc.source_name)
+    out = []
+    for formal, formal_d, caller_zeroes in ctx.buffers.get(proc.name, ()):
+        what = buffer_text(formal, caller_zeroes, directions)
+        ctx.warn(proc.node, f"{name}: the caller passes {formal_d}, {what} ({formal} holds active values but is "
+                            f"no independent nor dependent)")
+        out.append((formal, formal_d, what))
+    return tuple(out)
+
+
 def header_comment(proc, facts, results, heads, buffers=()) -> list:
     """Tapenade's header: the dependents, the independents, and the read/write status of
     every derivative argument, so a caller knows what it must provide and what it gets;
-    buffers: ((formal, its derivative, whether the caller zeroes it),) of the derivative
-    arguments of memory only ("Plus diff mem management of", TangentContext.memory_argument_zeros)."""
+    buffers: ((formal, its derivative, what the caller passes),) of the derivative arguments
+    of memory only ("Plus diff mem management of", _buffers)."""
     from .engine.bitsets import zones_of
-    from .rules.tangent.context import buffer_text
     lines = [f"Differentiation of {proc.source_name} in forward (tangent) mode:"]  # vector mode too
     zones = heads.get(proc.name)
     if zones is not None:
@@ -263,7 +277,7 @@ def header_comment(proc, facts, results, heads, buffers=()) -> list:
     lines.append("  RW status of diff variables: " + " ".join(status))
     if buffers:
         lines.append("  Plus diff mem management of: " + " ".join(f"{formal}:in" for formal, _, _ in buffers))
-        lines.extend(f"  {formal_d}: {buffer_text(formal, zeroes)}" for formal, formal_d, zeroes in buffers)
+        lines.extend(f"  {formal_d}: {what}" for _, formal_d, what in buffers)
     return [mk("comment", line) for line in lines]
 
 

@@ -101,8 +101,10 @@ end subroutine
 
 
 def test_vector_mode_passes_the_derivative_with_the_directions():
-    text = adspec.differentiate(ISSUE_EXAMPLE, head="f(f)/(x)", mode="vector", lang="c", filename="s.c").text
-    assert "double *state, double stated[][NBDirsMax], int n, pt *p" in text
+    result = adspec.differentiate(ISSUE_EXAMPLE, head="f(f)/(x)", mode="vector", lang="c", filename="s.c")
+    assert "double *state, double stated[][NBDirsMax], int n, pt *p" in result.text
+    assert "/*   stated: a zeroed buffer of the size of state times NBDirsMax */" in result.text
+    assert "stated, a zeroed buffer of the size of state times NBDirsMax" in result.messages[0]
 
 
 def _refused_by_check(source: str, lang: str, filename: str) -> str:

@@ -459,7 +459,7 @@ class TangentContext(CallHelpers, Context):
     def memory_argument_zeros(self, proc: Node) -> tuple:
         """The derivative arguments of a head's active arrays and pointers that are no
         independent nor dependent (facts.memory_formals; docs/rules.md#t-proc): what the
-        caller must pass for each goes to self.buffers (the header comment) and the .msg;
+        caller must pass for each goes to self.buffers (the header comment and the .msg);
         the zeroing of those whose derivative may be read while zero, when their size is
         known. Where it is not (a C pointer, a Fortran assumed-size array), nothing is
         zeroed and the caller must pass a zeroed buffer: no partial zeroing."""
@@ -471,8 +471,6 @@ class TangentContext(CallHelpers, Context):
             read = self.facts.memory_read_at_entry(name, formal)
             zeros = self._whole_zero(sym) if read else ()
             buffers.append((formal, formal_d, zeros is None))
-            self.warn(proc, f"{self.names.proc(name)}: the caller passes {formal_d}, {buffer_text(formal, zeros is None)}"
-                            f" ({formal} holds active values but is no independent nor dependent)")
             out.extend(zeros or ())
         self.buffers[name] = tuple(buffers)
         return tuple(out)
@@ -553,9 +551,11 @@ class TangentContext(CallHelpers, Context):
 
 
 
-def buffer_text(formal: str, caller_zeroes: bool) -> str:
-    """What the caller passes as the derivative of a memory argument (memory_argument_zeros)."""
-    return f"{'a zeroed buffer' if caller_zeroes else 'a buffer'} of the size of {formal}"
+def buffer_text(formal: str, caller_zeroes: bool, directions: str | None = None) -> str:
+    """What the caller passes as the derivative of a memory argument (memory_argument_zeros);
+    directions: vector mode's number of directions (nbdirsmax), a factor of the size."""
+    times = f" times {directions}" if directions else ""
+    return f"{'a zeroed buffer' if caller_zeroes else 'a buffer'} of the size of {formal}{times}"
 
 
 def _without_unread(proc: Node, candidates: set) -> Node:
