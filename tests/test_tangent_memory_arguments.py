@@ -208,3 +208,26 @@ end subroutine
     with pytest.raises(UnsupportedError, match=r"^t\.f90:1: a local derivative of the array argument w, whose size "
                                                r"is the caller's"):
         adspec.differentiate(source, head="f(y)/(x)", lang="fortran", filename="t.f90")
+
+
+def test_passive_array_element_for_a_derivative_array_is_refused():
+    """g's w is active at the first call: g_d takes wd(3). The second call passes the passive
+    v(1): a scalar dummy zero would be written past its end; refused."""
+    source = """subroutine g(w, a, y)
+  real(8) w(3), a, y
+  w(2) = w(2) + a
+  y = y + w(2) * w(1)
+end subroutine
+subroutine f(x, y)
+  real(8) x, y, w(4), v(4)
+  v = 1.0d0
+  w = 2.0d0
+  y = 0.0d0
+  call g(w, x, y)
+  call g(v(1), 2.0d0, y)
+  y = y + w(2)
+end subroutine
+"""
+    with pytest.raises(UnsupportedError, match=r"^t\.f90:12: a passive array passed where the callee expects a "
+                                               r"derivative is not supported yet$"):
+        adspec.differentiate(source, head="f(y)/(x)", lang="fortran", filename="t.f90")

@@ -125,6 +125,8 @@ class CallHelpers:
                                        f"derivative pointer,")
             else:  # fig. 8: a dummy derivative, zero, for this call's passive actual
                 formal_sym = callee.scope.lookup(formal)
+                if formal_sym is not None and formal_sym.dims:  # a scalar zero (v(1)) would be written past
+                    self.unsupported(call, _PASSIVE_ARRAY)
                 out.append(self.dummy_zero(actual, before, call, formal_sym.type if formal_sym is not None else None,
                                            stmt))
         if len(actuals) != len(callee.formals):
@@ -206,7 +208,7 @@ class CallHelpers:
         stmt: the statement holding the call."""
         sym = self.symbol_of(actual) if actual.op in ("ident", "arrayAccess") else None
         if sym is not None and sym.dims and actual.op == "ident":
-            self.unsupported(call, "a passive array passed where the callee expects a derivative")
+            self.unsupported(call, _PASSIVE_ARRAY)
         temp = self.names.temp("dummyzerod", derivative=True)
         if formal_type is not None and formal_type.op != "type":  # a structure (passed by value in C)
             paths = self.facts.structure_fields(call, actual)
@@ -220,6 +222,9 @@ class CallHelpers:
         self.extra_declarations.append((temp, zero.kids[1], ()))
         before.append(Node("assign", (Node("ident", (temp,)), zero), call.ann.discard("label")))
         return Node("ident", (temp,))
+
+
+_PASSIVE_ARRAY = "a passive array passed where the callee expects a derivative"
 
 
 def _is_pointer_formal(callee, formal: str) -> bool:
