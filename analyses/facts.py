@@ -65,6 +65,7 @@ class Facts:
         self._diff_vars: dict[str, frozenset] = {}
         self._formal_cache: dict[str, tuple] = {}
         self._active_vars: dict[str, frozenset] = {}
+        self._memory_cache: dict[str, tuple] = {}
         self._answers: dict[tuple, tuple] = {}     # see _remembered
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
@@ -314,46 +315,81 @@ class Facts:
         proc = self.program.procedure(proc_name)
         cached = self._formal_cache.get(proc.name)
         if cached is None:
-            chosen = set()
+            chosen = self._site_formals(proc)
             head = self.results.heads.get(proc.name)
             if head is not None:
                 indeps, deps = head
                 chosen |= {pos for pos, zones in enumerate(proc.zones.formal_zones) if zones & (indeps | deps)}
-            for site in self.program.call_sites.values():
-                if site.callee is not proc or not self.uses.is_active_call(site.caller, site.instr):
-                    continue
-                active = (self.activity.active_before(site.caller, site.instr)
-                          | self.activity.active_after(site.caller, site.instr))
-                for pos, actual in site.pairs:
-                    if self.uses._actual_zones(site.caller, actual) & active:
-                        chosen.add(pos)
-            # a head's active array or pointer that is no independent nor dependent: its derivative
+            # an active array or pointer no call (nor -head) gives a derivative: its derivative
             # memory is the caller's too ("Plus diff mem management of", docs/rules.md#t-proc)
             memory = set(self.memory_formals(proc.name))
             cached = self._formal_cache[proc.name] = tuple(f for k, f in enumerate(proc.formals)
                                                            if k in chosen or f in memory)
         return cached
 
+    def _site_formals(self, proc) -> set:
+        """The positions of the formals of proc that some active call site feeds an actual
+        active at the call (isDiffFormalArg of the paper)."""
+        chosen = set()
+        for site in self.program.call_sites.values():
+            if site.callee is not proc or not self.uses.is_active_call(site.caller, site.instr):
+                continue
+            active = (self.activity.active_before(site.caller, site.instr)
+                      | self.activity.active_after(site.caller, site.instr))
+            for pos, actual in site.pairs:
+                if self.uses._actual_zones(site.caller, actual) & active:
+                    chosen.add(pos)
+        return chosen
+
     def memory_formals(self, proc_name: str) -> tuple:
-        """The formal arguments of a head that are arrays or pointers (C `double *s`, `double
-        s[]`, `T *p`; Fortran array dummies) with a derivative variable (their memory holds
-        active values somewhere in the head) that hold none of its independents or dependents:
-        Tapenade passes their derivative as an argument after them, so that the caller gives
-        the derivative memory ("Plus diff mem management of: s:in"). A local derivative
-        could not do: a C pointer would be unset, and a Fortran assumed-shape or
-        assumed-size array has no shape of its own. In order."""
+        """The formal arguments that are arrays or pointers (C `double *s`, `double s[]`,
+        `T *p`; Fortran array dummies) with a derivative variable (their memory holds active
+        values somewhere in the procedure) that no independent, dependent nor active actual
+        gives a derivative: Tapenade passes their derivative as an argument after them, so
+        that the caller gives the derivative memory ("Plus diff mem management of: s:in").
+        For a head, every such formal; for another procedure, those a local derivative
+        cannot serve, whose size is the caller's (a C pointer or unsized array, a Fortran
+        assumed-shape or assumed-size array, a pointer or allocatable dummy): a C derivative
+        pointer would be unset, a Fortran array would have no shape. In order."""
         proc = self.program.procedure(proc_name)
+        cached = self._memory_cache.get(proc.name)
+        if cached is not None:
+            return cached
         head = self.results.heads.get(proc.name)
-        if head is None:
-            return ()
         active = self._active_variables(proc)
+        sites = self._site_formals(proc) if head is None else set()
         out = []
         for position, formal in enumerate(proc.formals):
             sym = proc.scope.lookup(formal)
-            if formal in active and sym is not None and (sym.dims is not None or sym.ptr > 0) \
-                    and not proc.zones.formal_zones[position] & (head[0] | head[1]):
+            if formal not in active or sym is None or (sym.dims is None and sym.ptr == 0):
+                continue
+            if head is not None and not proc.zones.formal_zones[position] & (head[0] | head[1]) \
+                    or head is None and position not in sites and _sized_by_caller(sym):
                 out.append(formal)
-        return tuple(out)
+        cached = self._memory_cache[proc.name] = tuple(out)
+        return cached
+
+    def buffer_variables(self, proc_name: str) -> frozenset:
+        """The variables of proc_name with a derivative only as the derivative memory of a
+        callee's memory formal (each call zeroes it when the callee needs it zeroed)."""
+        proc = self.program.procedure(proc_name)
+        return frozenset(self._memory_actuals(proc) - self._active_variables(proc) - set(self.diff_formals(proc.name)))
+
+    def _memory_actuals(self, proc) -> set:
+        """The variables of proc passed, at its active calls, to a memory formal of the callee
+        (memory_formals): proc gives their derivative memory."""
+        out = set()
+        for site in self.program.call_sites.values():
+            if site.caller is not proc or not self.uses.is_active_call(proc, site.instr):
+                continue
+            memory = self.memory_formals(site.callee.name)
+            for pos, actual in site.pairs:
+                if site.callee.formals[pos] in memory:
+                    try:
+                        out.add(_root_name(actual))
+                    except ValueError:  # an expression: call_arguments refuses it
+                        pass
+        return out & set(proc.zones.vars)
 
     def diff_procedures(self) -> list:
         """The procedures for which is_diff_proc holds, callees first (the strongly connected
@@ -370,7 +406,8 @@ class Facts:
         proc = self.program.procedure(proc_name)
         cached = self._diff_vars.get(proc.name)
         if cached is None:
-            cached = self._diff_vars[proc.name] = self._active_variables(proc) | set(self.diff_formals(proc.name))
+            cached = self._diff_vars[proc.name] = (self._active_variables(proc) | set(self.diff_formals(proc.name))
+                                                   | self._memory_actuals(proc))
         return cached
 
     def _active_variables(self, proc) -> frozenset:
@@ -620,6 +657,12 @@ def _statements_under(stmt: Node):
             stack.extend(x.kids)
         elif isinstance(x, tuple):
             stack.extend(x)
+
+
+def _sized_by_caller(sym) -> bool:
+    """An array or pointer formal whose size only the caller knows."""
+    return sym.ptr > 0 or bool(sym.attrs & {"pointer", "allocatable"}) or any(
+        d.kids[1] is None or d.kids[1].op == "star" for d in sym.dims or ())
 
 
 def _root_name(ref: Node) -> str:

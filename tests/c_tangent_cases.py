@@ -53,6 +53,7 @@ C_CASES = [
     ("c21_state_time_loop.c", "evolve(y)/(x)", [real("x", 2), real("state", 4), real("hist", 4), integer("n", 4),
                                                 real("y", 1)]),
     ("c22_struct_state.c", "run(y)/(x)", [real("x", 2), struct("p", ("s", 4), ("c", 1)), real("y", 1)]),
+    ("c23_helper_work_pointer.c", "diffuse(y)/(u k)", [real("u", 6), real("k", 2), real("y", 1), integer("n", 6)]),
 ]
 
 # Single precision: divided differences of float code lose about half the digits, so the

@@ -81,6 +81,8 @@ PROGRAMS = [
     # an active array that is no independent nor dependent: its derivative is an argument
     case("p41_state_time_loop", "evolve(y)/(x)", [("x", R, (2,), None), ("state", R, (4,), None),
                                                   ("hist", R, (4,), None), ("n", I, (), 4), ("y", R, (), None)]),
+    case("p42_helper_work_assumed_size", "diffuse(y)/(u k)", [("u", R, (6,), None), ("k", R, (), None),
+                                                              ("y", R, (), None), ("n", I, (), 6)]),
     # a SAVE local and its SAVE derivative carried from one call to the next
     case("p40_save_local", "twice(y)/(x1 x2)", [("x1", R, (), None), ("x2", R, (), None), ("y", R, (), None)]),
     # COMMON and globals (/c/ -> /c_d/, module m -> m_diff), derived types (T -> T_D)

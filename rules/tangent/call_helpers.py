@@ -119,6 +119,8 @@ class CallHelpers:
                 else:  # an expression: its value and its derivative go through temporaries
                     out[-1], derived = self.expression_argument(actual, callee, formal, before, stmt)
                     out.append(derived)
+            elif formal in self.facts.memory_formals(callee.name):
+                out.append(self.memory_actual(call, index, callee, before, stmt))
             elif self.lang == "c" and _is_pointer_formal(callee, formal):
                 self.unsupported(call, f"a pointer argument ({index + 1} of {name}) that is passive or not "
                                        f"recognised as an access path, where {self.names.proc(name)} expects a "
@@ -132,6 +134,27 @@ class CallHelpers:
         if len(actuals) != len(callee.formals):
             self.unsupported(call, "a call with optional arguments left out")
         return tuple(before), tuple(out)
+
+    def memory_actual(self, call: Node, index: int, callee, before: list, stmt: Node) -> Node:
+        """The derivative memory of a passive actual passed to a memory formal of the callee
+        (facts.memory_formals): the derivative of the actual's variable, zeroed whole before
+        the call when the callee expects it zeroed and cannot do it itself."""
+        actual = call.kids[1][index]
+        formal = callee.formals[index]
+        if actual.op not in ("ident", "arrayAccess", "fieldAccess", "address", "deref") \
+                or not self.facts.has_derivative(actual, stmt):
+            self.unsupported(call, f"a derivative buffer for argument {index + 1} of {callee.source_name}, an "
+                                   f"expression")
+        derived, _ = self.ruleset.apply("ref", actual, self)
+        zeroed = [caller_zeroes for f, _, caller_zeroes in self.buffers.get(callee.name, ()) if f == formal]
+        if zeroed != [False]:   # unknown (recursion) counts as expected zeroed
+            sym = self.symbol_of(actual)
+            zeros = self._whole_zero(sym) if actual.op == "ident" and sym is not None else None
+            if zeros is None:
+                self.unsupported(call, f"zeroing the derivative of argument {index + 1} of {callee.source_name}, "
+                                       f"of a size not known here,")
+            before.extend(zeros)
+        return derived
 
     def passive_call(self, call: Node) -> Node:
         """call P(ARGS) ; Vd = 0 for the variables it overwrites whose derivative is read later."""

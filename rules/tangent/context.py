@@ -504,8 +504,10 @@ class TangentContext(CallHelpers, Context):
 
     def initial_zeros(self, name: str, decls) -> tuple:
         """vd = 0 at the start for the derivatives that are zero there but may be read (4.6);
-        the memory arguments apart (memory_argument_zeros)."""
-        reset = self.facts.diff_variables(name) & self.facts.zero_at_entry(name) - set(self.facts.memory_formals(name))
+        the memory arguments apart (memory_argument_zeros), and the buffers of the callees'
+        (CallHelpers.memory_actual zeroes them at each call)."""
+        reset = self.facts.diff_variables(name) & self.facts.zero_at_entry(name) - set(self.facts.memory_formals(name)) \
+            - self.facts.buffer_variables(name)
         out = []
         for decl in decls:
             if decl.op != "varDecl" or "parameter" in decl.kids[1]:
