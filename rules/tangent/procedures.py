@@ -58,9 +58,13 @@ def t_proc(proc, out, ctx):
     of declared size), and the caller passes "a buffer of the size of s"; else (a C pointer,
     a Fortran assumed-size array) P_D zeroes nothing, and the caller passes "a zeroed buffer
     of the size of s". Never part of it: Tapenade's `*sd = 0.0` zeroes one element of an
-    array. A procedure whose array argument holds active values only inside it (passive
-    at every call) keeps a local derivative when it has a size of its own; else it is
-    refused. Every differentiated procedure is then checked: none of its local derivative
+    array. Another differentiated procedure whose array or pointer argument holds active
+    values only inside it (passive at every call) keeps a local derivative when the
+    argument has a size of its own (explicit shape, C declared size); else (a C pointer, an
+    assumed-shape or assumed-size array) the derivative is an argument too, and each call
+    passes the derivative of the caller's variable, zeroed whole before the call when the
+    callee may read it and cannot zero it (refused when the caller does not know its size
+    either). Every differentiated procedure is then checked: none of its local derivative
     pointers may be used before it is set, on any path (analyses/pointers_set.py, a
     must-be-set analysis run by the solver), or it is refused with file:line.
     """
