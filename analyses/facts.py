@@ -364,7 +364,7 @@ class Facts:
             if formal not in active or sym is None or (sym.dims is None and sym.ptr == 0):
                 continue
             if head is not None and not proc.zones.formal_zones[position] & (head[0] | head[1]) \
-                    or head is None and position not in sites and _sized_by_caller(sym):
+                    or head is None and position not in sites and sized_by_caller(sym):
                 out.append(formal)
         cached = self._memory_cache[proc.name] = tuple(out)
         return cached
@@ -448,10 +448,11 @@ class Facts:
         return frozenset(name for name, loc in proc.zones.vars.items() if loc.all & at_entry)
 
     def memory_read_at_entry(self, proc_name: str, formal_name: str) -> bool:
-        """Whether the derivative of some memory the formal argument of a head reaches (C:
-        what the pointer points to) may be read before it is written: useful at the entry.
-        It holds no independent, so what is read is zero; that it is also varied there
-        (-nooptim activity varies every input) changes nothing."""
+        """Whether the derivative of some memory a memory formal reaches (C: what the pointer
+        points to) may be read before it is written: useful at the entry. What is read is
+        zero: the formal holds no independent, and no call passes it an active value (where
+        it is varied at the entry, -nooptim activity varying every input or a call varying
+        it, it is not useful after that call: its derivative does not matter)."""
         proc = self.program.procedure(proc_name)
         position = proc.formals.index(formal_name)
         return bool(proc.zones.formal_zones[position] & self.activity.useful[proc.name].at_entry
@@ -659,7 +660,7 @@ def _statements_under(stmt: Node):
             stack.extend(x)
 
 
-def _sized_by_caller(sym) -> bool:
+def sized_by_caller(sym) -> bool:
     """An array or pointer formal whose size only the caller knows."""
     return sym.ptr > 0 or bool(sym.attrs & {"pointer", "allocatable"}) or any(
         d.kids[1] is None or d.kids[1].op == "star" for d in sym.dims or ())

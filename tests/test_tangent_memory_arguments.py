@@ -20,7 +20,7 @@ import harness
 from adspec.analyses.pointers_set import check_pointers_set
 from adspec.engine.errors import UnsupportedError
 from c_tangent_cases import C_CASES
-from tangent_check import TangentCase, compiled_errors, vector_error
+from tangent_check import TangentCase, check_tangent, compiled_errors, vector_error
 from test_tangent_programs import HERE, PROGRAMS
 
 ISSUE_EXAMPLE = """typedef struct { double x; int n; double w[3]; } pt;
@@ -237,4 +237,40 @@ end subroutine
 """
     with pytest.raises(UnsupportedError, match=r"^t\.f90:12: a passive array passed where the callee expects a "
                                                r"derivative is not supported yet$"):
+        adspec.differentiate(source, head="f(y)/(x)", lang="fortran", filename="t.f90")
+
+
+MODULE_HELPER = """module mg
+contains
+subroutine g(w, a, y)
+  real(8) w(:), a, y
+  w(1) = w(1) + a * a
+  y = w(1) * 2.0d0 + w(2)
+end subroutine
+end module
+subroutine f(x, y)
+  use mg
+  real(8) x, y, w(3)
+  w = 1.0d0
+  call g(w, x, y)
+end subroutine
+"""
+
+
+def test_module_helper_with_an_assumed_shape_work_array():
+    """g (a module procedure) zeroes its assumed-shape wd itself: f passes the derivative of
+    its own w, not zeroed; the numbers agree with complex step."""
+    result = adspec.differentiate(MODULE_HELPER, head="f(y)/(x)", lang="fortran", filename="t.f90")
+    assert "   !   wd: a buffer of the size of w\n" in result.text and "      wd = 0.0d0\n" in result.text
+    assert "   w = 1.0d0\n   call g_d(w, wd, x, xd, y, yd)\n" in result.text
+    check = check_tangent(MODULE_HELPER, "fortran", "f(y)/(x)", [("x", "real", (), None), ("y", "real", (), None)])
+    assert check.max_error < 1e-7 and check.complex_step_error < 1e-12, check.report()
+
+
+def test_local_derivative_of_an_assumed_shape_argument_is_refused():
+    """f's w, passive in f, is g's derivative memory: f would need a local wd(:)."""
+    source = MODULE_HELPER.replace("subroutine f(x, y)", "subroutine f(x, w, y)").replace(
+        "real(8) x, y, w(3)", "real(8) x, y, w(:)")
+    with pytest.raises(UnsupportedError, match=r"^t\.f90:9: a local derivative of the array argument w, whose size "
+                                               r"only the caller knows, is not supported yet$"):
         adspec.differentiate(source, head="f(y)/(x)", lang="fortran", filename="t.f90")

@@ -4,6 +4,7 @@ and the assembly of differentiated procedures and call arguments (paper 5.3: the
 predicates the paper does "not detail", DECLS → DECLSd)."""
 from __future__ import annotations
 
+from ...analyses.facts import sized_by_caller
 from ...analyses.pointers_set import check_pointers_set
 from ...engine.bitsets import zones_of
 from ...engine.errors import SourceError, UnsupportedError
@@ -289,9 +290,9 @@ class TangentContext(CallHelpers, Context):
         args = differentiated_arguments(params, lambda f: self.facts.is_diff_formal_arg(name, f), self.names.var)
         for formal in sorted(diff_names & set(params) - set(self.facts.diff_formals(name))):
             sym = scope.lookup(formal)  # its derivative is local: it needs a size of its own
-            if sym is not None and sym.dims and any(d.kids[1] is None or d.kids[1].op == "star" for d in sym.dims):
-                self.unsupported(proc, f"a local derivative of the array argument {formal}, whose size is the "
-                                       f"caller's (it holds active values in {name} only, not at its calls)")
+            if sym is not None and sym.dims and sized_by_caller(sym):
+                self.unsupported(proc, f"a local derivative of the array argument {formal}, whose size only the "
+                                       f"caller knows,")
         body_d = Node("block", self.memory_argument_zeros(proc) + self.initial_zeros(name, decls) + body_d.kids)
         temps = tuple(Node("varDecl", (kind if isinstance(kind, Node) else Node("type", ("real", kind, None)), attrs,
                                        (Node("declarator", (temp, None, None, 0)),)))
@@ -457,8 +458,8 @@ class TangentContext(CallHelpers, Context):
         return self.take_pending() + (copy,)
 
     def memory_argument_zeros(self, proc: Node) -> tuple:
-        """The derivative arguments of a head's active arrays and pointers that are no
-        independent nor dependent (facts.memory_formals; docs/rules.md#t-proc): what the
+        """The derivative arguments of the active arrays and pointers that no independent,
+        dependent nor active actual gives one (facts.memory_formals; docs/rules.md#t-proc): what the
         caller must pass for each goes to self.buffers (the header comment and the .msg);
         the zeroing of those whose derivative may be read while zero, when their size is
         known. Where it is not (a C pointer, a Fortran assumed-size array), nothing is
@@ -472,7 +473,7 @@ class TangentContext(CallHelpers, Context):
             zeros = self._whole_zero(sym) if read else ()
             buffers.append((formal, formal_d, zeros is None))
             out.extend(zeros or ())
-        self.buffers[name] = tuple(buffers)
+        self.buffers[self.procedure.name] = tuple(buffers)
         return tuple(out)
 
     def _whole_zero(self, sym) -> tuple | None:
