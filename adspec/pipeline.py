@@ -33,6 +33,8 @@ class Differentiated:
     heads: list = field(default_factory=list)          # of HeadNames
     procedure_names: dict = field(default_factory=dict)  # original -> differentiated
     diff_formals: tuple = ()                             # of the first head
+    caller_zeroes: dict = field(default_factory=dict)    # of the first head: memory formal -> the caller
+                                                         # passes its derivative zeroed (else any buffer)
 
 
 def _read(sources, lang, filename, form):
@@ -95,7 +97,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
             differentiated, derivation = TANGENT.apply("proc", proc.node, ctx)
         if differentiated is None:
             continue
-        entries.append((proc, header_comment(proc, facts, results, heads) + [differentiated]))
+        buffers = _buffers(ctx, proc, mode, file_lang)
+        entries.append((proc, header_comment(proc, facts, results, heads, buffers) + [differentiated]))
         derivations[differentiated.kids[0]] = derivation
         procedure_names[proc.source_name] = differentiated.kids[0]
     if file_lang == "fortran":
@@ -123,8 +126,9 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     head_names = [_head_names(program, name, zones) for name, zones in heads.items()]
     first_head = program.procedure(head_names[0].procedure) if head_names else None
     diff_formals = facts.diff_formals(first_head.name) if first_head is not None else ()
+    caller_zeroes = {f: z for f, _, z in ctx.buffers.get(first_head.name, ())} if first_head is not None else {}
     return Differentiated(unparse(tree, out_lang, first.ann.get("form")), tree, list(ctx.messages),
-                          derivations, head_names, procedure_names, diff_formals)
+                          derivations, head_names, procedure_names, diff_formals, caller_zeroes)
 
 
 def write_outputs(result: Differentiated, outdir: str, stem: str | None = None) -> list[str]:
@@ -228,9 +232,26 @@ def _head_names(program, proc_name, zones) -> HeadNames:
     return HeadNames(proc.source_name, named(dependents), named(independents))
 
 
-def header_comment(proc, facts, results, heads) -> list:
+def _buffers(ctx, proc, mode: str, lang: str) -> tuple:
+    """((formal, its derivative, what the caller passes),) of proc's derivative arguments of
+    memory only (TangentContext.memory_argument_zeros), each also said in the .msg."""
+    from .rules.tangent.context import buffer_text
+    directions = None if mode != "vector" else "nbdirsmax" if lang == "fortran" else "NBDirsMax"
+    name = ctx.names.proc(proc.source_name) if mode != "vector" else ctx.names.vector_proc(proc.source_name)
+    out = []
+    for formal, formal_d, caller_zeroes in ctx.buffers.get(proc.name, ()):
+        what = buffer_text(formal, caller_zeroes, directions)
+        ctx.warn(proc.node, f"{name}: the caller passes {formal_d}, {what} ({formal} holds active values but is "
+                            f"no independent nor dependent)")
+        out.append((formal, formal_d, what))
+    return tuple(out)
+
+
+def header_comment(proc, facts, results, heads, buffers=()) -> list:
     """Tapenade's header: the dependents, the independents, and the read/write status of
-    every derivative argument, so a caller knows what it must provide and what it gets."""
+    every derivative argument, so a caller knows what it must provide and what it gets;
+    buffers: ((formal, its derivative, what the caller passes),) of the derivative arguments
+    of memory only ("Plus diff mem management of", _buffers)."""
     from .engine.bitsets import zones_of
     lines = [f"Differentiation of {proc.source_name} in forward (tangent) mode:"]  # vector mode too
     zones = heads.get(proc.name)
@@ -255,6 +276,9 @@ def header_comment(proc, facts, results, heads) -> list:
         if zones and summary is not None and (summary[0] | summary[1]) & zones:
             status.append(f"{name}:{rw(zones)}")
     lines.append("  RW status of diff variables: " + " ".join(status))
+    if buffers:
+        lines.append("  Plus diff mem management of: " + " ".join(f"{formal}:in" for formal, _, _ in buffers))
+        lines.extend(f"  {formal_d}: {what}" for _, formal_d, what in buffers)
     return [mk("comment", line) for line in lines]
 
 

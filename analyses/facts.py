@@ -64,6 +64,8 @@ class Facts:
         self._call_expr: dict[str, dict] = {}    # proc name -> id(call expression) -> Instr
         self._diff_vars: dict[str, frozenset] = {}
         self._formal_cache: dict[str, tuple] = {}
+        self._active_vars: dict[str, frozenset] = {}
+        self._memory_cache: dict[str, tuple] = {}
         self._answers: dict[tuple, tuple] = {}     # see _remembered
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
@@ -305,7 +307,7 @@ class Facts:
         its calling contexts): the union over every active call site of `actual_is_active`
         (Active⁻ or Active⁺ at the call, analyses/activity.py) of the actual matched to this
         formal (positional or keyword), plus, for a head, the formals holding one of its
-        independents or dependents (the -head zones)."""
+        independents or dependents (the -head zones) and its memory_formals."""
         return formal_name in self.diff_formals(proc_name)
 
     def diff_formals(self, proc_name: str) -> tuple:
@@ -313,21 +315,81 @@ class Facts:
         proc = self.program.procedure(proc_name)
         cached = self._formal_cache.get(proc.name)
         if cached is None:
-            chosen = set()
+            chosen = self._site_formals(proc)
             head = self.results.heads.get(proc.name)
             if head is not None:
                 indeps, deps = head
                 chosen |= {pos for pos, zones in enumerate(proc.zones.formal_zones) if zones & (indeps | deps)}
-            for site in self.program.call_sites.values():
-                if site.callee is not proc or not self.uses.is_active_call(site.caller, site.instr):
-                    continue
-                active = (self.activity.active_before(site.caller, site.instr)
-                          | self.activity.active_after(site.caller, site.instr))
-                for pos, actual in site.pairs:
-                    if self.uses._actual_zones(site.caller, actual) & active:
-                        chosen.add(pos)
-            cached = self._formal_cache[proc.name] = tuple(f for k, f in enumerate(proc.formals) if k in chosen)
+            # an active array or pointer no call (nor -head) gives a derivative: its derivative
+            # memory is the caller's too ("Plus diff mem management of", docs/rules.md#t-proc)
+            memory = set(self.memory_formals(proc.name))
+            cached = self._formal_cache[proc.name] = tuple(f for k, f in enumerate(proc.formals)
+                                                           if k in chosen or f in memory)
         return cached
+
+    def _site_formals(self, proc) -> set:
+        """The positions of the formals of proc that some active call site feeds an actual
+        active at the call (isDiffFormalArg of the paper)."""
+        chosen = set()
+        for site in self.program.call_sites.values():
+            if site.callee is not proc or not self.uses.is_active_call(site.caller, site.instr):
+                continue
+            active = (self.activity.active_before(site.caller, site.instr)
+                      | self.activity.active_after(site.caller, site.instr))
+            for pos, actual in site.pairs:
+                if self.uses._actual_zones(site.caller, actual) & active:
+                    chosen.add(pos)
+        return chosen
+
+    def memory_formals(self, proc_name: str) -> tuple:
+        """The formal arguments that are arrays or pointers (C `double *s`, `double s[]`,
+        `T *p`; Fortran array dummies) with a derivative variable (their memory holds active
+        values somewhere in the procedure) that no independent, dependent nor active actual
+        gives a derivative: Tapenade passes their derivative as an argument after them, so
+        that the caller gives the derivative memory ("Plus diff mem management of: s:in").
+        For a head, every such formal; for another procedure, those a local derivative
+        cannot serve, whose size is the caller's (a C pointer or unsized array, a Fortran
+        assumed-shape or assumed-size array, a pointer or allocatable dummy): a C derivative
+        pointer would be unset, a Fortran array would have no shape. In order."""
+        proc = self.program.procedure(proc_name)
+        cached = self._memory_cache.get(proc.name)
+        if cached is not None:
+            return cached
+        head = self.results.heads.get(proc.name)
+        active = self._active_variables(proc)
+        sites = self._site_formals(proc) if head is None else set()
+        out = []
+        for position, formal in enumerate(proc.formals):
+            sym = proc.scope.lookup(formal)
+            if formal not in active or sym is None or (sym.dims is None and sym.ptr == 0):
+                continue
+            if head is not None and not proc.zones.formal_zones[position] & (head[0] | head[1]) \
+                    or head is None and position not in sites and sized_by_caller(sym):
+                out.append(formal)
+        cached = self._memory_cache[proc.name] = tuple(out)
+        return cached
+
+    def buffer_variables(self, proc_name: str) -> frozenset:
+        """The variables of proc_name with a derivative only as the derivative memory of a
+        callee's memory formal (each call zeroes it when the callee needs it zeroed)."""
+        proc = self.program.procedure(proc_name)
+        return frozenset(self._memory_actuals(proc) - self._active_variables(proc) - set(self.diff_formals(proc.name)))
+
+    def _memory_actuals(self, proc) -> set:
+        """The variables of proc passed, at its active calls, to a memory formal of the callee
+        (memory_formals): proc gives their derivative memory."""
+        out = set()
+        for site in self.program.call_sites.values():
+            if site.caller is not proc or not self.uses.is_active_call(proc, site.instr):
+                continue
+            memory = self.memory_formals(site.callee.name)
+            for pos, actual in site.pairs:
+                if site.callee.formals[pos] in memory:
+                    try:
+                        out.add(_root_name(actual))
+                    except ValueError:  # an expression: call_arguments refuses it
+                        pass
+        return out & set(proc.zones.vars)
 
     def diff_procedures(self) -> list:
         """The procedures for which is_diff_proc holds, callees first (the strongly connected
@@ -344,6 +406,15 @@ class Facts:
         proc = self.program.procedure(proc_name)
         cached = self._diff_vars.get(proc.name)
         if cached is None:
+            cached = self._diff_vars[proc.name] = (self._active_variables(proc) | set(self.diff_formals(proc.name))
+                                                   | self._memory_actuals(proc))
+        return cached
+
+    def _active_variables(self, proc) -> frozenset:
+        """diff_variables but the differentiated formals: the variables with a zone active
+        somewhere in proc, the head's independents and dependents, the pointers to them."""
+        cached = self._active_vars.get(proc.name)
+        if cached is None:
             anywhere = 0
             for instr in proc.flow.instructions():
                 anywhere |= self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
@@ -358,9 +429,12 @@ class Facts:
             # a Fortran pointer that may point to active memory gets a derivative pointer (pd => ad)
             names |= {name for name, loc in proc.zones.vars.items() if loc.fortran_pointer
                       and _ref_zones(proc, Node("ident", (name,))) & anywhere}
-            names |= set(self.diff_formals(proc.name))
             names |= _pointers_to_active_memory(proc.zones, anywhere)
-            cached = self._diff_vars[proc.name] = frozenset(names)
+            # and a C pointer whose pointee's fields have (not through a pointer field: another issue)
+            names |= {z.name.split("->")[0] for z in proc.zones.zones
+                      if z.name.count("->") == 1 and not z.name.startswith("*") and (anywhere >> z.index) & 1
+                      and z.name.split("->")[0] in proc.zones.vars}
+            cached = self._active_vars[proc.name] = frozenset(names)
         return cached
 
     def zero_at_entry(self, proc_name: str) -> frozenset:
@@ -370,17 +444,31 @@ class Facts:
         its derivative variable holds whatever the caller left in it). Reads Varied and
         Useful at the entry of the procedure's flow graph."""
         proc = self.program.procedure(proc_name)
-        at_entry = (self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
-                    & proc.zones.differentiable_mask)
+        at_entry = self._zero_at_entry(proc)
         return frozenset(name for name, loc in proc.zones.vars.items() if loc.all & at_entry)
+
+    def memory_read_at_entry(self, proc_name: str, formal_name: str) -> bool:
+        """Whether the derivative of some memory a memory formal reaches (C: what the pointer
+        points to) may be read before it is written: useful at the entry. What is read is
+        zero: the formal holds no independent, and no call passes it an active value (where
+        it is varied at the entry, -nooptim activity varying every input or a call varying
+        it, it is not useful after that call: its derivative does not matter)."""
+        proc = self.program.procedure(proc_name)
+        position = proc.formals.index(formal_name)
+        return bool(proc.zones.formal_zones[position] & self.activity.useful[proc.name].at_entry
+                    & proc.zones.differentiable_mask)
+
+    def _zero_at_entry(self, proc) -> int:
+        """The differentiable zones useful but not varied at the entry of proc."""
+        return (self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
+                & proc.zones.differentiable_mask)
 
     def zero_at_entry_fields(self, proc_name: str, name: str) -> tuple:
         """The field paths (tuples of field names, () for the variable itself) of the parts of
         variable `name` whose derivative must be set to zero at the entry (zero_at_entry):
         a structure is reset field by field, only where needed."""
         proc = self.program.procedure(proc_name)
-        at_entry = (self.activity.useful[proc.name].at_entry & ~self.activity.varied[proc.name].at_entry
-                    & proc.zones.differentiable_mask)
+        at_entry = self._zero_at_entry(proc)
         return _field_paths(proc.zones.vars[name], lambda zones: zones & at_entry)
 
     def structure_fields(self, call: Node, actual: Node) -> tuple:
@@ -570,6 +658,12 @@ def _statements_under(stmt: Node):
             stack.extend(x.kids)
         elif isinstance(x, tuple):
             stack.extend(x)
+
+
+def sized_by_caller(sym) -> bool:
+    """An array or pointer formal whose size only the caller knows."""
+    return sym.ptr > 0 or bool(sym.attrs & {"pointer", "allocatable"}) or any(
+        d.kids[1] is None or d.kids[1].op == "star" for d in sym.dims or ())
 
 
 def _root_name(ref: Node) -> str:

@@ -4,7 +4,7 @@ interpreter checks (tests/test_tangent_c_programs.py) and compile harnesses impo
 Each case is (file name, head, args): args lists the head's formal arguments in order as
 tests/tangent_check.py reads them, (name, kind, shape, value or None): kind "real" is a
 `double *` (shape (k,)) or a by-value `double` (shape ()), "int" an `int` (shape ()) or an
-`int *` (shape (1,)), with a fixed value.
+`int *` (shape (1,)), with a fixed value, "struct" a pointer to a structure of reals (struct()).
 """
 from __future__ import annotations
 
@@ -19,6 +19,11 @@ def real(name, *shape):
 
 def integer(name, value, *shape):
     return (name, "int", tuple(shape), value)
+
+
+def struct(name, *fields):
+    """A pointer to a structure of reals, its fields (name, size) in memory order."""
+    return (name, "struct", (sum(size for _, size in fields),), fields)
 
 
 C_CASES = [
@@ -45,6 +50,12 @@ C_CASES = [
     ("c20_struct_function_nested.c", "csum(s)/(x)", [real("x", 3), real("s", 1), integer("n", 3)]),
     ("c25_struct_diff_types.c", "sdiff(r)/(a)", [real("a", 4), real("r", 1), integer("n", 4)]),
     ("cj01_goto_targets.c", "jumps(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4)]),
+    # active arrays and pointers that are no independent nor dependent: their derivatives are
+    # arguments (Plus diff mem management of), the harness passes them zeroed
+    ("c21_state_time_loop.c", "evolve(y)/(x)", [real("x", 2), real("state", 4), real("hist", 4), integer("n", 4),
+                                                real("y", 1)]),
+    ("c22_struct_state.c", "run(y)/(x)", [real("x", 2), struct("p", ("s", 4), ("c", 1)), real("y", 1)]),
+    ("c23_helper_work_pointer.c", "diffuse(y)/(u k)", [real("u", 6), real("k", 2), real("y", 1), integer("n", 6)]),
 ]
 
 # Single precision: divided differences of float code lose about half the digits, so the

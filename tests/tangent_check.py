@@ -17,8 +17,12 @@ The tangent P_D of P, run in the IL interpreter beside the original P, against
 
 `args` lists P's formal arguments in order as (name, kind, shape, value or None): kind
 "real" (a random value in (0.5, 1.5) and, for an independent, a random direction in (-1, 1)),
-"int" (a fixed value, else random in 1..3). A C pointer argument has shape (1,); a C scalar
-of shape () is passed by value. A function head's dependent (the function name, or f_result
+"int" (a fixed value, else random in 1..3), "struct" (a C pointer to a structure of reals,
+random values; shape (k,) for its k reals in memory order and, in place of a value, its
+fields ((name, size), ...)). A C pointer argument has shape (1,); a C scalar of shape () is
+passed by value. The derivative of an argument that is no independent is passed zeroed, or
+filled with GARBAGE when it is an active array or pointer whose derivative F_D says it zeroes
+itself ("Plus diff mem management of": F_D must not read what it holds). A function head's dependent (the function name, or f_result
 in C) is the function's result.
 """
 from __future__ import annotations
@@ -33,12 +37,13 @@ import numpy as np
 import adspec
 from adspec.engine.errors import UnsupportedError
 from adspec.engine.il import mk
-from adspec.engine.interp import Interpreter, InterpError
+from adspec.engine.interp import CArr, Interpreter, InterpError, Ptr, Record
 from adspec.engine.interp_complex_step import STEP as COMPLEX_STEP, NonSmoothPoint
 from adspec.frontends import language_of
 from harness import DERIVATIVE_TAG, RESULT, Arg, Call, Spec, compile_calls_and_run, with_derivatives
 
 STEP = 1e-6
+GARBAGE = 1e3
 NBDIRS = 3
 DIFFSIZES = f"module diffsizes\n  integer, parameter :: nbdirsmax = {NBDIRS}\nend module\n"
 C_DIFFSIZES = f"#define NBDirsMax {NBDIRS}\n"
@@ -103,9 +108,9 @@ def _values(args, seed):
     rng = np.random.default_rng(seed)
     values = {}
     for name, kind, shape, fixed in args:
-        if fixed is not None:
+        if fixed is not None and kind != "struct":
             values[name] = np.array(fixed, dtype=np.int32 if kind == "int" else np.float64).reshape(shape)
-        elif kind == "real":
+        elif kind in ("real", "struct"):
             values[name] = rng.uniform(0.5, 1.5, size=shape).astype(np.float64)
         else:
             values[name] = np.array(rng.integers(1, 4), dtype=np.int32).reshape(shape)
@@ -147,6 +152,24 @@ class TangentCase:
     def _zeros(self, name):
         return self._array(np.zeros(np.shape(self.values[name])))
 
+    def _buffer(self, name, result):
+        """The derivative passed for a formal that is no independent (see the module's doc)."""
+        fill = 0.0 if result.caller_zeroes.get(name, True) else GARBAGE
+        return self._array(np.full(np.shape(self.values[name]), fill))
+
+    def _interp_actual(self, name, value):
+        """What the interpreter takes for argument `name` holding `value`: the array, or for a
+        "struct", a pointer to a record whose fields are views of the array."""
+        kind, fields = next((kind, fixed) for n, kind, _, fixed in self.args if n == name)
+        if kind != "struct":
+            return value
+        record, offset = {}, 0
+        for field_name, size in fields:
+            part = value[offset:offset + size]
+            record[field_name] = CArr(value, offset, (size,)) if size > 1 else part.reshape(())
+            offset += size
+        return Ptr(np.array([Record("struct", record)], dtype=object), 0)
+
     def _formal_names(self):
         return [name for name, *_ in self.args]
 
@@ -159,7 +182,8 @@ class TangentCase:
         """P on `values` (name -> array; complex arrays in complex-step mode): the outputs,
         the function result under the name of the function's dependent."""
         actuals = [self._array(values[name]) for name in self._formal_names()]
-        returned = Interpreter(self.original, complex_step=complex_step).call(self.proc, actuals)
+        returned = Interpreter(self.original, complex_step=complex_step).call(
+            self.proc, [self._interp_actual(name, a) for name, a in zip(self._formal_names(), actuals)])
         out = dict(zip(self._formal_names(), actuals))
         if self._result_name() is not None:
             out[self._result_name()] = np.asarray(returned)
@@ -168,15 +192,18 @@ class TangentCase:
     def interp_tangent(self, directions: dict | None = None) -> dict:
         """P_D in the interpreter: dependent -> its derivative along `directions`."""
         directions = self.directions if directions is None else directions
-        actuals, slots = [], {}
+        actuals, slots, passed = [], {}, []
         for name in self._formal_names():
             actuals.append(self._array(self.values[name]))
+            passed.append(self._interp_actual(name, actuals[-1]))
             if name in self.result.diff_formals:
                 slots[name] = len(actuals)
-                actuals.append(self._array(directions[name]) if name in directions else self._zeros(name))
+                actuals.append(self._array(directions[name]) if name in directions else self._buffer(name, self.result))
+                passed.append(self._interp_actual(name, actuals[-1]))
         if self.is_function:
             actuals.append(np.zeros((1,) if self.lang == "c" else ()))
-        returned = Interpreter(self.combined).call(self.result.procedure_names[self.proc], actuals)
+            passed.append(actuals[-1])
+        returned = Interpreter(self.combined).call(self.result.procedure_names[self.proc], passed)
         return {name: np.asarray(returned) if name not in slots else actuals[slots[name]] for name in self.dependents}
 
     def complex_step(self) -> dict:
@@ -216,7 +243,7 @@ class TangentCase:
     def _harness_spec(self) -> Spec:
         args = []
         for name, kind, shape, fixed in self.args:
-            args.append(Arg(name, "r8" if kind == "real" else "i4", tuple(shape) or None))
+            args.append(Arg(name, "i4" if kind == "int" else "r8", tuple(shape) or None))
         return Spec(self.proc, tuple(args), "r8" if self.is_function else None)
 
     def _flat(self, value):
@@ -251,7 +278,8 @@ class TangentCase:
                                   function_result=function_result)
         calls = []
         for k, direction in enumerate(directions):
-            derivs = {name + DERIVATIVE_TAG: self._flat(direction[name] if name in direction else self._zeros(name))
+            derivs = {name + DERIVATIVE_TAG: self._flat(direction[name] if name in direction
+                                                        else self._buffer(name, self.result))
                       for name in self.result.diff_formals}
             result_slot = {function_result: np.zeros(1)} if function_result else {}
             calls.append(Call(scalar, {**inputs, **derivs, **result_slot}, f"t{k}_"))
@@ -266,7 +294,7 @@ class TangentCase:
                                      nbdirs=NBDIRS, function_result=function_result)
             derivs = {}
             for name in vector.diff_formals:
-                stacked = np.stack([d[name] if name in d else self._zeros(name) for d in directions])
+                stacked = np.stack([d[name] if name in d else self._buffer(name, vector) for d in directions])
                 derivs[name + DERIVATIVE_TAG] = self._flat_directions(stacked)
             if function_result:
                 derivs.update({function_result: np.zeros(1), function_result + DERIVATIVE_TAG: np.zeros(NBDIRS)})

@@ -78,6 +78,11 @@ PROGRAMS = [
     case("p23_rk2", "f(y)/(y lam h)", [("y", R, (2,), None), ("lam", R, (), None), ("h", R, (), None)]),
     case("p36_euler_steps", "f(u)/(u0 k)",
          [("u0", R, (), None), ("k", R, (), None), ("u", R, (), None), ("nsteps", I, (), 5)]),
+    # an active array that is no independent nor dependent: its derivative is an argument
+    case("p41_state_time_loop", "evolve(y)/(x)", [("x", R, (2,), None), ("state", R, (4,), None),
+                                                  ("hist", R, (4,), None), ("n", I, (), 4), ("y", R, (), None)]),
+    case("p42_helper_work_assumed_size", "diffuse(y)/(u k)", [("u", R, (6,), None), ("k", R, (), None),
+                                                              ("y", R, (), None), ("n", I, (), 6)]),
     # a SAVE local and its SAVE derivative carried from one call to the next
     case("p40_save_local", "twice(y)/(x1 x2)", [("x1", R, (), None), ("x2", R, (), None), ("y", R, (), None)]),
     # COMMON and globals (/c/ -> /c_d/, module m -> m_diff), derived types (T -> T_diff)

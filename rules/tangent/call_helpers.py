@@ -117,17 +117,42 @@ class CallHelpers:
                 else:  # an expression: its value and its derivative go through temporaries
                     out[-1], derived = self.expression_argument(actual, callee, formal, before, stmt)
                     out.append(derived)
+            elif formal in self.facts.memory_formals(callee.name):
+                out.append(self.memory_actual(call, index, callee, before, stmt))
             elif self.lang == "c" and _is_pointer_formal(callee, formal):
                 self.unsupported(call, f"a pointer argument ({index + 1} of {name}) that is passive or not "
                                        f"recognised as an access path, where {self.names.proc(name)} expects a "
                                        f"derivative pointer,")
             else:  # fig. 8: a dummy derivative, zero, for this call's passive actual
                 formal_sym = callee.scope.lookup(formal)
+                if formal_sym is not None and formal_sym.dims:  # a scalar zero (v(1)) would be written past
+                    self.unsupported(call, _PASSIVE_ARRAY)
                 out.append(self.dummy_zero(actual, before, call, formal_sym.type if formal_sym is not None else None,
                                            stmt))
         if len(actuals) != len(callee.formals):
             self.unsupported(call, "a call with optional arguments left out")
         return tuple(before), tuple(out)
+
+    def memory_actual(self, call: Node, index: int, callee, before: list, stmt: Node) -> Node:
+        """The derivative memory of a passive actual passed to a memory formal of the callee
+        (facts.memory_formals): the derivative of the actual's variable, zeroed whole before
+        the call when the callee expects it zeroed and cannot do it itself."""
+        actual = call.kids[1][index]
+        formal = callee.formals[index]
+        if actual.op not in ("ident", "arrayAccess", "fieldAccess", "address", "deref") \
+                or not self.facts.has_derivative(actual, stmt):
+            self.unsupported(call, f"a derivative buffer for argument {index + 1} of {callee.source_name}, an "
+                                   f"expression")
+        derived, _ = self.ruleset.apply("ref", actual, self)
+        zeroed = [caller_zeroes for f, _, caller_zeroes in self.buffers.get(callee.name, ()) if f == formal]
+        if zeroed != [False]:   # unknown (recursion) counts as expected zeroed
+            sym = self.symbol_of(actual)
+            zeros = self._whole_zero(sym) if actual.op == "ident" and sym is not None else None
+            if zeros is None:
+                self.unsupported(call, f"zeroing the derivative of argument {index + 1} of {callee.source_name}, "
+                                       f"of a size not known here,")
+            before.extend(zeros)
+        return derived
 
     def passive_call(self, call: Node) -> Node:
         """call P(ARGS) ; Vd = 0 for the variables it overwrites whose derivative is read later."""
@@ -204,7 +229,7 @@ class CallHelpers:
         stmt: the statement holding the call."""
         sym = self.symbol_of(actual) if actual.op in ("ident", "arrayAccess") else None
         if sym is not None and sym.dims and actual.op == "ident":
-            self.unsupported(call, "a passive array passed where the callee expects a derivative")
+            self.unsupported(call, _PASSIVE_ARRAY)
         temp = self.names.temp("dummyzerod", derivative=True)
         if formal_type is not None and formal_type.op != "type":  # a structure (passed by value in C)
             paths = self.facts.structure_fields(call, actual)
@@ -218,6 +243,9 @@ class CallHelpers:
         self.extra_declarations.append((temp, zero.kids[1], ()))
         before.append(Node("assign", (Node("ident", (temp,)), zero), call.ann.discard("label")))
         return Node("ident", (temp,))
+
+
+_PASSIVE_ARRAY = "a passive array passed where the callee expects a derivative"
 
 
 def _is_pointer_formal(callee, formal: str) -> bool:

@@ -4,6 +4,8 @@ and the assembly of differentiated procedures and call arguments (paper 5.3: the
 predicates the paper does "not detail", DECLS → DECLSd)."""
 from __future__ import annotations
 
+from ...analyses.facts import sized_by_caller
+from ...analyses.pointers_set import check_pointers_set
 from ...engine.bitsets import zones_of
 from ...engine.errors import SourceError, UnsupportedError
 from ...engine.il import EMPTY_ANN, Node, walk, walk_statements
@@ -32,6 +34,7 @@ class TangentContext(CallHelpers, Context):
         self._active_commons = None
         # T -> T_diff (rules/naming.py)
         self.types = DerivativeTypes(names) if lang == "fortran" else CDerivativeTypes(names, program.files)
+        self.buffers = {}  # procedure -> ((formal, its derivative, whether the caller zeroes it),) of memory_formals
 
     # --- refusals -----------------------------------------------------------------------------
     def unsupported(self, node: Node, what: str):
@@ -271,13 +274,16 @@ class TangentContext(CallHelpers, Context):
 
     # --- procedures and calls --------------------------------------------------------------------
     def differentiated_procedure(self, proc: Node, body_d: Node) -> Node:
+        """procedure Pd, checked: no local derivative pointer of it is used before it is set
+        (analyses/pointers_set.py), else refused."""
         assembled = self._assembled_procedure(proc, body_d)
-        if self.lang != "c":
-            return assembled
         scope = self.program.procedure(proc.kids[0]).scope
-        pointers = {self.names.var(v) for v in self.facts.diff_variables(proc.kids[0]) - set(proc.kids[2])
-                    if scope.lookup(v) is not None and scope.lookup(v).ptr > 0}
-        return _without_unread(assembled, pointers)
+        pointers = {self.names.var(v) for v in self.facts.diff_variables(proc.kids[0])
+                    if scope.lookup(v) is not None and scope.lookup(v).is_pointer} - set(assembled.kids[2])
+        if self.lang == "c":
+            assembled = _without_unread(assembled, pointers)
+        check_pointers_set(assembled, pointers, self.filename)
+        return assembled
 
     def _assembled_procedure(self, proc: Node, body_d: Node) -> Node:
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
@@ -297,7 +303,12 @@ class TangentContext(CallHelpers, Context):
             if remote != other:
                 self.unsupported(proc, f"an active module variable renamed by USE ({other} => {remote})")
         args = differentiated_arguments(params, lambda f: self.facts.is_diff_formal_arg(name, f), self.names.var)
-        body_d = Node("block", self.initial_zeros(name, decls) + body_d.kids)
+        for formal in sorted(diff_names & set(params) - set(self.facts.diff_formals(name))):
+            sym = scope.lookup(formal)  # its derivative is local: it needs a size of its own
+            if sym is not None and sym.dims and sized_by_caller(sym):
+                self.unsupported(proc, f"a local derivative of the array argument {formal}, whose size only the "
+                                       f"caller knows,")
+        body_d = Node("block", self.memory_argument_zeros(proc) + self.initial_zeros(name, decls) + body_d.kids)
         temps = tuple(Node("varDecl", (kind if isinstance(kind, Node) else Node("type", ("real", kind, None)), attrs,
                                        (Node("declarator", (temp, None, None, 0)),)))
                       for temp, kind, attrs in self.extra_declarations)
@@ -459,9 +470,58 @@ class TangentContext(CallHelpers, Context):
         copy = self.with_results(stmt)
         return self.take_pending() + (copy,)
 
+    def memory_argument_zeros(self, proc: Node) -> tuple:
+        """The derivative arguments of the active arrays and pointers that no independent,
+        dependent nor active actual gives one (facts.memory_formals; docs/rules.md#t-proc): what the
+        caller must pass for each goes to self.buffers (the header comment and the .msg);
+        the zeroing of those whose derivative may be read while zero, when their size is
+        known. Where it is not (a C pointer, a Fortran assumed-size array), nothing is
+        zeroed and the caller must pass a zeroed buffer: no partial zeroing."""
+        name = proc.kids[0]
+        out, buffers = [], []
+        for formal in self.facts.memory_formals(name):
+            sym = self.procedure.scope.lookup(formal)
+            formal_d = self.names.var(formal)
+            read = self.facts.memory_read_at_entry(name, formal)
+            zeros = self._whole_zero(sym) if read else ()
+            buffers.append((formal, formal_d, zeros is None))
+            out.extend(zeros or ())
+        self.buffers[self.procedure.name] = tuple(buffers)
+        return tuple(out)
+
+    def _whole_zero(self, sym) -> tuple | None:
+        """The statements that zero the whole derivative of the array argument sym, None when
+        its size is not known here (a C pointer or unsized array, a Fortran assumed-size
+        array, pointer or allocatable, an array of C structures)."""
+        ref, ref_d = Node("ident", (sym.name,)), Node("ident", (self.names.var(sym.name),))
+        if sym.dims is None:
+            return None
+        if self.lang == "fortran":  # assumed shape (:) has the actual's size, assumed size (*) none
+            if sym.attrs & {"pointer", "allocatable"} or any(d.kids[1] is not None and d.kids[1].op == "star"
+                                                            for d in sym.dims):
+                return None
+            return self.zero_assignments(ref_d, ref, EMPTY_ANN)
+        if sym.ptr or any(d.kids[1] is None for d in sym.dims) or sym.type is None or sym.type.op != "type" \
+                or sym.type.kids[0] != "real":
+            return None
+        indices = []
+        for _ in sym.dims:
+            indices.append(Node("ident", (self.names.temp("ii1"),)))
+            self.extra_declarations.append((indices[-1].kids[0], Node("type", ("integer", 4, None)), ()))
+        loop = Node("assign", (Node("arrayAccess", (ref_d, tuple(indices))), self.zero_like(ref)))
+        for index, dim in reversed(tuple(zip(indices, sym.dims))):
+            loop = Node("for", (Node("assign", (index, Node("intCst", (0, None)))),
+                                Node("lt", (index, dim.kids[1])),
+                                Node("assign", (index, Node("add", (index, Node("intCst", (1, None)))))),
+                                Node("block", (loop,))))
+        return (loop,)
+
     def initial_zeros(self, name: str, decls) -> tuple:
-        """vd = 0 at the start for the derivatives that are zero there but may be read (4.6)."""
-        reset = self.facts.diff_variables(name) & self.facts.zero_at_entry(name)
+        """vd = 0 at the start for the derivatives that are zero there but may be read (4.6);
+        the memory arguments apart (memory_argument_zeros), and the buffers of the callees'
+        (CallHelpers.memory_actual zeroes them at each call)."""
+        reset = self.facts.diff_variables(name) & self.facts.zero_at_entry(name) - set(self.facts.memory_formals(name)) \
+            - self.facts.buffer_variables(name)
         out = []
         for decl in decls:
             if decl.op != "varDecl" or "parameter" in decl.kids[1]:
@@ -505,6 +565,13 @@ class TangentContext(CallHelpers, Context):
 
 
 
+
+
+def buffer_text(formal: str, caller_zeroes: bool, directions: str | None = None) -> str:
+    """What the caller passes as the derivative of a memory argument (memory_argument_zeros);
+    directions: vector mode's number of directions (nbdirsmax), a factor of the size."""
+    times = f" times {directions}" if directions else ""
+    return f"{'a zeroed buffer' if caller_zeroes else 'a buffer'} of the size of {formal}{times}"
 
 
 def _without_unread(proc: Node, candidates: set) -> Node:

@@ -46,6 +46,28 @@ def t_proc(proc, out, ctx):
       derivative of a `type(T)` variable is a `type(T_diff)`, and of `v%x` is `vd%x`. The
       T_diff of a Fortran module's type goes in m_diff, that of a procedure's own type after
       its definition; C's `struct s_diff` / typedef `T_diff` go at the top of the file.
+
+    ARGS → ARGSd, isDiffFormalArg (reconstructed from Tapenade's behaviour; the paper's
+    predicate looks at the call sites only, and a head has none): an array or pointer
+    argument of a head (C `double *s`, `double s[N]`, `T *p`; a Fortran array dummy) that
+    holds active values but is no independent nor dependent gets its derivative argument
+    after it too, as Tapenade's "Plus diff mem management of: s:in": the caller owns that
+    memory. A local would not do: a C derivative pointer would be unset, and an
+    assumed-shape or assumed-size array has no size of its own. The header comment and the
+    .msg say what the caller passes. Where its derivative may be read before it is written,
+    P_D zeroes it whole if its size is known (Fortran explicit or assumed shape, a C array
+    of declared size), and the caller passes "a buffer of the size of s"; else (a C pointer,
+    a Fortran assumed-size array) P_D zeroes nothing, and the caller passes "a zeroed buffer
+    of the size of s". Never part of it: Tapenade's `*sd = 0.0` zeroes one element of an
+    array. Another differentiated procedure whose array or pointer argument holds active
+    values only inside it (passive at every call) keeps a local derivative when the
+    argument has a size of its own (explicit shape, C declared size); else (a C pointer, an
+    assumed-shape or assumed-size array) the derivative is an argument too, and each call
+    passes the derivative of the caller's variable, zeroed whole before the call when the
+    callee may read it and cannot zero it (refused when the caller does not know its size
+    either). Every differentiated procedure is then checked: none of its local derivative
+    pointers may be used before it is set, on any path (analyses/pointers_set.py, a
+    must-be-set analysis run by the solver), or it is refused with file:line.
     """
     name, body, body_d = var(), var(), var()
     guard = lall(ctx.compute(lambda p: p.kids[0], proc, name), ctx.fact("is_diff_proc", name))
