@@ -1226,7 +1226,10 @@ class _Converter:
             self.syntax_error(f"cannot read the implied DO '{_text(iterator)}'", iterator)
         control = parts[at]
         var = mk("ident", _name(_child(control, "V-N")))
-        lo = self.expr(next(k for k in _kids(control) if k.tag != "V-N"))
+        bound = next((k for k in _kids(control) if k.tag != "V-N"), None)
+        if bound is None:  # `I =, 1, 4`
+            self.syntax_error(f"implied DO '{_text(iterator)}' has no lower bound", iterator)
+        lo = self.expr(bound)
         step = self.expr(parts[at + 2]) if len(parts) > at + 2 else None
         return mk("impliedDo", tuple(self.expr(p) for p in parts[:at]), var, lo, self.expr(parts[at + 1]), step)
 

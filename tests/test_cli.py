@@ -61,6 +61,8 @@ def test_unparse_c(tmp_path):
     ("goto.f90", "subroutine f(i)\n  integer :: i\n  assign 10 to i\n  go to i\n10 i = 1\n"
                  "end subroutine f\n", 3),
     ("switch.c", "void f(int i, int *j) {\n  switch (i)\n  case 1: *j = 2;\n}\n", 2),
+    ("data.f", "      SUBROUTINE S(A)\n      DOUBLE PRECISION A(4,4)\n      INTEGER I, J\n"
+               "      DATA ((A(I,J), I =, 1, 4), J = 1, 4) / 16*0.0D0 /\n      END\n", 4),
     ("empty.f90", "", 1),
     ("blank.c", "\n\n  \n", 1),
 ])
