@@ -23,6 +23,7 @@ as an executable specification.
 differentiate, as Tapenade:
   adspec -d -head "f(y)/(x)" FILE... [-O DIR] [-o NAME] [-nooptim activity|diffliveness]
                                   the tangent, in DIR/<stem>_d.<ext>, warnings in <stem>_d.msg
+  adspec -b -head "f(y)/(x)" FILE...  the adjoint, in DIR/<stem>_b.<ext> and <stem>_b.msg
                                   (-tgtlang cuda: C input, the tangent in <stem>_d.cu)
 
 sub-commands:
@@ -86,7 +87,8 @@ def _build_parser() -> argparse.ArgumentParser:
     mode.add_argument("-vector", "--vector", dest="mode", action="store_const", const="vector",
                       help="vector tangent mode: P_DV in <stem>_dv.<ext>, nbdirsmax from module DIFFSIZES")
     mode.add_argument("-b", "-reverse", "--reverse", dest="mode", action="store_const", const="adjoint",
-                      help="adjoint mode (not available yet)")
+                      help="adjoint mode: P_b in <stem>_b.<ext> (straight-line code, IF, DO and C for loops"
+                           " for now)")
     _add_program_options(p_diff)
     p_diff.add_argument("-O", "--outdir", default=".", metavar="DIR", help="directory of the output files")
     p_diff.add_argument("-o", "--output", default=None, metavar="NAME",
@@ -124,8 +126,8 @@ def _cmd_explain(args) -> int:
 def _cmd_differentiate(args) -> int:
     from .pipeline import differentiate, write_outputs
     from .progress import progress_for
-    if args.mode not in ("tangent", "vector"):
-        raise UsageError(f"{args.mode} mode is not available yet: only the tangent modes (-d, -vector) are")
+    if args.mode == "adjoint" and args.tgtlang not in (None, "fortran", "c"):
+        raise UsageError("adjoint mode writes the input's language only (-tgtlang cuda is not available yet)")
     progress = progress_for(args.files, sys.stderr)
     try:
         result = differentiate(args.files, args.head, args.mode, vars=args.vars, outvars=args.outvars,

@@ -84,8 +84,9 @@ class AdjointContext(TangentContext):
         return Node("ident", (name,))
 
     def loop_variables(self, loop: Node) -> tuple:
-        """VF, VT, VS of the loop rule: the first value, the last value and the stride."""
-        return tuple(self.fresh(base, INTEGER) for base in ("ad_from", "ad_to", "ad_stride"))
+        """VF, VT, VS of the loop rule: the first value, the last value and the stride (a C
+        loop's stride is a constant: VF, VT)."""
+        return tuple(self.fresh(base, INTEGER) for base in ("ad_from", "ad_to", "ad_stride")[:3 if loop.op == "do" else 2])
 
     def adjoint_temporary(self, lhs: Node) -> Node:
         """The temporary V of the assignment rules: the adjoint of the value assigned, held
@@ -191,6 +192,12 @@ class AdjointContext(TangentContext):
         """The test of the backward loop, which runs from the last index value down to F."""
         return Node("ge" if stride.kids[0] > 0 else "le", (index, first))
 
+    @staticmethod
+    def minus_stride(index: Node, stride: Node) -> Node:
+        """I - S for the constant S (I + 1 rather than I - -1)."""
+        value = stride.kids[0]
+        return Node("sub" if value > 0 else "add", (index, Node("intCst", (abs(value), None))))
+
     # --- the procedure ---------------------------------------------------------------------------------
     def adjoint_procedure(self, proc: Node, forward: Node, backward: Node) -> Node:
         """procedure P_b(ARGSb) {DECLSb; forward sweep; adjoint initialisations; backward sweep}
@@ -210,7 +217,7 @@ class AdjointContext(TangentContext):
         declared = self.derivative_declarations(decls, diff)
         declared = tuple(self._adjoint_declaration(d, formals) for d in declared)
         zeros, statuses = self._argument_initialisations(name, formals)
-        zeros += self._local_zeros(decls, diff - set(params) - {result_name})
+        zeros += self._local_zeros(decls, diff - set(formals) - {result_name})  # passive formals' too
         if valued:
             result_b = self.names.var(result_name)
             args += (result_b,)
@@ -278,8 +285,8 @@ class AdjointContext(TangentContext):
         return Node("deref", (ref_b,)) if self.by_value_formal(ref) else ref_b
 
     def _local_zeros(self, decls, locals_) -> tuple:
-        """Fortran: the adjoints of locals start the backward sweep at 0 (C: their declarations
-        zero them, A-decl)."""
+        """The adjoints that are no arguments (of locals, and of formals with no adjoint
+        argument) start the backward sweep at 0 (C locals: their declarations zero them, A-decl)."""
         out = []
         for decl in decls:
             if decl.op != "varDecl" or "parameter" in decl.kids[1]:
@@ -299,8 +306,9 @@ class AdjointContext(TangentContext):
         if len(derived) == 1:
             return Node("block", derived)
         typ, attrs, declarators = derived[1].kids
-        zeroed = tuple(d.with_kids(d.kids[0], d.kids[1], self.initial_zero(decl.kids[0], d), d.kids[3])
-                       for d in declarators)
+        zero = Node("realCst", ("0.0", typ.kids[1] if typ.op == "type" and typ.kids[1] else 8))
+        zeroed = tuple(d.with_kids(d.kids[0], d.kids[1], Node("arrayConstructor", ((Node("intCst", (0, None)),),))
+                                   if d.kids[1] else zero, d.kids[3]) for d in declarators)
         return Node("block", (decl, Node("varDecl", (typ, attrs, zeroed), derived[1].ann)))
 
     @staticmethod

@@ -131,21 +131,22 @@ def a_for(stmt, out, ctx):
     value (F - S when the loop did not run): the backward loop runs from it down to VF,
     the same iterations in reverse, for either sign of S and any trip count."""
     init, cond, step, instrs = var(), var(), var(), var()
-    index, first, stride, forward_body, backward_body, vf, vt, save, restore, back_cond = (var() for _ in range(10))
+    index, first, stride, forward_body, backward_body, vf, vt, save, restore, back_cond, last = (var() for _ in range(11))
     guard = lall(eq(stmt, pattern("for", init, cond, step, instrs)), ctx.fact("is_live_for_diff", stmt))
     body = lall(ctx.compute(ctx.for_loop_parts, stmt, (index, first, stride)),
                 ctx.derive("adjoint", instrs, pattern("block", forward_body, backward_body)),
-                ctx.compute(ctx.loop_variables, stmt, (vf, vt, var())),
+                ctx.compute(ctx.loop_variables, stmt, (vf, vt)),
                 ctx.derive("save", stmt, pattern("block", save, restore)),
                 ctx.compute(ctx.backward_condition, index, vf, stride, back_cond),
+                ctx.compute(ctx.minus_stride, index, stride, last),
                 eq(out, pattern(
                     "block",
                     pattern("block", save, pattern("assign", vf, first),
                             pattern("for", pattern("assign", index, vf), cond, step, forward_body),
-                            ctx.pattern_push(pattern("sub", index, stride)), ctx.pattern_push(vf)),
+                            ctx.pattern_push(last), ctx.pattern_push(vf)),
                     pattern("block", ctx.pattern_pop(vf), ctx.pattern_pop(vt),
                             pattern("for", pattern("assign", index, vt), back_cond,
-                                    pattern("assign", index, pattern("sub", index, stride)), backward_body),
+                                    pattern("assign", index, last), backward_body),
                             restore))))
     return guard, body
 

@@ -75,8 +75,7 @@ def a_expr_passive(expr, out, ctx, value, stmt):
 def a_expr_ref(expr, out, ctx, value, stmt):
     ref_b = var()
     guard = ctx.fact("is_active_expr", expr, stmt)
-    body = lall(ctx.derive("ref", expr, ref_b),
-                eq(out, pattern("block", pattern("assign", ref_b, pattern("add", ref_b, value)))))
+    body = lall(ctx.derive("ref", expr, ref_b), ctx.compute(increment, ref_b, value, out))
     return guard, body
 
 
@@ -124,6 +123,20 @@ def _name(expr: Node) -> str:
     return expr.kids[0] if expr.op in ("intrinsic", "call") else "a conditional expression"
 
 
+def _scaled(partial: Node, value: Node) -> Node:
+    """partial*value, the sign brought out: -(2*v) rather than 2*(-v)."""
+    if value.op == "neg":
+        inner = _scaled(partial, value.kids[0])
+        return inner.kids[0] if inner.op == "neg" else Node("neg", (inner,))
+    return value if _is_one(partial) else _times(partial, value)
+
+
+def increment(ref_b: Node, value: Node) -> Node:
+    """REFb = REFb + VAL (REFb - V for VAL = -V)."""
+    total = Node("sub", (ref_b, value.kids[0])) if value.op == "neg" else Node("add", (ref_b, value))
+    return Node("block", (Node("assign", (ref_b, total)),))
+
+
 def adjoint_operands(expr: Node, value: Node, ctx, stmt: Node) -> tuple:
     """((Ai with a partial), (Pi*VAL)): the operands and the adjoints they receive."""
     name = expr.kids[0] if expr.op == "intrinsic" else expr.op
@@ -134,5 +147,5 @@ def adjoint_operands(expr: Node, value: Node, ctx, stmt: Node) -> tuple:
     partials = entry.partials(args, ctx.lang, ctx.kind_of(expr))
     if entry.nondifferentiable(args, ctx.lang) is not None:
         ctx.warn(stmt, f"non-differentiable {name}: {entry.nondiff_doc} (the derivative there is one-sided)")
-    kept = [(a, value if _is_one(p) else _times(p, value)) for a, p in zip(args, partials) if p is not None]
+    kept = [(a, _scaled(p, value)) for a, p in zip(args, partials) if p is not None]
     return tuple(a for a, _ in kept), tuple(v for _, v in kept)
