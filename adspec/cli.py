@@ -142,7 +142,7 @@ def _cmd_differentiate(args) -> int:
 
 
 def _cmd_rules(args) -> int:
-    from .rules import tangent  # noqa: F401  (importing the rule modules registers their rule sets)
+    from .rules import adjoint, tangent  # noqa: F401  (importing the rule modules registers their rule sets)
     from .engine.rules import RULE_SETS
     if not RULE_SETS:
         print("no rule set is registered yet (adspec.rules registers none)")

@@ -83,8 +83,9 @@ class AdjointCheck:
 class AdjointCase(TangentCase):
     """TangentCase (P, P_D, inputs and directions) plus P_b (adspec -b)."""
 
-    def __init__(self, source: str, lang: str, head: str, args, seed: int = 1, **options):
-        super().__init__(source, lang, head, args, seed=seed, **options)
+    def __init__(self, source: str, lang: str, head: str, args, seed: int = 1, filename: str | None = None,
+                 form: str | None = None, **options):
+        super().__init__(source, lang, head, args, seed=seed, filename=filename, form=form, **options)
         self.adjoint = adspec.differentiate(source, head=head, mode="adjoint", lang=lang, filename=self.filename,
                                             form=self.form, **options)
         rng = np.random.default_rng(seed + 2000)
