@@ -19,6 +19,7 @@ empty when P_b returns.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -32,7 +33,7 @@ _C_ENTRIES = [("Real8", "double", 1), ("Real4", "float", 2), ("Integer4", "int",
 
 
 def _fortran_stack() -> str:
-    out = ["module adstack_check", "  real(8) :: adstack_values(200000)", "  integer :: adstack_tags(200000)",
+    out = ["module adstack_check", "  real(8) :: adstack_values(20000)", "  integer :: adstack_tags(20000)",
            "  integer :: adstack_top = 0, adstack_errors = 0", "end module"]
     for name, typ, tag in _F_ENTRIES:
         out += [f"subroutine push{name}(x)", "  use adstack_check", f"  {typ} x",
@@ -48,7 +49,7 @@ def _fortran_stack() -> str:
 
 
 def _c_stack() -> str:
-    out = ["static double adstack_values[200000];", "static int adstack_tags[200000];",
+    out = ["static double adstack_values[20000];", "static int adstack_tags[20000];",
            "static int adstack_top = 0;", "static int adstack_errors = 0;"]
     for name, typ, tag in _C_ENTRIES:
         out += [f"void push{name}({typ} x) {{ adstack_values[adstack_top] = x; adstack_tags[adstack_top] = {tag};"
@@ -61,6 +62,11 @@ def _c_stack() -> str:
 
 
 STACK = {"fortran": _fortran_stack(), "c": _c_stack()}
+
+
+@lru_cache(maxsize=None)
+def _parsed_stack(lang: str):
+    return adspec.parse(STACK[lang], lang=lang, filename="adstack" + (".f90" if lang == "fortran" else ".c"))
 
 
 @dataclass
@@ -91,7 +97,7 @@ class AdjointCase(TangentCase):
         rng = np.random.default_rng(seed + 2000)
         self.weights = {name: rng.uniform(-1, 1, size=np.shape(self._dependent_value(name)))
                         for name in self.dependents}
-        stack = adspec.parse(STACK[lang], lang=lang, filename="adstack" + (".f90" if lang == "fortran" else ".c"))
+        stack = _parsed_stack(lang)
         self.adjoint_file = mk("file", *self.original.kids, *self.adjoint.tree.kids, *stack.kids, lang=lang,
                                form=self.form, filename=self.filename)
 

@@ -193,6 +193,16 @@ def test_c_pointer_independent_is_incremented():
     assert "*xb = 0" not in case.adjoint.text and "xb[0] = 0" not in case.adjoint.text
 
 
+def test_the_dot_product_test_catches_a_missing_restore(monkeypatch):
+    """Without the push/pop of RVARS, the partials read the values from after the
+    assignment: the dot-product test must see it (it can fail)."""
+    from adspec.analyses.facts import Facts
+    monkeypatch.setattr(Facts, "is_restored", lambda self, stmt: False)
+    case = AdjointCase(ITERATIVE, "fortran", "h(x y)/(x y)", [real("x"), real("y")])
+    assert "push" not in case.adjoint.text
+    assert case.check().error > 1e-3
+
+
 # --- the paper's figures, structurally ---------------------------------------------------------
 FIG7 = """
 subroutine fig7(a, b, c, n, m)
