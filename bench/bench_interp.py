@@ -1,0 +1,70 @@
+"""Speed of the IL interpreter on the random programs of tests/test_tangent_random.py.
+
+The same programs every run (hypothesis derandomized): each is differentiated once, outside
+the timing; then the timed part does what the random test does per program in the
+interpreter: the tangent, two runs for central differences, and complex step (four runs).
+Reports programs per second, best of the repeats, per language.
+
+    python bench/bench_interp.py [--programs 60] [--repeat 5]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+import adspec  # noqa: E402
+from adspec.engine.errors import UnsupportedError  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
+from il_gen import programs  # noqa: E402
+from tangent_check import TangentCase  # noqa: E402
+from test_tangent_random import ARGS, HEAD  # noqa: E402
+
+
+def draw(lang: str, n: int) -> list[str]:
+    """n random programs of `lang` as source text, the same every run."""
+    texts: list[str] = []
+
+    @settings(max_examples=n, derandomize=True, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(programs(lang))
+    def collect(tree):
+        texts.append(adspec.unparse(tree))
+    collect()
+    return texts[:n]
+
+
+def cases(lang: str, n: int) -> list[TangentCase]:
+    ext = "f90" if lang == "fortran" else "c"
+    out = []
+    for text in draw(lang, n):
+        try:
+            out.append(TangentCase(text, lang, HEAD, ARGS[lang], filename=f"random.{ext}"))
+        except UnsupportedError:
+            pass
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--programs", type=int, default=60)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    for lang in ("fortran", "c"):
+        prepared = cases(lang, args.programs)
+        times = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            for case in prepared:
+                case.check()
+            times.append(time.perf_counter() - start)
+        best = min(times)
+        print(f"{lang}: {len(prepared)} programs, best {best:.3f} s ({len(prepared) / best:.1f} programs/s), "
+              f"worst {max(times):.3f} s")
+
+
+if __name__ == "__main__":
+    main()
