@@ -75,15 +75,22 @@ def e_ident(it, node):
     b = it.frame.vars.get(node.kids[0])
     if b is None:
         b = frames.binding(it, node.kids[0], node=node)
+    if type(b) is np.ndarray:  # a scalar: the common case, first
+        return b[()]
+    return _held(b, node, "array", node.kids[0])
+
+
+def _held(b, node, kind, name):
+    """The value binding b of `name` (kind: array or component) holds; an error if none."""
     if type(b) is np.ndarray:
         return b[()]
     if type(b) is FArr:
         if b.data is None:
-            raise err(node, f"array {node.kids[0]} is not allocated")
+            raise err(node, f"{kind} {name} is not allocated")
         return b.data
     if b is UNASSOCIATED:
-        raise err(node, f"pointer {node.kids[0]} is not associated")
-    return b  # CArr
+        raise err(node, f"pointer {name} is not associated")
+    return b  # CArr, Record, ...
 
 
 def e_arrayAccess(it, node):
@@ -102,14 +109,7 @@ def e_arrayAccess(it, node):
 
 def e_fieldAccess(it, node):
     """A component's value; of an array of records, the array of the components."""
-    b = places.field_of(it, eval(it, node.base), node)
-    if type(b) is np.ndarray:
-        return b[()]
-    if type(b) is FArr:
-        if b.data is None:
-            raise err(node, f"component {node.field} is not allocated")
-        return b.data
-    return b
+    return _held(places.field_of(it, eval(it, node.base), node), node, "component", node.field)
 
 
 def e_address(it, node):
@@ -315,30 +315,21 @@ def e_bitNot(it, node):
     return ~eval(it, node.expr)
 
 
-def e_and(it, node):
-    """Fortran .AND., C &&: the right operand only when the left one is true (elementwise on arrays)."""
-    a = eval(it, node.left)
-    if isinstance(a, np.ndarray):
-        return np.logical_and(a, eval(it, node.right))
-    if not truth(a):
-        return np.int32(0) if it.is_c else np.bool_(False)
-    b = eval(it, node.right)
-    if isinstance(b, np.ndarray):
-        return np.logical_and(a, b)
-    return np.int32(truth(b)) if it.is_c else np.bool_(truth(b))
-
-
-def e_or(it, node):
-    """Fortran .OR., C ||: the right operand only when the left one is false (elementwise on arrays)."""
-    a = eval(it, node.left)
-    if isinstance(a, np.ndarray):
-        return np.logical_or(a, eval(it, node.right))
-    if truth(a):
-        return np.int32(1) if it.is_c else np.bool_(True)
-    b = eval(it, node.right)
-    if isinstance(b, np.ndarray):
-        return np.logical_or(a, b)
-    return np.int32(truth(b)) if it.is_c else np.bool_(truth(b))
+def short_circuit(text, fn, decides):
+    """The meaning of .AND./&& and .OR./||: the left operand decides when its truth is `decides`,
+    else the value is the right operand's truth; on arrays, fn elementwise."""
+    def run(it, node):
+        a = eval(it, node.left)
+        if isinstance(a, np.ndarray):
+            return fn(a, eval(it, node.right))
+        if truth(a) is decides:
+            return np.int32(decides) if it.is_c else np.bool_(decides)
+        b = eval(it, node.right)
+        if isinstance(b, np.ndarray):
+            return fn(a, b)
+        return np.int32(truth(b)) if it.is_c else np.bool_(truth(b))
+    return _named(run, "short_circuit", text, f"{text}: the right operand only when the left one is "
+                  f"{str(not decides).lower()} (elementwise on arrays); Fortran logical, C int.")
 
 
 def e_eqv(it, node):
@@ -479,8 +470,8 @@ EXPRESSIONS = {
     "le": comparison("a <= b", operator.le),
     "gt": comparison("a > b", operator.gt),
     "ge": comparison("a >= b", operator.ge),
-    "and": e_and,
-    "or": e_or,
+    "and": short_circuit("a .and. b, a && b", np.logical_and, False),
+    "or": short_circuit("a .or. b, a || b", np.logical_or, True),
     "eqv": e_eqv,
     "neqv": e_neqv,
     "concat": e_concat,

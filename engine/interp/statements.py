@@ -171,6 +171,11 @@ def s_if(it, node):
     return None
 
 
+def _left(sig):
+    """What a loop returns when its body ends by `sig` (not CYCLE): EXIT ends the loop only."""
+    return None if sig is EXIT else sig
+
+
 def s_do(it, node):
     """Fortran DO: the trip count computed once from lo, hi, step; the variable set to lo, then
     stepped after each trip (one step past the last on a normal exit)."""
@@ -187,15 +192,11 @@ def s_do(it, node):
     else:
         trips = max(0, int((hi_v - lo_v + step_v) / step_v))
     v = lo_v
-    run = exec_block
     for _ in range(trips):
         container[key] = v
-        sig = run(it, body)
-        if sig is not None:
-            if sig is EXIT:
-                return None
-            if sig is not CYCLE:
-                return sig
+        sig = exec_block(it, body)
+        if sig is not None and sig is not CYCLE:
+            return _left(sig)
         v = container[key] + step_v
     container[key] = v
     return None
@@ -206,11 +207,8 @@ def s_while(it, node):
     cond, body = node.kids
     while truth(expressions.eval(it, cond)):
         sig = exec_block(it, body)
-        if sig is not None:
-            if sig is EXIT:
-                break
-            if sig is not CYCLE:
-                return sig
+        if sig is not None and sig is not CYCLE:
+            return _left(sig)
     return None
 
 
@@ -219,14 +217,10 @@ def s_doWhile(it, node):
     body, cond = node.kids
     while True:
         sig = exec_block(it, body)
-        if sig is not None:
-            if sig is EXIT:
-                break
-            if sig is not CYCLE:
-                return sig
+        if sig is not None and sig is not CYCLE:
+            return _left(sig)
         if not truth(expressions.eval(it, cond)):
-            break
-    return None
+            return None
 
 
 def s_for(it, node):
@@ -236,11 +230,8 @@ def s_for(it, node):
         it._stmt[init.op](it, init)
     while cond is None or truth(expressions.eval(it, cond)):
         sig = exec_block(it, body)
-        if sig is not None:
-            if sig is EXIT:
-                break
-            if sig is not CYCLE:
-                return sig
+        if sig is not None and sig is not CYCLE:
+            return _left(sig)
         if step is not None:
             it._stmt[step.op](it, step)
     return None
@@ -258,7 +249,7 @@ def s_switch(it, node):
     for case in cases[start:]:
         sig = exec_block(it, case.body)
         if sig is not None:
-            return None if sig is EXIT else sig
+            return _left(sig)
     return None
 
 
