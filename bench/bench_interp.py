@@ -11,11 +11,14 @@ time of the process (steadier on a loaded machine).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+import numpy as np  # noqa: E402
 
 import adspec  # noqa: E402
 from adspec.engine.errors import UnsupportedError  # noqa: E402
@@ -49,10 +52,23 @@ def cases(lang: str, n: int) -> list[TangentCase]:
     return out
 
 
+def digest(prepared: list[TangentCase]) -> str:
+    """A hash of the tangents, divided differences and complex steps of every program."""
+    h = hashlib.sha256()
+    for case in prepared:
+        check = case.check()
+        for table in (check.analytic, check.divided, check.complex_step or {}):
+            for name in sorted(table):
+                h.update(name.encode() + np.asarray(table[name], dtype=np.float64).tobytes())
+        h.update(str(check.complex_step_skipped).encode())
+    return h.hexdigest()[:16]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--programs", type=int, default=60)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--digest", action="store_true", help="print a hash of every result (to compare versions)")
     args = ap.parse_args()
     for lang in ("fortran", "c"):
         prepared = cases(lang, args.programs)
@@ -64,6 +80,8 @@ def main() -> None:
             wall.append(time.perf_counter() - start)
             cpu.append(time.process_time() - start_cpu)
         n = len(prepared)
+        if args.digest:
+            print(f"{lang}: results digest {digest(prepared)}")
         print(f"{lang}: {n} programs; wall best {min(wall):.3f} s ({n / min(wall):.1f} programs/s), worst "
               f"{max(wall):.3f} s; CPU best {min(cpu):.3f} s ({n / min(cpu):.1f} programs/s)")
 

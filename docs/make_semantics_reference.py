@@ -25,7 +25,7 @@ they give); intrinsic functions are in `engine/interp/intrinsics.py` (complex st
 
 def _where(fn) -> str:
     module = fn.__module__.rsplit(".", 1)[-1]
-    return f"`{module}.{fn.__qualname__}`"
+    return f"`{module}.{fn.__qualname__}`".replace("|", "\\|")  # a table cell: | escaped
 
 
 def _summary(fn) -> str:

@@ -46,6 +46,7 @@ def run_from_python(it, name, run):
 
 
 def external_actual(a):
+    """An argument given from Python: arrays by reference, numbers as numpy scalars."""
     if isinstance(a, np.ndarray):
         return a
     if isinstance(a, (Ptr, Record)) or a is None:
@@ -54,6 +55,7 @@ def external_actual(a):
 
 
 def find_proc(it, name: str, node) -> Node:
+    """The procedure a call of `name` means: internal, then global, then USE-renamed."""
     f = it.frame
     while f is not None:
         p = f.info.contains.get(name)
@@ -93,6 +95,7 @@ def has_interface(it, name: str) -> bool:
 
 
 def invoke(it, proc: Node, actuals: list, named: dict, host: Frame | None):
+    """Run `proc` on evaluated actuals (positional and by keyword): bind, run, copy back, result."""
     info = frames.scope_info(it, proc, host.info if host is not None and host.info.node.op == "procedure" else None)
     frame = Frame(info, host)
     params = info.params
@@ -138,6 +141,7 @@ def materialize_locals(it, frame):
 
 
 def result(it, proc, frame):
+    """A function's result: C the returned value, Fortran the result variable's value."""
     if proc.kind != "function":
         return None
     if it.is_c:
@@ -251,6 +255,7 @@ def bind_c(it, frame: Frame, proc: Node, bound: dict):
 
 
 def call_user(it, node: Node):
+    """A call of a user procedure (or of a CUDA built-in in C): its result."""
     if it.is_c and node.name not in it.procs and it.is_cuda_call(node.name):
         return it.cuda_call(node)
     proc = find_proc(it, node.name, node)

@@ -144,8 +144,8 @@ def launch(it, name: str, grid, block, args=(), shmem: int = 0):
         spec = params.get(param)
         return memory.as_ptr(a, param) if isinstance(a, np.ndarray) and spec is not None and spec.ptr \
             else calls.external_actual(a)
-    calls.run_from_python(it, name, lambda: run_kernel(it, 
-        proc, shape(grid), shape(block), int(shmem), [actual(p, a) for p, a in zip(list(proc.params) + [None] * len(args), args)], None))
+    actuals = [actual(p, a) for p, a in zip(list(proc.params) + [None] * len(args), args)]
+    calls.run_from_python(it, name, lambda: run_kernel(it, proc, shape(grid), shape(block), int(shmem), actuals, None))
 
 
 def kernel_proc(it, name, node):

@@ -19,6 +19,7 @@ from .values import InterpError, err
 
 
 def scope_info(it, node: Node, host: ScopeInfo | None = None) -> ScopeInfo:
+    """The ScopeInfo of a procedure, module or file node (cached)."""
     info = it._infos.get(id(node))
     if info is None:
         if host is None and node.op == "procedure" and node.name in it.proc_module:
@@ -28,6 +29,7 @@ def scope_info(it, node: Node, host: ScopeInfo | None = None) -> ScopeInfo:
 
 
 def module_frame(it, name: str) -> Frame:
+    """The one frame of module `name` (its variables persist)."""
     f = it._module_frames.get(name)
     if f is None:
         mod = it.modules.get(name)
@@ -51,6 +53,7 @@ def host_frame(it, proc: Node, caller: Frame | None) -> Frame | None:
 
 
 def binding(it, name: str, frame: Frame | None = None, node=None):
+    """The storage `name` denotes in `frame` (the running one by default), resolved once."""
     frame = frame or it.frame
     b = frame.vars.get(name)
     if b is None:
@@ -60,6 +63,7 @@ def binding(it, name: str, frame: Frame | None = None, node=None):
 
 
 def resolve(it, frame: Frame, name: str, node):
+    """Where `name` comes from: a declaration, USE or host, an enumerator, CUDA, implicit typing."""
     info = frame.info
     if absent(frame, name):
         raise err(node, f"optional argument {name!r} is absent (not PRESENT) and cannot be used")
@@ -108,6 +112,7 @@ def use_lookup(it, module: str, only, renames: dict, name: str):
 
 
 def materialize(it, frame: Frame, spec: VarSpec):
+    """The storage of a declared variable: COMMON, new, or the saved one of a persistent variable."""
     info = frame.info
     persistent = ("save" in spec.attrs or "parameter" in spec.attrs or info.save_all
                   or "static" in spec.attrs or (spec.init is not None and not it.is_c))

@@ -5,8 +5,9 @@ meaning (the semantics itself is in the modules this one assembles).
 COMMON blocks and saved variables, the output, and the dispatch tables (operator -> function).
 The modules of the package are plain functions of the interpreter `it`; they import the
 modules below them and reach those above only through the few methods of `Interpreter` listed
-under "upward calls". Import order, lowest first: values, scope, memory, frames, places,
-constructs, calls, intrinsic_calls, expressions, statements, cuda_threads, cuda, machine.
+under "upward calls". Import order, lowest first: intrinsics, complex_step, values, scope,
+memory, frames, places, constructs, calls, intrinsic_calls, expressions, statements,
+cuda_threads, cuda, machine.
 """
 from __future__ import annotations
 
