@@ -197,6 +197,7 @@ def e_star(it, node):
     """Only in a declaration or an I/O list: elsewhere an error."""
     raise err(node, "'*' outside a declaration or I/O list")
 
+
 # --- numbers ----------------------------------------------------------------------------------
 # The promotion rule, stated once: both operands of a binary operator are converted to their
 # common type, intrinsics.promote (Fortran mixed mode: integer < real < complex, then the larger

@@ -39,9 +39,7 @@ class ProgramStop(Exception):
         self.code = code
 
 
-# ---------------------------------------------------------------------------
-# Run-time objects
-# ---------------------------------------------------------------------------
+# --- run-time objects ---------------------------------------------------------------------------
 
 class FArr:
     """A Fortran array variable: column-major data (a numpy view) and lower bounds."""
