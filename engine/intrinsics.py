@@ -1,7 +1,7 @@
 """Names of the intrinsic functions the front ends recognise, per language.
 
 A call to one of these names (not shadowed by a declaration of the same name) becomes an
-`intrinsic` IL node; the IL interpreter gives each its meaning (engine/interp.py).
+`intrinsic` IL node; the IL interpreter gives each its meaning (engine/interp/).
 Which arguments of an intrinsic carry a derivative is not written here: `differentiable_args`
 is a view of the derivative table (rules/derivatives.py), loaded on first use.
 """
