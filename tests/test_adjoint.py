@@ -291,3 +291,28 @@ def test_command_line_writes_the_adjoint_and_its_messages(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "subroutine f_b(" in (tmp_path / "s_b.f90").read_text()
     assert (tmp_path / "s_b.msg").exists()
+
+
+FUNCTION = """
+real(8) function fn(x, a, n)
+  integer n, i
+  real(8) x, a(n)
+  i = 2
+  fn = x*a(i)
+  do i = 1, n
+    a(i) = a(i)*x
+  end do
+  fn = fn + a(1)*a(n)
+end function
+"""
+
+
+def test_fortran_function_and_a_restored_loop_index():
+    """A function's result gets its adjoint as a last argument (fig. 8); the DO index i is
+    read by the adjoint of fn = x*a(i) before the loop overwrites it: pushed and popped
+    around the loop (A-save-index)."""
+    case = dot_product(FUNCTION, "fortran", "fn(fn a)/(x a)", [real("x"), real("a", (4,)), integer("n", 4)])
+    text = case.adjoint.text
+    assert "subroutine fn_b(x, xb, a, ab, n, fnb)" in text
+    assert text.index("call pushinteger4(i)") < text.index("do i = ad_from")
+    assert case.adjoint.statuses["fn"] == "in-zero" and "fnb = 0.0d0" in text

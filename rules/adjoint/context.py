@@ -221,7 +221,7 @@ class AdjointContext(TangentContext):
         if valued:
             result_b = self.names.var(result_name)
             args += (result_b,)
-            statuses.append(f"{result_name}:in")
+            statuses.append(f"{result_name}:{self._result_status(result_name)}")
             if rtype is not None and (self.c or not any(d.op == "varDecl" and any(x.kids[0] == result_name
                                                                                    for x in d.kids[2]) for d in decls)):
                 if not self.c:
@@ -258,8 +258,6 @@ class AdjointContext(TangentContext):
         dependent wholly (its adjoint is then reset), else `in-out`."""
         proc = self.procedure
         indeps, deps = self.facts.results.heads.get(proc.name, (0, 0))
-        summary = self.facts.results.inout.summary(proc)
-        must = self.facts.results.inout.must_written(proc)
         zeros, statuses = (), []
         for position, formal in enumerate(proc.formals):
             if formal not in formals:
@@ -269,8 +267,7 @@ class AdjointContext(TangentContext):
             if is_dep and is_indep:
                 statuses.append(f"{formal}:in-out")
             elif is_dep:
-                whole = zones & must == zones and summary is not None and not summary[0] & zones
-                statuses.append(f"{formal}:{'in-zero' if whole else 'in-out'}")
+                statuses.append(f"{formal}:{self._consumed(zones)}")
             else:
                 sym = proc.scope.lookup(formal)
                 ref = Node("ident", (formal,))
@@ -279,6 +276,23 @@ class AdjointContext(TangentContext):
                 statuses.append(f"{formal}:{'incr' if found is None else 'out'}")
                 zeros += found or ()
         return zeros, statuses
+
+    def _consumed(self, zones: int) -> str:
+        """A dependent's adjoint: `in-zero` when P overwrites the dependent wholly without
+        reading it (its adjoint is then reset), else `in-out`."""
+        proc = self.procedure
+        summary = self.facts.results.inout.summary(proc)
+        whole = zones & self.facts.results.inout.must_written(proc) == zones and summary is not None \
+            and not summary[0] & zones
+        return "in-zero" if whole else "in-out"
+
+    def _result_status(self, result_name: str) -> str:
+        """The adjoint of a function's value: C passes it by value (`in`); a Fortran function
+        overwrites its result, whose adjoint it consumes like a dependent's."""
+        loc = self.procedure.zones.vars.get(result_name)
+        if self.c or loc is None:
+            return "in"
+        return self._consumed(loc.all & self.procedure.zones.differentiable_mask)
 
     def _adjoint_of(self, ref: Node) -> Node:
         ref_b = Node("ident", (self.names.var(ref.kids[0]),))
