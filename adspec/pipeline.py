@@ -288,7 +288,6 @@ def header_comment(proc, facts, results, heads, buffers=()) -> list:
     every derivative argument, so a caller knows what it must provide and what it gets;
     buffers: ((formal, its derivative, what the caller passes),) of the derivative arguments
     of memory only ("Plus diff mem management of", _buffers)."""
-    from .engine.bitsets import zones_of
     lines = [f"Differentiation of {proc.source_name} in forward (tangent) mode:"]  # vector mode too
     lines += _head_lines(proc, heads, "variations  ")
     summary = results.inout.summary(proc)

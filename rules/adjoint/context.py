@@ -40,6 +40,11 @@ class AdjointContext(TangentContext):
         body = proc.node.kids[7].kids if proc.node.kids[7] is not None else ()
         self._top_level = {id(k) for k in body}
         self._last = body[-1] if body else None
+        for stmt in walk(body):  # C pointers that move: their values would need saving too
+            if isinstance(stmt, Node) and stmt.op == "assign" and stmt.kids[0].op == "ident":
+                sym = proc.scope.lookup(stmt.kids[0].kids[0])
+                if sym is not None and sym.ptr:
+                    self.refuse(stmt, f"assigning the pointer {sym.name}")
 
     def refuse(self, node: Node, what: str):
         raise UnsupportedError(f"adjoint mode does not support {what} yet", self.filename, node.line)
@@ -210,6 +215,13 @@ class AdjointContext(TangentContext):
             self.refuse(proc, "an active argument that is no independent nor dependent ("
                               + ", ".join(self.facts.memory_formals(name)) + ")")
         diff = self.facts.diff_variables(name)
+        declared = {d.kids[0] for decl in decls + tuple(proc.kids[7].kids if proc.kids[7] is not None else ())
+                    if isinstance(decl, Node) and decl.op == "varDecl" and "common" not in decl.kids[1]
+                    for d in decl.kids[2]}
+        commons = {_root(v) for decl in decls if decl.op == "common" for v in decl.kids[1]}
+        shared = sorted((diff - declared - set(params) - {result or name}) | (diff & commons))
+        if shared:
+            self.refuse(proc, "active global variables (COMMON, module, file scope: " + ", ".join(shared) + ")")
         formals = self.facts.diff_formals(name)
         args = differentiated_arguments(params, lambda f: f in formals, self.names.var)
         valued = kind == "function" and not is_void(rtype)

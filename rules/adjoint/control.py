@@ -19,7 +19,6 @@ from .ruleset import ADJOINT
 
 EMPTY = pattern("block")
 ZERO = pattern("intCst", 0, None)
-ONE = pattern("intCst", 1, None)
 
 
 @ADJOINT.rule("A-seq", judgment="adjoint", ops=("block",), section="5.4", source="verbatim",
