@@ -38,23 +38,44 @@ def a_assign_active(stmt, out, ctx):
 
 @ADJOINT.rule("A-assign-alias", judgment="adjoint", ops=("assign",), section="5.4", source="verbatim",
               premises=("hasDerivativeInstruction(LHS = RHS)", "isActiveExpr(RHS)", "scalar(LHS)",
-                        "mayAlias(LHS, RHS)", "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb",
-                        "real →newFreeVar V", "RHS, V →adjexpr INSTRS"),
+                        "mayAlias(LHS, RHS)", "¬selfReference(LHS, RHS)", "LHS = RHS →record [SAVE ; RESTORE]",
+                        "LHS →ref LHSb", "real →newFreeVar V", "RHS, V →adjexpr INSTRS"),
               conclusion="LHS = RHS  →  [SAVE ; RESTORE; V = LHSb; LHSb = 0; INSTRS]")
 def a_assign_alias(stmt, out, ctx):
-    """The paper's rule with its temporary V: the lhs's variable appears in the rhs, either
-    as the lhs itself (the iterative `x = x*x + y`, whose adjoint must read the old xb
-    before the new one is built) or as an element that may be the same (`a(i) = 2*a(j)`,
-    i = j or not): LHSb is moved to V and reset before the increments, which may add to it."""
+    """The paper's rule with its temporary V: the lhs's variable appears in the rhs as an
+    element that may be the lhs or not (`a(i) = 2*a(j)`, i = j or not): LHSb is moved to V
+    and reset before the increments, which may add to it."""
     lhs, rhs, lhs_b, instrs, save, restore, temp, zero = (var() for _ in range(8))
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.fact("has_derivative_instruction", stmt),
                  ctx.fact("is_active_expr", rhs, stmt), ctx.check(ctx.scalar_reference, lhs),
-                 ctx.check(ctx.may_alias, stmt))
+                 ctx.check(ctx.possible_alias, stmt))
     body = lall(ctx.derive("record", stmt, pattern("block", save, restore)),
                 ctx.derive("ref", lhs, lhs_b), ctx.compute(ctx.adjoint_temporary, lhs, temp),
                 ctx.derive("adjexpr", rhs, instrs, temp, stmt), ctx.compute(ctx.zero_like, lhs, zero),
                 eq(out, pattern("block", save, pattern("block", restore, pattern("assign", temp, lhs_b),
                                                        pattern("assign", lhs_b, zero), instrs))))
+    return guard, body
+
+
+@ADJOINT.rule("A-assign-self", judgment="adjoint", ops=("assign",), section="5.4",
+              source="reconstructed: docs/rules.md#a-assign",
+              premises=("hasDerivativeInstruction(LHS = RHS)", "isActiveExpr(RHS)", "scalar(LHS)",
+                        "selfReference(LHS, RHS)", "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb",
+                        "RHS, LHSb →adjexpr INSTRS"),
+              conclusion="LHS = RHS  →  [SAVE ; RESTORE; INSTRS(other leaves); LHSb = Σ INSTRS(LHS leaves)]")
+def a_assign_self(stmt, out, ctx):
+    """The iterative assignment (`c = c*a`, `x = x*x + y`, fig. 7): the lhs appears in the
+    rhs only as itself, so the aliasing is decided and V is spared, as 5.4 allows. The
+    increments of the other leaves read LHSb first; then LHSb becomes what the lhs's own
+    occurrences receive (fig. 7: `ab = ab + c*cb; cb = a*cb`)."""
+    lhs, rhs, lhs_b, instrs, save, restore, zero, update = (var() for _ in range(8))
+    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.fact("has_derivative_instruction", stmt),
+                 ctx.fact("is_active_expr", rhs, stmt), ctx.check(ctx.scalar_reference, lhs),
+                 ctx.check(ctx.self_reference, stmt))
+    body = lall(ctx.derive("record", stmt, pattern("block", save, restore)),
+                ctx.derive("ref", lhs, lhs_b), ctx.derive("adjexpr", rhs, instrs, lhs_b, stmt),
+                ctx.compute(ctx.zero_like, lhs, zero), ctx.compute(ctx.self_update, instrs, lhs_b, zero, update),
+                eq(out, pattern("block", save, pattern("block", restore, update))))
     return guard, body
 
 

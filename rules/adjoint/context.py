@@ -123,6 +123,34 @@ class AdjointContext(TangentContext):
     def no_alias(self, stmt: Node) -> bool:
         return not self.may_alias(stmt)
 
+    def self_reference(self, stmt: Node) -> bool:
+        """The lhs appears in the rhs, and only as itself (`c = c*a`, `a(i) = a(i) + x`): each
+        occurrence is the same memory as the lhs, none may merely alias it."""
+        lhs, root = stmt.kids[0], _root(stmt.kids[0])
+        refs = [n for n in walk(stmt.kids[1]) if n.op in ("ident", "arrayAccess", "deref") and _root(n) == root]
+        outer = [n for n in refs if n == lhs]
+        inside = {id(m) for n in outer for m in walk(n)}
+        return bool(outer) and all(id(n) in inside or n == lhs for n in refs)
+
+    def possible_alias(self, stmt: Node) -> bool:
+        return self.may_alias(stmt) and not self.self_reference(stmt)
+
+    def self_update(self, instrs: Node, lhs_b: Node, zero: Node) -> Node:
+        """The increments of the other leaves first (they read LHSb), then LHSb = the sum of
+        what its own occurrences receive (0 when none is active; nothing for LHSb = LHSb)."""
+        others, own = [], []
+        for stmt in flattened(instrs).kids:
+            value = stmt.kids[1]
+            if stmt.kids[0] == lhs_b:
+                own.append(Node("neg", (value.kids[1],)) if value.op == "sub" else value.kids[1])
+            else:
+                others.append(stmt)
+        total = own[0] if own else zero
+        for term in own[1:]:
+            total = Node("sub", (total, term.kids[0])) if term.op == "neg" else Node("add", (total, term))
+        last = () if total == lhs_b else (Node("assign", (lhs_b, total)),)
+        return Node("block", tuple(others) + last)
+
     def by_value_formal(self, ref: Node) -> bool:
         """C: a formal argument passed by value, whose adjoint is a pointer (`double *xb`)."""
         if not self.c or ref.op != "ident" or self.procedure is None or ref.kids[0] not in self.procedure.formals:
