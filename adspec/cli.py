@@ -96,7 +96,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p_diff.add_argument("-tgtlang", "--tgtlang", choices=("fortran", "c", "cuda"), default=None,
                         help="output language: the input's, or cuda for C input (<stem>_d.cu)")
     p_diff.add_argument("-nooptim", "--nooptim", action="append", default=[], metavar="OPTIM",
-                        choices=("activity", "diffliveness"), help="switch an improvement off")
+                        choices=("activity", "diffliveness", "tbr"),
+                        help="switch an improvement off (tbr: adjoint mode)")
     return parser
 
 
