@@ -373,3 +373,38 @@ def test_tbr_pays(name):
         pushed[optim] = check.pushed_bytes
     print(f"{name}: pushed bytes with TBR {pushed[()]}, with -nooptim tbr {pushed[('tbr',)]}")
     assert 0 < pushed[()] < pushed[("tbr",)]
+
+
+SELECT = """
+subroutine sel(x, y, ks, n)
+  integer n, i, ks(n)
+  real(8) x, y
+  do i = 1, n
+    select case (ks(i))
+    case (1)
+      y = y*x
+    case (2:3, 5)
+      y = sin(y) + x
+    case (6)
+      x = x*y
+    end select
+    y = y*y
+  end do
+end subroutine
+"""
+
+
+def test_select_case_without_default():
+    """SELECT CASE with four ways (three cases and none): PUSHCONTROL2B, a CASE DEFAULT that
+    only pushes, and the backward chain of IFs on the popped way."""
+    case = dot_product(SELECT, "fortran", "sel(x y)/(x y)", [real("x"), real("y"),
+                                                            ("ks", "int", (7,), [1, 4, 2, 6, 5, 3, 1]), integer("n", 7)])
+    text = case.adjoint.text
+    assert "call pushcontrol2b(3)" in text and "case default" in text and "call popcontrol2b(branch)" in text
+
+
+def test_c_switch_is_refused():
+    source = "void f(double x, double *y, int k) {\n  switch (k) {\n  case 1: *y = x*x; break;\n" \
+             "  default: *y = x;\n  }\n}\n"
+    with pytest.raises(UnsupportedError, match=r"t\.c:2: adjoint mode does not support C's switch"):
+        adspec.differentiate(source, head="f(y)/(x)", mode="adjoint", lang="c", filename="t.c")

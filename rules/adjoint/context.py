@@ -16,7 +16,7 @@ INTEGER = Node("type", ("integer", 4, None))
 
 # the statements this slice of adjoint mode refuses (A-refuse), and what the refusal calls them
 REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do-while loops",
-           "switch": "SELECT CASE and switch", "goto": "GOTO", "computedGoto": "computed GOTO",
+           "switch": "C's switch (its cases fall through)", "goto": "GOTO", "computedGoto": "computed GOTO",
            "arithmeticIf": "arithmetic IF", "exit": "EXIT and break", "cycle": "CYCLE and continue",
            "stop": "STOP", "where": "WHERE", "forall": "FORALL", "pointerAssign": "pointer assignment",
            "allocate": "allocation", "deallocate": "deallocation", "io": "input/output statements",
@@ -74,6 +74,31 @@ class AdjointContext(TangentContext):
 
     def pop_control(self, variable: Node) -> Node:
         return Node("call", (self._stack_name("pop", "Control1b"), (Node("address", (variable,)) if self.c else variable,)))
+
+    def push_choice(self, way: int, ways: int) -> Node:
+        return Node("call", (self._stack_name("push", f"Control{_bits(ways)}b"), (Node("intCst", (way, None)),)))
+
+    def selection(self, stmt: Node, pairs: tuple) -> Node:
+        """The conclusion of A-select: the SELECT with each case pushing its number at its end
+        (a CASE DEFAULT that only pushes where there is none), and the backward chain of IFs
+        on the popped number."""
+        selector, cases, _ = stmt.kids
+        ways = len(cases) + (0 if any(not c.kids[0] for c in cases) else 1)
+        forward = [c.with_kids(c.kids[0], Node("block", (p.kids[0], self.push_choice(k, ways))))
+                   for k, (c, p) in enumerate(zip(cases, pairs))]
+        backward = [p.kids[1] for p in pairs]
+        if len(forward) < ways:
+            forward.append(Node("case", ((), Node("block", (self.push_choice(len(forward), ways),)))))
+            backward.append(Node("block", ()))
+        branch = self.branch_variable()
+        chain = backward[-1]
+        for k in range(len(backward) - 2, -1, -1):
+            test = Node("eq", (branch, Node("intCst", (k, None))))
+            chain = Node("block", (Node("if", (test, backward[k], chain)),))
+        pop = Node("call", (self._stack_name("pop", f"Control{_bits(ways)}b"),
+                            (Node("address", (branch,)) if self.c else branch,)))
+        return Node("block", (Node("block", (stmt.with_kids(selector, tuple(forward), False),)),
+                              Node("block", (pop, chain))))
 
     # --- fresh variables ------------------------------------------------------------------------
     def branch_variable(self) -> Node:
@@ -170,6 +195,8 @@ class AdjointContext(TangentContext):
     def refused(self, stmt: Node) -> bool:
         """A-refuse applies: a statement of REFUSED, a return before the end, a C declaration
         inside a nested block."""
+        if stmt.op == "switch":  # C's: refused where it matters (else A-control-dead)
+            return stmt.kids[2] and self.facts.is_live_for_diff(stmt)
         return stmt.op in REFUSED or (stmt.op == "return" and not self.last_statement(stmt)) \
             or (stmt.op == "varDecl" and not self.top_level(stmt))
 
@@ -380,6 +407,9 @@ def flattened(block: Node) -> Node:
         elif isinstance(kid, Node) and kid.op in ("if", "do", "for"):
             out.append(kid.with_kids(*(flattened(k) if isinstance(k, Node) and k.op == "block" else k
                                        for k in kid.kids)))
+        elif isinstance(kid, Node) and kid.op == "switch":
+            cases = tuple(c.with_kids(c.kids[0], flattened(c.kids[1])) for c in kid.kids[1])
+            out.append(kid.with_kids(kid.kids[0], cases, kid.kids[2]))
         else:
             out.append(kid)
     return Node("block", tuple(out), block.ann)
@@ -389,6 +419,11 @@ def _root(ref: Node) -> str | None:
     while isinstance(ref, Node) and ref.op in ("arrayAccess", "fieldAccess", "deref", "address"):
         ref = ref.kids[0]
     return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
+
+
+def _bits(ways: int) -> int:
+    """The bits of a control push for that many ways (PUSHCONTROL1B .. 8B)."""
+    return max(1, (ways - 1).bit_length())
 
 
 def _constant_stride(step: Node | None, index: Node | None) -> int | None:

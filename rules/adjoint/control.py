@@ -87,6 +87,25 @@ def _choice(stmt, cond, then_f, then_b, other_f, other_b, branch, out, ctx):
                 eq(out, pattern("block", forward, backward)))
 
 
+@ADJOINT.rule("A-select", judgment="adjoint", ops=("switch",), section="5.4",
+              source="reconstructed: docs/rules.md#a-if",
+              premises=("isLiveForDiff(SELECT)", "¬fallThrough(SELECT)", "BODYk →  [BODYk→ ; BODYk←]  (each case k)",
+                        "integer →newFreeVar B"),
+              conclusion="select (E) case Vk: BODYk  →  [select (E) case Vk: {BODYk→; push(k)} (default: push(n)) ;\n"
+                         "                             pop(B); if (B == 0) BODY0← else if (B == 1) BODY1← ...]")
+def a_select(stmt, out, ctx):
+    """Fortran's SELECT CASE, the IF rule with n ways: the case taken is pushed at its end
+    (PUSHCONTROLnB with n bits, Tapenade's), and a SELECT without CASE DEFAULT gets one that
+    only pushes, the way where no case runs. C's switch, whose cases fall through, is not in
+    this slice (A-refuse)."""
+    selector, cases, bodies, pairs = var(), var(), var(), var()
+    guard = lall(eq(stmt, pattern("switch", selector, cases, False)), ctx.fact("is_live_for_diff", stmt))
+    body = lall(ctx.compute(lambda c: tuple(k.kids[1] for k in c), cases, bodies),
+                ctx.derive_all("adjoint", bodies, pairs),
+                ctx.compute(ctx.selection, stmt, pairs, out))
+    return guard, body
+
+
 @ADJOINT.rule("A-do", judgment="adjoint", ops=("do",), section="5.4", source="verbatim",
               premises=("isLiveForDiff(LOOP)", "integer →newFreeVars VF, VT, VS", "INSTRS →  [INSTRS→ ; INSTRS←]",
                         "I →restore I?"),
@@ -173,7 +192,7 @@ def _loop_index(loop: Node) -> Node:
     return loop.kids[0] if loop.op == "do" else loop.kids[0].kids[0]
 
 
-@ADJOINT.rule("A-control-dead", judgment="adjoint", ops=("if", "do", "for"), section="5.4", source="verbatim",
+@ADJOINT.rule("A-control-dead", judgment="adjoint", ops=("if", "do", "for", "switch"), section="5.4", source="verbatim",
               premises=("¬isLiveForDiff(CONTROL)",), conclusion="CONTROL INSTRS  →  [{} ; {}]")
 def a_control_dead(stmt, out, ctx):
     """Nothing inside the control computes a value the derivatives need, nor has an adjoint
