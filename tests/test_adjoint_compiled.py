@@ -31,3 +31,22 @@ def test_compiled_dot_product(name, tmp_path):
     source, lang, head, args = CASES[name]
     check = AdjointCase(source, lang, head, args).compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < 1e-12, check.report()
+
+
+@pytest.mark.parametrize("lang", ["fortran", "c"])
+def test_random_programs_compiled(lang, tmp_path_factory):
+    """13 random structured programs per language (26 in all) compiled at -O2."""
+    from hypothesis import given, settings
+
+    import adspec
+    from il_gen import examples, programs
+    from test_adjoint_random import ARGS, SETTINGS
+    ext = "f90" if lang == "fortran" else "c"
+
+    @settings(max_examples=examples(13), **SETTINGS)
+    @given(programs(lang, structured=True))
+    def check(tree):
+        case = AdjointCase(adspec.unparse(tree), lang, "head", ARGS[lang], filename=f"random.{ext}")
+        result = case.compiled_check(tmp_path_factory.mktemp("random"))
+        assert result.error < 1e-12, result.report()
+    check()
