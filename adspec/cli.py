@@ -36,7 +36,8 @@ sub-commands:
                                   over one call graph of all the files
   rules                           print every inference rule (premises, bar, conclusion)
   explain FILE... -head H --line N  the derivation (rules, premises, facts) behind the
-                                  derivative statements of source line N
+                                  derivative statements of source line N (-b: of the adjoint's,
+                                  why a value is pushed included)
 
 heads, as in Tapenade:
   -head "f(y z)/(a b)"            head f, dependents y z, independents a b
@@ -78,6 +79,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p_explain = sub.add_parser("explain", help="the derivation behind the derivative statements of a line")
     _add_program_options(p_explain)
+    p_explain.add_argument("-b", "-reverse", "--reverse", dest="mode", action="store_const", const="adjoint",
+                           default="tangent", help="explain the adjoint's statements (push/pop included)")
     p_explain.add_argument("--line", type=int, required=True, metavar="N", help="source line of the statement")
 
     p_diff = sub.add_parser("differentiate", help="differentiate (Tapenade's form: adspec -d -head ... FILE...)")
@@ -116,7 +119,7 @@ def _add_program_options(parser) -> None:
 
 def _cmd_explain(args) -> int:
     from .pipeline import differentiate, explain
-    result = differentiate(args.files, args.head, "tangent", vars=args.vars, outvars=args.outvars)
+    result = differentiate(args.files, args.head, args.mode, vars=args.vars, outvars=args.outvars)
     text = explain(result, args.line)
     if not text:
         raise UsageError(f"no statement of line {args.line} is in a differentiated procedure")

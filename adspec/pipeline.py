@@ -329,7 +329,7 @@ def explain(result: Differentiated, line: int) -> str:
     out = []
     for name, derivation in result.derivations.items():
         for d in derivation.walk():
-            if d.judgment == "tangent" and d.node.op != "block" and d.node.line == line:
+            if d.judgment in ("tangent", "adjoint") and d.node.op != "block" and d.node.line == line:
                 out.append(f"in {name}:")
                 out.append(d.format(show))
     return "\n".join(out)

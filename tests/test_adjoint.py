@@ -408,3 +408,12 @@ def test_c_switch_is_refused():
              "  default: *y = x;\n  }\n}\n"
     with pytest.raises(UnsupportedError, match=r"t\.c:2: adjoint mode does not support C's switch"):
         adspec.differentiate(source, head="f(y)/(x)", mode="adjoint", lang="c", filename="t.c")
+
+
+def test_explain_shows_why_a_value_is_pushed(tmp_path):
+    src = tmp_path / "b.f90"
+    src.write_text(BRANCHES)
+    done = subprocess.run([sys.executable, "-m", "adspec", "explain", str(src), "-head", "br(y a)/(x y a)",
+                           "--line", "7", "-b"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "A-record at line 7" in done.stdout and "✓ is_restored(y = y*a(i))" in done.stdout
