@@ -204,6 +204,7 @@ def a_control_dead(stmt, out, ctx):
               source="reconstructed: docs/rules.md#a-seq",
               premises=(), conclusion="CONTINUE | comment  →  [{} ; {}]")
 def a_nop(stmt, out, ctx):
+    """No value and no control: nothing in either sweep (a comment is not copied)."""
     return lall(), eq(out, pattern("block", EMPTY, EMPTY))
 
 

@@ -60,6 +60,8 @@ def a_ref_deref(ref, out, ctx):
               source="reconstructed: docs/rules.md#a-ref",
               premises=(), conclusion="REF  →ref  file:line: refused (structures, pointer arithmetic)")
 def a_ref_refuse(ref, out, ctx):
+    """Structure components and pointer arithmetic need the T_diff types and the pointer
+    saving of later slices: refused at their line."""
     return lall(), ctx.compute(lambda r: ctx.refuse(r, "structures and pointer arithmetic"), ref, out)
 
 
