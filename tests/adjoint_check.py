@@ -27,7 +27,7 @@ from adspec import backends
 from adspec.engine.il import mk
 from adspec.engine.interp import Interpreter
 from harness import DERIVATIVE_TAG, RESULT, Arg, Call, Spec, compile_calls_and_run, with_derivatives
-from tangent_check import GARBAGE, TangentCase
+from tangent_check import GARBAGE, TangentCase, relative_error
 
 RUNTIME = Path(backends.__file__).resolve().parent / "runtime"   # the push/pop runtime (adStack.h/.c)
 ADJOINT_TAG = "__b"   # the driver's name of an argument's adjoint: x -> x__b
@@ -40,6 +40,7 @@ class AdjointCheck:
     stack_state: int         # entries left on the stack
     pushed_bytes: int = 0
     peak_bytes: int = 0
+    interpreter_error: float = 0.0   # compiled: max relative difference of X̄ from the interpreted P_b's
 
     @property
     def error(self) -> float:
@@ -149,7 +150,10 @@ class AdjointCase(TangentCase):
                            for n in self.dependents)
         adjoint_side = sum(float(np.sum(self._flat(self.directions[n]) * adjoint_out[n + ADJOINT_TAG].reshape(-1)))
                            for n in self.independents)
-        return AdjointCheck(self.adjoint.text, tangent_side, adjoint_side, 0)
+        interpreted, stack = self.run_adjoint()
+        compiled = {n: self._shaped(adjoint_out[n + ADJOINT_TAG], np.shape(self.values[n])) for n in self.independents}
+        return AdjointCheck(self.adjoint.text, tangent_side, adjoint_side, len(stack.entries),
+                            interpreter_error=relative_error(compiled, interpreted))
 
 
 def _tangent_output(outputs: dict, name: str, result_name) -> np.ndarray:

@@ -1,6 +1,7 @@
 """The adjoint compiled with the project's runtime (backends/runtime/): P, P_D and P_b in one
-program built with gcc/gfortran -O2, the dot-product test <Ẋ, X̄> = <Ẏ, Ȳ> to 1e-12; once
-more under AddressSanitizer/UBSan (C) or -fcheck=all (Fortran) with no report."""
+program built with gcc/gfortran -O2, the dot-product test <Ẋ, X̄> = <Ẏ, Ȳ> to 1e-12 and X̄
+equal to the interpreted adjoint's to 1e-13; once more under AddressSanitizer/UBSan (C) or
+-fcheck=all (Fortran) with no report."""
 import pytest
 
 import test_adjoint as t
@@ -31,6 +32,7 @@ def test_compiled_dot_product(name, tmp_path):
     source, lang, head, args = CASES[name]
     check = AdjointCase(source, lang, head, args).compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < 1e-12, check.report()
+    assert check.interpreter_error < 1e-13, check.report()   # the interpreted adjoint agrees
 
 
 @pytest.mark.parametrize("lang", ["fortran", "c"])
@@ -48,5 +50,5 @@ def test_random_programs_compiled(lang, tmp_path_factory):
     def check(tree):
         case = AdjointCase(adspec.unparse(tree), lang, "head", ARGS[lang], filename=f"random.{ext}")
         result = case.compiled_check(tmp_path_factory.mktemp("random"))
-        assert result.error < 1e-12, result.report()
+        assert result.error < 1e-12 and result.interpreter_error < 1e-13, result.report()
     check()
