@@ -417,3 +417,20 @@ def test_explain_shows_why_a_value_is_pushed(tmp_path):
                            "--line", "7", "-b"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "A-record at line 7" in done.stdout and "✓ is_restored(y = y*a(i))" in done.stdout
+
+
+C_DECLARATIONS = """
+void d(double x, double *y, int n) {
+  double t = x*x, c = 2.0;
+  double u = sin(t)*c + y[0];
+  int i = 0;
+  y[i] = u*t;
+}
+"""
+
+
+def test_c_declarations_with_active_initial_values():
+    """An initial value is an assignment: its adjoint propagates the variable's adjoint, with
+    nothing pushed (the variable held no value); the adjoints are declared zero."""
+    case = dot_product(C_DECLARATIONS, "c", "d(y)/(x y)", [real("x"), real("y", (2,)), integer("n", 2)])
+    assert "double tb = 0.0" in case.adjoint.text and "double ub = 0.0" in case.adjoint.text

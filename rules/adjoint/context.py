@@ -208,8 +208,26 @@ class AdjointContext(TangentContext):
         return REFUSED[stmt.op]
 
     def refused_expression(self, expr: Node) -> bool:
-        """A-expr-refuse applies to an active expr: a linear intrinsic, or no intrinsic."""
-        return expr.op != "intrinsic" or self.linear_intrinsic(expr)
+        """A-expr-refuse applies to an active expr: no intrinsic, or a linear intrinsic that
+        A-expr-chain does not take."""
+        return expr.op != "intrinsic" or not self.chain_intrinsic(expr)
+
+    def chain_intrinsic(self, expr: Node) -> bool:
+        """A-expr-chain takes the intrinsic: not linear, or linear with scalar operands and no
+        keyword argument (real(x), dble(x), merge(a, b, c): the table's scalar partials)."""
+        if not self.linear_intrinsic(expr):
+            return True
+        if any(isinstance(a, Node) and a.op == "namedArg" for a in expr.kids[1]) or any(
+                n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in walk(expr)):
+            return False
+        indexed = {id(n.kids[0]) for n in walk(expr) if n.op == "arrayAccess"
+                   and not any(i.op == "arrayTriplet" for i in n.kids[1])}
+        for n in walk(expr):
+            if n.op == "ident" and id(n) not in indexed:
+                sym = self.symbol_of(n)
+                if sym is not None and sym.dims:
+                    return False
+        return True
 
     def result_adjoint(self) -> Node:
         """The adjoint of the function's value, P_b's last argument (fig. 8)."""
@@ -277,6 +295,11 @@ class AdjointContext(TangentContext):
         shared = sorted((diff - declared - set(params) - {result or name}) | (diff & commons))
         if shared:
             self.refuse(proc, "active global variables (COMMON, module, file scope: " + ", ".join(shared) + ")")
+        scope = self.program.procedure(name).scope
+        complex_ = sorted(v for v in diff if scope.lookup(v) is not None and scope.lookup(v).type is not None
+                          and scope.lookup(v).type.op == "type" and scope.lookup(v).type.kids[0] == "complex")
+        if complex_:  # their adjoints need the conjugate partials
+            self.refuse(proc, "active complex variables (" + ", ".join(complex_) + ")")
         formals = self.facts.diff_formals(name)
         args = differentiated_arguments(params, lambda f: f in formals, self.names.var)
         valued = kind == "function" and not is_void(rtype)
@@ -380,9 +403,6 @@ class AdjointContext(TangentContext):
 
     def adjoint_declaration(self, decl: Node) -> Node:
         """C: a local declaration, then its adjoints' with the initial value 0 (A-decl)."""
-        if any(d.kids[2] is not None and d.kids[0] in self.facts.diff_variables(self.procedure.name)
-               for d in decl.kids[2]):
-            self.refuse(decl, "an initial value of an active local in its declaration")
         derived = self.derivative_declarations((decl,), self.facts.diff_variables(self.procedure.name))
         if len(derived) == 1:
             return Node("block", derived)
@@ -391,6 +411,14 @@ class AdjointContext(TangentContext):
         zeroed = tuple(d.with_kids(d.kids[0], d.kids[1], Node("arrayConstructor", ((Node("intCst", (0, None)),),))
                                    if d.kids[1] else zero, d.kids[3]) for d in declarators)
         return Node("block", (decl, Node("varDecl", (typ, attrs, zeroed), derived[1].ann)))
+
+    def initial_adjoints(self, decl: Node) -> tuple:
+        """((INITi), (Vib)) of the declarators with an adjoint and an initial value, the last
+        one first (the backward sweep's order)."""
+        diff = self.facts.diff_variables(self.procedure.name)
+        pairs = [(d.kids[2], Node("ident", (self.names.var(d.kids[0]),))) for d in reversed(decl.kids[2])
+                 if d.kids[0] in diff and d.kids[2] is not None]
+        return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
     @staticmethod
     def _show(ref: Node) -> str:

@@ -210,15 +210,36 @@ def a_nop(stmt, out, ctx):
 
 @ADJOINT.rule("A-decl", judgment="adjoint", ops=("varDecl",), section="4.2",
               source="reconstructed: docs/rules.md#a-decl",
-              premises=("atTopOfBody(DECL)", "DECL →  DECL; DECLb = 0"),
+              premises=("atTopOfBody(DECL)", "¬activeInitialValue(DECL)", "DECL →  DECL; DECLb = 0"),
               conclusion="T V  →  [T V; T Vb = 0 ; {}]")
 def a_decl(stmt, out, ctx):
     """C declares its locals in the body: a local with an adjoint gets its declaration after
     its own, initialised to 0 so that the backward sweep starts from zero adjoints. Only at
-    the top of the body, so that both sweeps see it; an active initial value is refused."""
+    the top of the body, so that both sweeps see it."""
     decls = var()
-    guard = lall(eq(stmt, pattern("varDecl", var(), var(), var())), ctx.check(ctx.top_level, stmt))
+    guard = lall(eq(stmt, pattern("varDecl", var(), var(), var())), ctx.check(ctx.top_level, stmt),
+                 ctx.check(ctx.passive_initial_values, stmt))
     body = lall(ctx.compute(ctx.adjoint_declaration, stmt, decls), eq(out, pattern("block", decls, EMPTY)))
+    return guard, body
+
+
+@ADJOINT.rule("A-decl-init", judgment="adjoint", ops=("varDecl",), section="5.4",
+              source="reconstructed: docs/rules.md#a-decl",
+              premises=("atTopOfBody(DECL)", "activeInitialValue(DECL)", "DECL →  DECL; DECLb = 0",
+                        "INITi, Vib →adjexpr INSTRSi  (each Vi with an adjoint)"),
+              conclusion="T V1 = INIT1, ...  →  [T V1 = INIT1, ...; T V1b = 0, ... ; INSTRSn; ...; INSTRS1]")
+def a_decl_init(stmt, out, ctx):
+    """A C declaration with initial values is an assignment of each: the backward sweep
+    propagates the adjoint of each variable into its initial value, last variable first.
+    Nothing is pushed: the variable held no value before."""
+    decls, inits, values, instrs, backward = var(), var(), var(), var(), var()
+    guard = lall(eq(stmt, pattern("varDecl", var(), var(), var())), ctx.check(ctx.top_level, stmt),
+                 ctx.check(ctx.active_initial_value, stmt))
+    body = lall(ctx.compute(ctx.adjoint_declaration, stmt, decls),
+                ctx.compute(ctx.initial_adjoints, stmt, (inits, values)),
+                ctx.derive_each("adjexpr", inits, instrs, values, stmt),
+                ctx.compute(lambda blocks: Node("block", blocks), instrs, backward),
+                eq(out, pattern("block", decls, backward)))
     return guard, body
 
 
