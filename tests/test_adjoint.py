@@ -434,3 +434,17 @@ def test_c_declarations_with_active_initial_values():
     nothing pushed (the variable held no value); the adjoints are declared zero."""
     case = dot_product(C_DECLARATIONS, "c", "d(y)/(x y)", [real("x"), real("y", (2,)), integer("n", 2)])
     assert "double tb = 0.0" in case.adjoint.text and "double ub = 0.0" in case.adjoint.text
+
+
+C_LOOP_DECLARATIONS = """
+void w(double *x, double *y, int n) {
+  for (int i = 0; i < n; i += 2) y[i] = y[i]*x[i];
+  for (int i = n - 1; i > 0; i--) { y[i] = y[i] + sin(y[i - 1]); }
+}
+"""
+
+
+@pytest.mark.parametrize("n", [1, 4, 5])
+def test_c_for_loops_declaring_their_index(n):
+    case = dot_product(C_LOOP_DECLARATIONS, "c", "w(y)/(x y)", [real("x", (n,)), real("y", (n,)), integer("n", n)])
+    assert case.adjoint.text.count("int i;") == 1

@@ -256,6 +256,8 @@ class AdjointContext(TangentContext):
         that its body does not assign I: the only form whose iterations the backward loop
         can replay from the bounds; anything else is refused."""
         init, cond, step, body = loop.kids
+        if init is not None and init.op == "varDecl":
+            init = self._hoisted_index(loop, init)
         index = init.kids[0] if init is not None and init.op == "assign" else None
         stride = _constant_stride(step, index)
         if index is None or index.op != "ident" or stride is None or cond is None \
@@ -265,6 +267,29 @@ class AdjointContext(TangentContext):
         if any(n.op == "assign" and _root(n.kids[0]) == index.kids[0] for n in walk(body)):
             self.refuse(loop, f"a for loop whose body assigns its index {index.kids[0]}")
         return index, init.kids[1], Node("intCst", (stride, None))
+
+    def _hoisted_index(self, loop: Node, decl: Node) -> Node | None:
+        """`for (int i = F; ...)`: i is declared once for the procedure, so that the forward
+        sweep reads its last value after the loop and the backward loop runs on it (refused
+        where the procedure knows another i); the init becomes `i = F`."""
+        typ, _, declarators = decl.kids
+        if len(declarators) != 1 or declarators[0].kids[1] or declarators[0].kids[3] \
+                or declarators[0].kids[2] is None:
+            return None
+        name = declarators[0].kids[0]
+        proc = self.procedure.node
+        others = {d.kids[0] for n in walk(proc.kids[6] + proc.kids[7].kids) if isinstance(n, Node)
+                  and n.op == "varDecl" and not any(n is f.kids[0] for f in walk(proc.kids[7]) if f.op == "for")
+                  for d in n.kids[2]}
+        file_scope = {d.kids[0] for f in self.program.files for u in f.kids if u.op == "varDecl" for d in u.kids[2]}
+        if name in others or name in proc.kids[2] or name in file_scope:
+            self.refuse(loop, f"a for loop declaring {name}, a name the function uses elsewhere")
+        known = [t for n, t, _ in self.extra_declarations if n == name]
+        if known and known[0] != typ:
+            self.refuse(loop, f"for loops declaring {name} with different types")
+        if not known:
+            self.extra_declarations.append((name, typ, ()))
+        return Node("assign", (Node("ident", (name,)), declarators[0].kids[2]), decl.ann)
 
     def backward_condition(self, index: Node, first: Node, stride: Node) -> Node:
         """The test of the backward loop, which runs from the last index value down to F."""

@@ -147,7 +147,9 @@ def a_for(stmt, out, ctx):
     `for (I = F; I op T; I += S)` with a constant stride S that the body does not change
     (for_loop_parts refuses the others). As for DO, I - S after the loop is the last index
     value (F - S when the loop did not run): the backward loop runs from it down to VF,
-    the same iterations in reverse, for either sign of S and any trip count."""
+    the same iterations in reverse, for either sign of S and any trip count. An index
+    declared by the loop (`for (int i = F; ...)`) is declared for the whole procedure, its
+    last value being read after the loop."""
     init, cond, step, instrs = var(), var(), var(), var()
     index, first, stride, forward_body, backward_body, vf, vt, save, restore, back_cond, last = (var() for _ in range(11))
     guard = lall(eq(stmt, pattern("for", init, cond, step, instrs)), ctx.fact("is_live_for_diff", stmt))
