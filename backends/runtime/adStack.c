@@ -93,12 +93,23 @@ static void jump(void) {
     top.pos = top.seg = frozen + HEADER;
 }
 
-static void push(const void *p, long long n) {
+/* A push that does not fit the common case below: above frozen storage, across blocks. */
+static void store(const void *p, long long n) {
     if (top.pos < frozen)
         jump();
     if (top.pos + n > nblocks * BLOCK)
         reserve(top.pos + n);
     copy(top.pos, (char *)p, n, 1);
+}
+
+/* Inlined, so that with n known at the call the common case is a move: the value fits in the
+ * top block, above any frozen storage. */
+static inline void push(const void *p, long long n) {
+    long long off = top.pos % BLOCK;
+    if (n > 0 && top.pos >= frozen && off + n <= BLOCK && top.pos + n <= nblocks * BLOCK)
+        memcpy(blocks[top.pos / BLOCK] + off, p, (size_t)n);
+    else
+        store(p, n);
     top.pos += n;
     traffic += n;
     if (top.pos > peak)
@@ -116,10 +127,9 @@ static void settle(Cursor *c) {
     }
 }
 
-/* Reads the n bytes below c into p and moves c down. Storage is never erased: a repeat
- * relies on it. */
-static void take(Cursor *c, void *p, long long n) {
-    char *dst = (char *)p;
+/* Reads the n bytes below c into p and moves c down, across segments and blocks. Storage is
+ * never erased: a repeat relies on it. */
+static void load(Cursor *c, char *dst, long long n) {
     while (n > 0) {
         long long chunk;
         settle(c);
@@ -129,6 +139,17 @@ static void take(Cursor *c, void *p, long long n) {
         c->pos -= chunk;
         n -= chunk;
         copy(c->pos, dst + n, chunk, 0);
+    }
+}
+
+/* The common case inlined, as for push: the value lies in one block of the current segment. */
+static inline void take(Cursor *c, void *p, long long n) {
+    long long off = c->pos % BLOCK;
+    if (n > 0 && c->pos - n >= c->seg && off >= n) {
+        c->pos -= n;
+        memcpy(p, blocks[c->pos / BLOCK] + off - n, (size_t)n);
+    } else {
+        load(c, (char *)p, n);
     }
 }
 
@@ -156,10 +177,21 @@ static long long arrayBytes(int n, size_t item) {
 }
 
 /* Bits go into top.bits; a full word goes on the stack at once, so that it lies where the
- * last of its bits was pushed, and a pop that finds no bit left takes the word below. */
-static void pushBit(int bit) {
-    top.bits = top.bits << 1 | (uint32_t)(bit != 0);
-    if (++top.nbits == 32) {
+ * last of its bits was pushed, and a pop that finds no bit left takes the word below.
+ * A control value goes in whole when it fits in the word being filled, bit by bit across
+ * two words: its lowest bit is the last pushed either way. */
+static void pushBits(int cc, int nb) {
+    if (cc < 0 || cc >> nb)
+        fail("control value out of range for its number of bits");
+    if (top.nbits + nb <= 32) {
+        top.bits = nb == 32 ? (uint32_t)cc : top.bits << nb | (uint32_t)cc;
+        top.nbits += nb;
+    } else {
+        pushBits(cc >> 1, nb - 1);
+        pushBits(cc & 1, 1);
+        return;
+    }
+    if (top.nbits == 32) {
         uint32_t word = top.bits;
         top.bits = 0;
         top.nbits = 0;
@@ -168,30 +200,19 @@ static void pushBit(int bit) {
     looking = 0;
 }
 
-static int takeBit(Cursor *c) {
-    int bit;
+static int takeBits(Cursor *c, int nb) {
+    int cc;
     if (c->nbits == 0) {
         take(c, &c->bits, sizeof c->bits);
         c->nbits = 32;
     }
-    bit = (int)(c->bits & 1u);
-    c->bits >>= 1;
-    c->nbits--;
-    return bit;
-}
-
-static void pushControl(int cc, int nb) {
-    int i;
-    if (cc < 0 || cc >> nb)
-        fail("control value out of range for its number of bits");
-    for (i = 0; i < nb; i++)
-        pushBit(cc >> i & 1);
-}
-
-static int takeControl(Cursor *c, int nb) {
-    int i, cc = 0;
-    for (i = nb - 1; i >= 0; i--)
-        cc |= takeBit(c) << i;
+    if (c->nbits < nb) {
+        cc = takeBits(c, 1);
+        return takeBits(c, nb - 1) << 1 | cc;
+    }
+    cc = (int)(c->bits & ((1u << nb) - 1u));
+    c->bits = nb == 32 ? 0 : c->bits >> nb;
+    c->nbits -= nb;
     return cc;
 }
 
@@ -214,9 +235,9 @@ static int takeControl(Cursor *c, int nb) {
     void look##name##array_(T *x, int *n) { look(x, arrayBytes(*n, sizeof *x)); }
 
 #define CONTROL(nb) \
-    void pushControl##nb##b(int cc) { pushControl(cc, nb); } \
-    void popControl##nb##b(int *cc) { *cc = takeControl(&top, nb); looking = 0; } \
-    void lookControl##nb##b(int *cc) { *cc = takeControl(lookCursor(), nb); } \
+    void pushControl##nb##b(int cc) { pushBits(cc, nb); } \
+    void popControl##nb##b(int *cc) { *cc = takeBits(&top, nb); looking = 0; } \
+    void lookControl##nb##b(int *cc) { *cc = takeBits(lookCursor(), nb); } \
     void pushcontrol##nb##b_(int *cc) { pushControl##nb##b(*cc); } \
     void popcontrol##nb##b_(int *cc) { popControl##nb##b(cc); } \
     void lookcontrol##nb##b_(int *cc) { lookControl##nb##b(cc); }
@@ -259,10 +280,10 @@ ARRAY(Character, character, char)
 CONTROL(1) CONTROL(2) CONTROL(3) CONTROL(4) CONTROL(5) CONTROL(6) CONTROL(7) CONTROL(8)
 
 /* A boolean is one bit: a Fortran LOGICAL comes back as 1 or 0 (.TRUE. or .FALSE.). */
-void pushBoolean(int x) { pushBit(x); }
-void popBoolean(int *x) { *x = takeBit(&top); looking = 0; }
-void lookBoolean(int *x) { *x = takeBit(lookCursor()); }
-void pushboolean_(int *x) { pushBit(*x); }
+void pushBoolean(int x) { pushBits(x != 0, 1); }
+void popBoolean(int *x) { *x = takeBits(&top, 1); looking = 0; }
+void lookBoolean(int *x) { *x = takeBits(lookCursor(), 1); }
+void pushboolean_(int *x) { pushBoolean(*x); }
 void popboolean_(int *x) { popBoolean(x); }
 void lookboolean_(int *x) { lookBoolean(x); }
 

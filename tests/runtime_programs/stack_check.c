@@ -100,13 +100,21 @@ static long long expected_bytes(long long iters) {
 static void roundtrip(void) {
     const int iters = 3000;   /* about 330 kB: several blocks of 64 kB */
     int i;
+    double none[1] = {7};
     CHECK(adStack_isEmpty());
+    /* empty arrays, before any storage exists and at a block's end */
+    pushReal8Array(none, 0);
+    popReal8Array(none, 0);
+    lookReal8Array(none, 0);
+    CHECK(adStack_isEmpty() && adStack_totalBytes() == 0 && none[0] == 7);
     for (i = 0; i < iters; i++)
         push_iter(i);
     CHECK(adStack_totalBytes() == expected_bytes(iters));
     CHECK(adStack_currentBytes() == expected_bytes(iters));
     CHECK(adStack_peakBytes() == expected_bytes(iters));
     CHECK(!adStack_isEmpty());
+    pushReal8Array(none, 0);
+    popReal8Array(none, 0);
     for (i = iters - 1; i >= 0; i--)
         pop_iter(i);
     CHECK(adStack_isEmpty());
