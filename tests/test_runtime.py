@@ -17,7 +17,7 @@ SANITIZE = ["-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 # block sizes: the default one, and 7 bytes so that most values straddle two blocks
 BUILDS = {"default": [], "block7": ["-DADSTACK_BLOCK_BYTES=7"]}
 
-pytestmark = pytest.mark.compile
+compile_tier = pytest.mark.compile
 
 
 def need(tool):
@@ -52,6 +52,7 @@ def test_runtime_files_ship_with_the_package():
     assert {p.name for p in RUNTIME.iterdir()} >= {"adStack.h", "adStack.c", "adStack_cuda.cuh"}
 
 
+@compile_tier
 def test_c_runtime_is_warning_free(tmp_path):
     need("gcc")
     build(["gcc", *WARNINGS, "-Wmissing-prototypes", "-O2", "-c", str(RUNTIME / "adStack.c"), "-o", "a.o"], tmp_path)
@@ -59,6 +60,7 @@ def test_c_runtime_is_warning_free(tmp_path):
     build(["g++", "-Wall", "-Wextra", "-Werror", "-x", "c++", "-fsyntax-only", str(RUNTIME / "adStack.h")], tmp_path)
 
 
+@compile_tier
 @pytest.mark.parametrize("block", BUILDS)
 @pytest.mark.parametrize("scenario", ["roundtrip", "controls", "looks", "repeats"])
 def test_c_scenarios(stack_check, block, scenario):
@@ -69,6 +71,7 @@ def test_c_scenarios(stack_check, block, scenario):
     assert "runtime error" not in result.stderr and "Sanitizer" not in result.stderr, result.stderr
 
 
+@compile_tier
 @pytest.mark.parametrize("scenario,message", [
     ("underflow", "adStack: pop or look below the bottom of the stack"),
     ("badcontrol", "adStack: control value out of range for its number of bits"),
@@ -80,6 +83,7 @@ def test_c_misuse_stops_with_a_message(stack_check, scenario, message):
     assert result.returncode != 0 and message in result.stderr, result.stderr
 
 
+@compile_tier
 def test_c_printing_functions(stack_check):
     result = run(stack_check["default"], "show")
     assert result.returncode == 0, result.stderr
@@ -162,6 +166,7 @@ def _numbers(lines):
     return [[float(w) if w[0] in "-0123456789" else w for w in line.split()] for line in lines]
 
 
+@compile_tier
 @pytest.mark.parametrize("block", BUILDS)
 def test_c_stack_agrees_with_the_model(stack_check, block):
     """400 random sequences of pushes, pops, looks and nested repeat levels: the C stack prints
@@ -180,6 +185,7 @@ def test_c_stack_agrees_with_the_model(stack_check, block):
     assert mismatch is None, (mismatch, got[mismatch], expected[mismatch])
 
 
+@compile_tier
 def test_fortran_callers(tmp_path):
     """CALL PUSHREAL8(x) ... from gfortran, under -fcheck=all and ASan/UBSan: every type, arrays,
     controls, booleans, exact traffic, look and repeat, empty at the end."""
@@ -195,6 +201,7 @@ def test_fortran_callers(tmp_path):
     assert "runtime error" not in result.stderr and "Sanitizer" not in result.stderr, result.stderr
 
 
+@compile_tier
 @pytest.mark.parametrize("compiler", [["gcc", *WARNINGS], ["g++", "-Wall", "-Wextra", "-Werror", "-x", "c++"]])
 def test_cuda_stacks_emulated_on_the_host(tmp_path, compiler):
     """adStack_cuda.cuh without nvcc: three threads' stacks interleaved stay apart, each with
@@ -208,6 +215,7 @@ def test_cuda_stacks_emulated_on_the_host(tmp_path, compiler):
     assert "adStack: thread 1 needs more than 1008 bytes of stack" in overflow.stdout
 
 
+@compile_tier
 def test_cuda_device_version_compiles_with_nvcc(tmp_path):
     need("nvcc")
     result = subprocess.run(["nvcc", "-c", "-I", str(RUNTIME), str(PROGRAMS / "cuda_stack_kernel.cu"), "-o", "k.o"],
@@ -216,6 +224,7 @@ def test_cuda_device_version_compiles_with_nvcc(tmp_path):
     assert (tmp_path / "k.o").stat().st_size > 0
 
 
+@compile_tier
 def test_adspec_runtime_copies_the_files_out(tmp_path):
     """`adspec runtime -O DIR` writes the runtime into DIR, where it compiles and links."""
     result = subprocess.run([sys.executable, "-m", "adspec", "runtime", "-O", str(tmp_path / "rt")],

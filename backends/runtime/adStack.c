@@ -217,8 +217,10 @@ static int takeBits(Cursor *c, int nb) {
 }
 
 /* The C API (adStack.h) and the Fortran entry points (gfortran's names: lower case and one
- * underscore, every argument by reference; CHARACTER's hidden length is not read). */
+ * underscore, every argument by reference; CHARACTER's hidden length is not read). The
+ * Fortran names have their prototypes here: C code calls the C names. */
 #define SCALAR(Name, name, T) \
+    void push##name##_(T *x); void pop##name##_(T *x); void look##name##_(T *x); \
     void push##Name(T x) { push(&x, sizeof x); } \
     void pop##Name(T *x) { pop(x, sizeof *x); } \
     void look##Name(T *x) { look(x, sizeof *x); } \
@@ -227,6 +229,8 @@ static int takeBits(Cursor *c, int nb) {
     void look##name##_(T *x) { look(x, sizeof *x); }
 
 #define ARRAY(Name, name, T) \
+    void push##name##array_(T *x, int *n); void pop##name##array_(T *x, int *n); \
+    void look##name##array_(T *x, int *n); \
     void push##Name##Array(T *x, int n) { push(x, arrayBytes(n, sizeof *x)); } \
     void pop##Name##Array(T *x, int n) { pop(x, arrayBytes(n, sizeof *x)); } \
     void look##Name##Array(T *x, int n) { look(x, arrayBytes(n, sizeof *x)); } \
@@ -235,6 +239,7 @@ static int takeBits(Cursor *c, int nb) {
     void look##name##array_(T *x, int *n) { look(x, arrayBytes(*n, sizeof *x)); }
 
 #define CONTROL(nb) \
+    void pushcontrol##nb##b_(int *cc); void popcontrol##nb##b_(int *cc); void lookcontrol##nb##b_(int *cc); \
     void pushControl##nb##b(int cc) { pushBits(cc, nb); } \
     void popControl##nb##b(int *cc) { *cc = takeBits(&top, nb); looking = 0; } \
     void lookControl##nb##b(int *cc) { *cc = takeBits(lookCursor(), nb); } \
@@ -242,44 +247,20 @@ static int takeBits(Cursor *c, int nb) {
     void popcontrol##nb##b_(int *cc) { popControl##nb##b(cc); } \
     void lookcontrol##nb##b_(int *cc) { lookControl##nb##b(cc); }
 
-/* The Fortran entry points have no prototype in adStack.h: C code calls the C names. */
-#define FORTRAN_SCALAR(name, T) \
-    void push##name##_(T *x); void pop##name##_(T *x); void look##name##_(T *x);
-#define FORTRAN_ARRAY(name, T) \
-    void push##name##array_(T *x, int *n); void pop##name##array_(T *x, int *n); \
-    void look##name##array_(T *x, int *n);
-#define FORTRAN_CONTROL(nb) \
-    void pushcontrol##nb##b_(int *cc); void popcontrol##nb##b_(int *cc); void lookcontrol##nb##b_(int *cc);
+/* The types with an array form; Pointer8 has none. */
+#define ARRAY_TYPES(X) \
+    X(Real8, real8, double) X(Real4, real4, float) X(Integer4, integer4, int) \
+    X(Integer8, integer8, int64_t) X(Character, character, char)
 
-FORTRAN_SCALAR(real8, double)
-FORTRAN_SCALAR(real4, float)
-FORTRAN_SCALAR(integer4, int)
-FORTRAN_SCALAR(integer8, int64_t)
-FORTRAN_SCALAR(character, char)
-FORTRAN_SCALAR(pointer8, void *)
-FORTRAN_SCALAR(boolean, int)
-FORTRAN_ARRAY(real8, double)
-FORTRAN_ARRAY(real4, float)
-FORTRAN_ARRAY(integer4, int)
-FORTRAN_ARRAY(integer8, int64_t)
-FORTRAN_ARRAY(character, char)
-FORTRAN_CONTROL(1) FORTRAN_CONTROL(2) FORTRAN_CONTROL(3) FORTRAN_CONTROL(4)
-FORTRAN_CONTROL(5) FORTRAN_CONTROL(6) FORTRAN_CONTROL(7) FORTRAN_CONTROL(8)
-
-SCALAR(Real8, real8, double)
-SCALAR(Real4, real4, float)
-SCALAR(Integer4, integer4, int)
-SCALAR(Integer8, integer8, int64_t)
-SCALAR(Character, character, char)
+ARRAY_TYPES(SCALAR)
+ARRAY_TYPES(ARRAY)
 SCALAR(Pointer8, pointer8, void *)
-ARRAY(Real8, real8, double)
-ARRAY(Real4, real4, float)
-ARRAY(Integer4, integer4, int)
-ARRAY(Integer8, integer8, int64_t)
-ARRAY(Character, character, char)
 CONTROL(1) CONTROL(2) CONTROL(3) CONTROL(4) CONTROL(5) CONTROL(6) CONTROL(7) CONTROL(8)
 
 /* A boolean is one bit: a Fortran LOGICAL comes back as 1 or 0 (.TRUE. or .FALSE.). */
+void pushboolean_(int *x);
+void popboolean_(int *x);
+void lookboolean_(int *x);
 void pushBoolean(int x) { pushBits(x != 0, 1); }
 void popBoolean(int *x) { *x = takeBits(&top, 1); looking = 0; }
 void lookBoolean(int *x) { *x = takeBits(lookCursor(), 1); }
