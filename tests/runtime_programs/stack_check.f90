@@ -1,9 +1,11 @@
 ! Fortran callers of the adspec runtime: CALL PUSHREAL8(x) and the rest link with the
 ! entry points of backends/runtime/adStack.c. Prints "ok fortran" or the failed checks.
 program stack_check
+  use iso_c_binding, only: c_ptr, c_loc, c_associated
   implicit none
   integer, parameter :: n = 4000
-  real(8) :: x, a(7), b(7)
+  real(8), target :: x, a(7), b(7)
+  type(c_ptr) :: p
   real(4) :: y, f(3), g(3)
   integer :: i, k, cc, m(5), mm(5)
   integer(8) :: j, l(2), ll(2)
@@ -80,6 +82,13 @@ program stack_check
     call popreal8(x)
     call check(x == 1.5d0 * i, 'real8')
   end do
+  ! a pointer, as Tapenade's Fortran saves one: CALL PUSHPOINTER8(C_LOC(a))
+  call pushpointer8(c_loc(a))
+  call pushpointer8(c_loc(b))
+  call poppointer8(p)
+  call check(c_associated(p, c_loc(b)), 'pointer b')
+  call poppointer8(p)
+  call check(c_associated(p, c_loc(a)), 'pointer a')
   call check(adstack_isempty(), 'empty at the end')
   call check(adstack_currentbytes() == 0_8, 'nothing in use')
   call adstack_showstack('end of check')
