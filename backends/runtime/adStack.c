@@ -219,24 +219,30 @@ static int takeBits(Cursor *c, int nb) {
 /* The C API (adStack.h) and the Fortran entry points (gfortran's names: lower case and one
  * underscore, every argument by reference; CHARACTER's hidden length is not read). The
  * Fortran names have their prototypes here: C code calls the C names. */
-#define SCALAR(Name, name, T) \
+#define FORTRAN_SCALAR(name, T) \
     void push##name##_(T *x); void pop##name##_(T *x); void look##name##_(T *x); \
-    void push##Name(T x) { push(&x, sizeof x); } \
-    void pop##Name(T *x) { pop(x, sizeof *x); } \
-    void look##Name(T *x) { look(x, sizeof *x); } \
     void push##name##_(T *x) { push(x, sizeof *x); } \
     void pop##name##_(T *x) { pop(x, sizeof *x); } \
     void look##name##_(T *x) { look(x, sizeof *x); }
 
-#define ARRAY(Name, name, T) \
+#define FORTRAN_ARRAY(name, T) \
     void push##name##array_(T *x, int *n); void pop##name##array_(T *x, int *n); \
     void look##name##array_(T *x, int *n); \
-    void push##Name##Array(T *x, int n) { push(x, arrayBytes(n, sizeof *x)); } \
-    void pop##Name##Array(T *x, int n) { pop(x, arrayBytes(n, sizeof *x)); } \
-    void look##Name##Array(T *x, int n) { look(x, arrayBytes(n, sizeof *x)); } \
     void push##name##array_(T *x, int *n) { push(x, arrayBytes(*n, sizeof *x)); } \
     void pop##name##array_(T *x, int *n) { pop(x, arrayBytes(*n, sizeof *x)); } \
     void look##name##array_(T *x, int *n) { look(x, arrayBytes(*n, sizeof *x)); }
+
+#define SCALAR(Name, name, T) \
+    void push##Name(T x) { push(&x, sizeof x); } \
+    void pop##Name(T *x) { pop(x, sizeof *x); } \
+    void look##Name(T *x) { look(x, sizeof *x); } \
+    FORTRAN_SCALAR(name, T)
+
+#define ARRAY(Name, name, T) \
+    void push##Name##Array(T *x, int n) { push(x, arrayBytes(n, sizeof *x)); } \
+    void pop##Name##Array(T *x, int n) { pop(x, arrayBytes(n, sizeof *x)); } \
+    void look##Name##Array(T *x, int n) { look(x, arrayBytes(n, sizeof *x)); } \
+    FORTRAN_ARRAY(name, T)
 
 #define CONTROL(nb) \
     void pushcontrol##nb##b_(int *cc); void popcontrol##nb##b_(int *cc); void lookcontrol##nb##b_(int *cc); \
@@ -255,6 +261,14 @@ static int takeBits(Cursor *c, int nb) {
 ARRAY_TYPES(SCALAR)
 ARRAY_TYPES(ARRAY)
 SCALAR(Pointer8, pointer8, void *)
+
+/* Fortran's COMPLEX and COMPLEX*16 (CALL PUSHCOMPLEX16(z)): two reals; Fortran only. */
+typedef struct { float re, im; } Complex8;
+typedef struct { double re, im; } Complex16;
+FORTRAN_SCALAR(complex8, Complex8)
+FORTRAN_SCALAR(complex16, Complex16)
+FORTRAN_ARRAY(complex8, Complex8)
+FORTRAN_ARRAY(complex16, Complex16)
 CONTROL(1) CONTROL(2) CONTROL(3) CONTROL(4) CONTROL(5) CONTROL(6) CONTROL(7) CONTROL(8)
 
 /* A boolean is one bit: a Fortran LOGICAL comes back as 1 or 0 (.TRUE. or .FALSE.). */

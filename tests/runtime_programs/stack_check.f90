@@ -6,6 +6,8 @@ program stack_check
   integer, parameter :: n = 4000
   real(8), target :: x, a(7), b(7)
   type(c_ptr) :: p
+  complex(8) :: z, zz(3)
+  complex(4) :: w, ww(2)
   real(4) :: y, f(3), g(3)
   integer :: i, k, cc, m(5), mm(5)
   integer(8) :: j, l(2), ll(2)
@@ -82,6 +84,21 @@ program stack_check
     call popreal8(x)
     call check(x == 1.5d0 * i, 'real8')
   end do
+  ! complex values: 16 and 8 bytes
+  call pushcomplex16(cmplx(1.5d0, -2.5d0, 8))
+  call pushcomplex16array([(cmplx(k, -k, 8), k = 1, 3)], 3)
+  call pushcomplex8(cmplx(0.5, 4.0))
+  call pushcomplex8array([cmplx(1.0, 2.0), cmplx(3.0, 4.0)], 2)
+  call check(adstack_totalbytes() == n * 133_8 + (n * 15_8 / 32) * 4 + 16 + 48 + 8 + 16, 'complex traffic')
+  call popcomplex8array(ww, 2)
+  call check(all(ww == [cmplx(1.0, 2.0), cmplx(3.0, 4.0)]), 'complex8 array')
+  call popcomplex8(w)
+  call check(w == cmplx(0.5, 4.0), 'complex8')
+  call lookcomplex16array(zz, 3)
+  call popcomplex16array(zz, 3)
+  call check(all(zz == [(cmplx(k, -k, 8), k = 1, 3)]), 'complex16 array')
+  call popcomplex16(z)
+  call check(z == cmplx(1.5d0, -2.5d0, 8), 'complex16')
   ! a pointer, as Tapenade's Fortran saves one: CALL PUSHPOINTER8(C_LOC(a))
   call pushpointer8(c_loc(a))
   call pushpointer8(c_loc(b))
