@@ -1,0 +1,188 @@
+"""Tangent and vector tangent over the round-trip corpus tests/programs/: real code, not
+written for adspec. For every program with a head in HEADS, each mode either
+
+(a) differentiates: F_D (and F_DV, nbdirs = 3) compiled with the original in one
+    gcc/gfortran -Wall build, no warning in the derivative code, F_D against complex step to
+    1e-12 (and central differences, the interpreted F_D), F_DV against three F_D runs to 1e-14,
+    and the same program built under ASan/UBSan and -fcheck=all runs clean; or
+(b) is refused with `file:line: reason` (UnsupportedError), listed in REFUSED with the reason.
+
+A new fault in the generated code fails (a); a refusal that goes away fails (b) until its entry
+is removed, so the table stays the truth.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import adspec
+from adspec.engine.errors import UnsupportedError
+from harness import PROGRAMS_DIR, load_program, program_paths, require_compilers
+from tangent_check import TangentCase, compiled_errors, vector_error
+
+COMPLEX_STEP_TOLERANCE = 1e-12
+SAME_CODE_TOLERANCE = 1e-14
+
+# program -> head: the real outputs the program computes, along its real inputs
+HEADS = {
+    "c01_scalar_math.c": "scalar_math(scalar_math)/(x y)",
+    "c02_arrays_for.c": "stencil(b s)/(a b)",
+    "c03_pointer_arith.c": "walk(out)/(a)",
+    "c04_structs.c": "centroid(c)/(xs ys)",
+    "c05_malloc.c": "heap(a heap)/(a)",
+    "c06_globals.c": "accumulate(accumulate)/(x)",
+    "c07_loops.c": "loops(a loops)/(a)",
+    "c08_goto.c": "newton(x)/(a)",
+    "c09_recursion.c": "rec(rec)/(x)",
+    "c12_directives.c": "smooth(u e)/(u)",
+    "c13_matrix2d.c": "matops(m t)/(m v)",
+    "c14_calls.c": "model(p y model)/(p x)",
+    "c15_bits_logic.c": "bits(x)/(x)",
+    "c16_comments_typedef.c": "kinetic(m e)/(v m)",
+    "c17_struct_values.c": "structvals(out structvals)/(p)",
+    "c18_switch.c": "limited(out limited)/(u)",
+    "c19_incdec_hoist.c": "compact(packed)/(x)",
+    "c20_comma_for.c": "twoends(b twoends)/(a)",
+    "c21_enum_modes.c": "heat(u heat)/(u)",
+    "c22_union_bits.c": "bitsplit(out bitsplit)/(x)",
+    "c23_const_restrict.c": "kernels(z kernels)/(x y)",
+    "f01_scalar_intrinsics.f90": "scalar_mix(scalar_mix)/(x y)",
+    "f02_array_sections.f90": "sections(b s)/(a)",
+    "f03_matmul.f90": "matops(r t)/(m v)",
+    "f04_module_use.f90": "simulate(x v e)/(x v)",
+    "f05_internal_procs.f90": "host(res)/(a)",
+    "f06_derived_types.f90": "polyarea(area cx)/(xs ys)",
+    "f07_pointers_alloc.f90": "ptrs(a s)/(a)",
+    "f08_common_f77.f": "relax(x r)/(x)",
+    "f09_goto_f77.f": "newton(x)/(a)",
+    "f12_logical_char.f90": "flags(x)/(x)",
+    "f13_recursion.f90": "rec(rec)/(x)",
+    "f14_loops.f90": "loops(a s)/(a)",
+    "f15_directives.f90": "smooth(u e)/(u)",
+    "f16_f77_function.f": "trapz(trapz)/(f)",
+    "f18_reductions.f90": "reduce(out)/(a v)",
+    "f19_module_only.f90": "integrate(q)/(x0 vals)",
+    "f20_implicit_f77.f": "gauss(b)/(a b)",
+    "f21_parameter_dimension.f": "smooth(u s)/(u)",
+    "f22_select_case.f90": "heat_flux(flux total)/(t)",
+    "f23_where_forall.f90": "smooth_limit(u r s)/(u)",
+    "f24_interfaces.f90": "power_iter(x lambda)/(a x)",
+    "f25_gauss_data.f": "gquad(res)/(a b c)",
+    "f26_include_io.f": "pendulum(theta omega energy)/(theta omega)",
+    "f27_use_rename.f90": "chain_energy(e)/(x)",
+    "f28_optional_kw.f90": "cubic_roots(roots)/(c x0)",
+    "f29_constructors.f90": "cheb_interp(ys tab)/(f xs)",
+    "f30_rk_select.f": "rkint(y)/(y)",
+    "f31_io_format.f90": "heat_explicit(u umax)/(u)",
+    "f32_generic_physics.f90": "particles(x v ekin)/(x v)",
+    "f33_fixed_where.f": "diffuse(c total)/(c)",
+}
+
+# programs the compiled check cannot call: tests/tangent_check.py passes double and int
+# arguments only
+NOT_CHECKED = {
+    "c10_float.c": "float arguments",
+    "c11_intdiv_mixed.c": "a long long argument",
+    "f10_real4.f90": "real(4) arguments",
+    "f11_complex.f90": "complex arguments",
+    "f17_int8_kinds.f90": "integer(8) arguments",
+}
+
+# (program, mode) -> what the refusal says: constructs that need more than a local fix
+_POINTER_STORE = "the derivative of pp (reached through a pointer or an alias) is not supported yet"
+_STATIC_FILE = "a static file-scope variable ({}) used by differentiated code"
+REFUSED = {
+    **{("c03_pointer_arith.c", m): _POINTER_STORE for m in ("tangent", "vector")},
+    **{("c06_globals.c", m): _STATIC_FILE.format("ncalls") for m in ("tangent", "vector")},
+    **{("c23_const_restrict.c", m): _STATIC_FILE.format("NCOEF") for m in ("tangent", "vector")},
+    ("c16_comments_typedef.c", "vector"): "vector mode for a derivative of type particle_diff is not supported yet",
+    ("c22_union_bits.c", "vector"): "vector mode for a derivative of type dbits is not supported yet",
+    **{("f02_array_sections.f90", m): "the derivative of dot_product (it is not in the derivative table)"
+       for m in ("tangent", "vector")},
+    **{(p, m): "the derivative of matmul (it is not in the derivative table)"
+       for p in ("f03_matmul.f90", "f18_reductions.f90") for m in ("tangent", "vector")},
+    **{("f05_internal_procs.f90", m): "an active call with keyword arguments" for m in ("tangent", "vector")},
+    **{("f13_recursion.f90", m): "differentiating a procedure with internal procedures"
+       for m in ("tangent", "vector")},
+    **{("f19_module_only.f90", m): "an active array expression as an actual argument"
+       for m in ("tangent", "vector")},
+    **{("f20_implicit_f77.f", m): "an active variable of a host procedure (fac)" for m in ("tangent", "vector")},
+    **{("f27_use_rename.f90", m): "an active call of the external function link_energy"
+       for m in ("tangent", "vector")},
+    **{("f28_optional_kw.f90", m): "a call with optional arguments left out" for m in ("tangent", "vector")},
+    **{("f31_io_format.f90", m): "the derivative of maxval (it is not in the derivative table)"
+       for m in ("tangent", "vector")},
+}
+
+
+def _args(spec):
+    """The head's formals as tangent_check reads them."""
+    out = []
+    for a in spec.args:
+        shape = a.dims or ((1,) if a.pointer else ())
+        out.append((a.name, "real" if a.type == "r8" else "int", shape, a.fixed))
+    return out
+
+
+_CASES: dict = {}
+
+
+def _case(name, workdir):
+    """The program's TangentCase and its compiled runs (original + F_D + F_DV, one build),
+    made once; the TangentCase's own UnsupportedError when F_D is refused."""
+    if name not in _CASES:
+        prog = load_program(PROGRAMS_DIR / name)
+        require_compilers(prog.lang)
+        # no form=: the file name's extension gives it, as on the command line
+        case = TangentCase(prog.text, prog.lang, HEADS[name], _args(prog.spec), filename=name)
+        _CASES[name] = case, case.compiled(workdir)
+    return _CASES[name]
+
+
+def _assert_refused(name, mode, error):
+    reason = REFUSED[(name, mode)]
+    assert isinstance(error, UnsupportedError), error
+    assert re.match(rf"{re.escape(name)}:\d+: ", str(error)), str(error)
+    assert reason in str(error), str(error)
+
+
+def test_the_table_covers_the_corpus():
+    names = {p.name for p in program_paths()}
+    assert names == set(HEADS) | set(NOT_CHECKED)
+    assert {p for p, _ in REFUSED} <= set(HEADS)
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("name", sorted(HEADS))
+def test_corpus_tangent(name, tmp_path_factory):
+    if (name, "tangent") in REFUSED:
+        with pytest.raises(UnsupportedError) as refused:
+            prog = load_program(PROGRAMS_DIR / name)
+            adspec.differentiate(prog.text, head=HEADS[name], lang=prog.lang, filename=name)
+        _assert_refused(name, "tangent", refused.value)
+        return
+    case, runs = _case(name, tmp_path_factory.mktemp(name.split(".")[0]))
+    errors = compiled_errors(case, runs)
+    report = f"{name} {HEADS[name]}: {errors}\n{case.result.text}"
+    assert not runs.warnings, runs.compiler_messages
+    assert errors["interpreter"] <= SAME_CODE_TOLERANCE, report
+    assert errors["primal"] <= SAME_CODE_TOLERANCE, report
+    assert "complex step skipped" not in errors, report
+    assert errors["complex step"] <= COMPLEX_STEP_TOLERANCE, report
+    assert runs.checks == "", f"{name}: {runs.checks}\n{case.result.text}"
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("name", sorted(HEADS))
+def test_corpus_vector_tangent(name, tmp_path_factory):
+    if (name, "tangent") in REFUSED:
+        pytest.skip("F_D is refused")
+    case, runs = _case(name, tmp_path_factory.mktemp(name.split(".")[0]))
+    if (name, "vector") in REFUSED:
+        _assert_refused(name, "vector", case.vector)
+        return
+    assert runs.vector is not None, f"-vector refused {name}: {case.vector}"
+    assert not runs.warnings, runs.compiler_messages
+    assert vector_error(runs) <= SAME_CODE_TOLERANCE, (runs.vector, runs.scalar_runs)
+    assert runs.checks == "", f"{name}: {runs.checks}\n{case.vector.text}"
