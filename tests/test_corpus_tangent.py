@@ -186,3 +186,13 @@ def test_corpus_vector_tangent(name, tmp_path_factory):
     assert not runs.warnings, runs.compiler_messages
     assert vector_error(runs) <= SAME_CODE_TOLERANCE, (runs.vector, runs.scalar_runs)
     assert runs.checks == "", f"{name}: {runs.checks}\n{case.vector.text}"
+
+
+def test_source_text_takes_its_form_from_the_file_name():
+    """adspec.differentiate(text, lang=..., filename="x.f") reads fixed form, as the CLI does
+    with the file: column 1 `C` is a comment, not the start of a free-form statement."""
+    path = PROGRAMS_DIR / "f21_parameter_dimension.f"
+    from_text = adspec.differentiate(path.read_text(), head=HEADS[path.name], lang="fortran", filename=path.name)
+    from_file = adspec.differentiate([str(path)], head=HEADS[path.name])
+    assert from_text.tree.ann["form"] == "fixed"
+    assert from_text.text == from_file.text
