@@ -196,3 +196,10 @@ def test_source_text_takes_its_form_from_the_file_name():
     from_file = adspec.differentiate([str(path)], head=HEADS[path.name])
     assert from_text.tree.ann["form"] == "fixed"
     assert from_text.text == from_file.text
+
+
+def test_dimension_and_save_statements_reach_the_derivatives():
+    """f21: `DOUBLE PRECISION W` + `DIMENSION W(0:NX+1)` + `SAVE W`: wd is an array, saved."""
+    path = PROGRAMS_DIR / "f21_parameter_dimension.f"
+    text = adspec.differentiate([str(path)], head=HEADS[path.name]).text
+    assert "wd(0:nx + 1) = 0.0d0" in text and "ud(nx, 0:ny - 1)" in text, text
