@@ -315,7 +315,10 @@ class TangentContext(CallHelpers, Context):
             result_d = self.names.var(result_name)
             decls_d = self.derivative_declarations(decls, diff_names | {result_name}) + temps
             if rtype is not None:  # the header's type now types the derivative; the result is declared
-                decls_d = (Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),))),) + decls_d
+                # after USE and IMPLICIT, which must come first
+                k = next((i for i, d in enumerate(decls_d) if d.op not in ("use", "implicit")), len(decls_d))
+                result_decl = Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),)))
+                decls_d = decls_d[:k] + (result_decl,) + decls_d[k:]
             return Node("procedure", (self.names.proc(name), kind, args, result_d, rtype, attrs, decls_d, body_d, ()),
                         proc.ann)
         decls_d = self.derivative_declarations(decls, diff_names) + temps

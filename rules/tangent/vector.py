@@ -127,7 +127,7 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
         # is a subroutine with the derivative as its last argument before nbdirs
         derivative_result = result if lang == "fortran" else temp(name.rsplit("_", 1)[0] + "d")
         params += (derivative_result,)
-        if lang == "c":
+        if lang == "c" or rtype is not None:  # Fortran: F_D's header typed the derivative result
             decls_v.append(layout.result_argument(derivative_result, rtype, arrays))
         kind, result, rtype = layout.subroutine(rtype)
     types = types or TypeTable(())
@@ -356,6 +356,9 @@ class _FortranLayout:
     def directions_of(self, name: str, typ: Node, arrays: dict, pointer: int = 0) -> Node:
         """The declaration of a new scalar derivative `name` of type typ, with its directions."""
         return self.widened(mk("varDecl", typ, (), (mk("declarator", name, None, None, pointer),)), {name}, arrays)
+
+    def result_argument(self, name: str, typ: Node, arrays: dict) -> Node:
+        return self.directions_of(name, typ, arrays)
 
     def reference(self, ref: Node, typ: Node) -> Node:
         """How F_DV passes the derivative ref of a function's value, of type typ."""
