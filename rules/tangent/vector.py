@@ -381,8 +381,9 @@ class _FortranLayout:
         for x in decl.kids[2]:
             dims = x.kids[1] or ()
             arrays[x.kids[0]] = len(dims)
-            # a deferred shape (allocatable) stays deferred, td(:, :), allocated with nbdirsmax
-            deferred = bool(dims) and all(k.kids == (None, None) for k in dims)
+            # a deferred shape (allocatable) stays deferred, td(:, :), allocated with nbdirsmax;
+            # a scalar pointer's derivative is a pointer to the directions, qd(:) => td
+            deferred = bool(dims) and all(k.kids == (None, None) for k in dims) or "pointer" in decl.kids[1]
             direction = mk("dim", None, None) if deferred else mk("dim", None, mk("ident", self.size))
             # an initial value (0, a SAVE variable's derivative: procedures._saved_zero) stays
             widened.append(x.with_kids(x.kids[0], (direction,) + tuple(dims), x.kids[2], x.kids[3]))
