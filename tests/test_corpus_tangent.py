@@ -135,7 +135,7 @@ def _case(name, workdir):
         prog = load_program(PROGRAMS_DIR / name)
         require_compilers(prog.lang)
         # no form=: the file name's extension gives it, as on the command line
-        case = TangentCase(prog.text, prog.lang, HEADS[name], _args(prog.spec), filename=name)
+        case = TangentCase(prog.text, prog.lang, HEADS[name], _args(prog.spec), filename=str(prog.path))
         _CASES[name] = case, case.compiled(workdir)
     return _CASES[name]
 
@@ -143,7 +143,7 @@ def _case(name, workdir):
 def _assert_refused(name, mode, error):
     reason = REFUSED[(name, mode)]
     assert isinstance(error, UnsupportedError), error
-    assert re.match(rf"{re.escape(name)}:\d+: ", str(error)), str(error)
+    assert re.match(rf"(.*/)?{re.escape(name)}:\d+: ", str(error)), str(error)
     assert reason in str(error), str(error)
 
 
@@ -159,7 +159,7 @@ def test_corpus_tangent(name, tmp_path_factory):
     if (name, "tangent") in REFUSED:
         with pytest.raises(UnsupportedError) as refused:
             prog = load_program(PROGRAMS_DIR / name)
-            adspec.differentiate(prog.text, head=HEADS[name], lang=prog.lang, filename=name)
+            adspec.differentiate(prog.text, head=HEADS[name], lang=prog.lang, filename=str(prog.path))
         _assert_refused(name, "tangent", refused.value)
         return
     case, runs = _case(name, tmp_path_factory.mktemp(name.split(".")[0]))
