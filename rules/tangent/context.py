@@ -267,7 +267,7 @@ class TangentContext(CallHelpers, Context):
 
     def derivative_ann(self, stmt: Node):
         """Annotations of a derivative statement: the source line of the statement it comes from."""
-        return stmt.ann.discard("label").discard("directives").set("derivative", True)
+        return stmt.ann.discard("label").discard("directives").discard("generic").set("derivative", True)
 
     # --- procedures and calls --------------------------------------------------------------------
     def differentiated_procedure(self, proc: Node, body_d: Node) -> Node:

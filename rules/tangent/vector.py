@@ -677,7 +677,7 @@ def _shape(expr: Node, dims: dict):
 def _rebuilt(stmt: Node, chain: list, blocks: list) -> Node:
     """The FORALL or WHERE of `chain` (_where_chain, or a FORALL's [((ranges, mask), body)]) with
     its blocks replaced by `blocks` (a WHERE chain cut after the last block given)."""
-    ann = {k: v for k, v in stmt.ann.items() if k != "label"}  # the parts of a split construct
+    ann = stmt.ann.discard("label")  # the parts of a split construct
     if stmt.op == "forall":
         return Node("forall", (*chain[0][0], blocks[0]), ann)
     els = None
