@@ -147,7 +147,7 @@ def write_outputs(result: Differentiated, outdir: str, stem: str | None = None) 
 def _type_definitions(files) -> list:
     """The C struct, union, enum and typedef definitions of the sources: the differentiated
     file declares the original variables with them."""
-    return [unit for f in files for unit in f.kids if unit.op in ("typeDef", "enumDef", "typeAlias")]
+    return [unit for f in files for unit in f.kids if unit.op in ("typeDef", "enumDef", "typedefEnum", "typeAlias")]
 
 
 def _without_uncalled_statics(units) -> list:

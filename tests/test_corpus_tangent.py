@@ -44,7 +44,7 @@ HEADS = {
     "c18_switch.c": "limited(out limited)/(u)",
     "c19_incdec_hoist.c": "compact(packed)/(x)",
     "c20_comma_for.c": "twoends(b twoends)/(a)",
-    "c21_enum_modes.c": "heat(u heat)/(u)",
+    "c21_enum_modes.c": "heat(u heat)/(u work)",  # work: its derivative an argument (see helper ptr)
     "c22_union_bits.c": "bitsplit(out bitsplit)/(x)",
     "c23_const_restrict.c": "kernels(z kernels)/(x y)",
     "f01_scalar_intrinsics.f90": "scalar_mix(scalar_mix)/(x y)",
@@ -203,3 +203,10 @@ def test_dimension_and_save_statements_reach_the_derivatives():
     path = PROGRAMS_DIR / "f21_parameter_dimension.f"
     text = adspec.differentiate([str(path)], head=HEADS[path.name]).text
     assert "wd(0:nx + 1) = 0.0d0" in text and "ud(nx, 0:ny - 1)" in text, text
+
+
+def test_a_typedef_enum_is_defined_in_the_tangent_file():
+    """c21: `typedef enum {...} scheme;` types a differentiated function's argument."""
+    path = PROGRAMS_DIR / "c21_enum_modes.c"
+    text = adspec.differentiate([str(path)], head=HEADS[path.name]).text
+    assert text.index("} scheme;") < text.index("scheme s"), text
