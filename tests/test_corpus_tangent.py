@@ -210,3 +210,11 @@ def test_a_typedef_enum_is_defined_in_the_tangent_file():
     path = PROGRAMS_DIR / "c21_enum_modes.c"
     text = adspec.differentiate([str(path)], head=HEADS[path.name]).text
     assert text.index("} scheme;") < text.index("scheme s"), text
+
+
+def test_an_array_constructor_with_a_passive_array_item_is_refused_with_its_line():
+    """(/ x, w /) with w a passive array: its zero derivative has w's size, not written yet."""
+    source = ("subroutine g(x, y)\n  real(8) :: x, y(3), w(2)\n  w = 1.0d0\n"
+              "  y = (/ x, w /)\nend subroutine g\n")
+    with pytest.raises(UnsupportedError, match=r"^g\.f90:4: the derivative of an array constructor"):
+        adspec.differentiate(source, head="g(y)/(x)", lang="fortran", filename="g.f90")
