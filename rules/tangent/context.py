@@ -205,10 +205,22 @@ class TangentContext(CallHelpers, Context):
         kind = typ.kids[1] if typ is not None and typ.op == "type" else None
         return Node("realCst", ("0.0", kind or 4))
 
+    def refuse_unions(self, decls, diff_names):
+        """C: a union variable with a derivative is refused: a member of another type may write
+        the real member's storage (type punning), and no derivative says what that does."""
+        unions = {u.kids[0] for f in self.program.files for u in walk(f)
+                  if u.op == "typeDef" and u.kids[2] in ("union", "typedefUnion")}
+        for decl in decls:
+            if decl.op == "varDecl" and decl.kids[0].op == "typeRef" and decl.kids[0].kids[0] in unions and \
+                    any(d.kids[0] in diff_names for d in decl.kids[2]):
+                self.unsupported(decl, f"the derivative of a union ({decl.kids[0].kids[0]}), whose members share "
+                                       "storage,")
+
     def local_declaration(self, decl: Node) -> Node:
         """A C declaration in a block, followed by that of the derivatives of its variables."""
         if self.procedure is None:
             return Node("block", (decl,))
+        self.refuse_unions((decl,), self.facts.diff_variables(self.procedure.name))
         derived = derivative_declarations((decl,), self.facts.diff_variables(self.procedure.name), self.names.var,
                                           derivative_type=self.derivative_type)
         if len(derived) == 1:
@@ -345,6 +357,7 @@ class TangentContext(CallHelpers, Context):
         (procedures.derivative_declarations), a structure's typed with its T_diff; COMMON /c/ →
         /c_d/; in Fortran, the T_diff of the procedure's own types after its type definitions."""
         if self.lang != "fortran":
+            self.refuse_unions(decls, diff_names)
             return derivative_declarations(decls, diff_names, self.names.var, derivative_type=self.derivative_type)
         out = derivative_declarations(decls, diff_names, self.names.var, self.active_commons(), self.derivative_type)
         local_types = self.types.definitions_of(self.procedure.scope)
