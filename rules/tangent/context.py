@@ -13,7 +13,7 @@ from .globals import global_owner
 from .procedures import derivative_declarations, differentiated_arguments
 from .call_helpers import CallHelpers
 from .structures import CDerivativeTypes
-from .types import DerivativeTypes, is_void
+from .types import DIFFERENTIABLE_BASES, DerivativeTypes, is_void
 
 
 class TangentContext(CallHelpers, Context):
@@ -206,15 +206,22 @@ class TangentContext(CallHelpers, Context):
         return Node("realCst", ("0.0", kind or 4))
 
     def refuse_unions(self, decls, diff_names):
-        """C: a union variable with a derivative is refused: a member of another type may write
-        the real member's storage (type punning), and no derivative says what that does."""
-        unions = {u.kids[0] for f in self.program.files for u in walk(f)
+        """C: a union variable with a derivative whose members of another type than real are
+        used is refused: they may write the real member's storage (type punning), and no
+        derivative says what that does."""
+        unions = {u.kids[0]: {d.kids[0] for f in u.kids[1] if f.op == "varDecl" and not (f.kids[0].op == "type" and f.kids[0].kids[0] in DIFFERENTIABLE_BASES)
+                              for d in f.kids[2]}
+                  for f in self.program.files for u in walk(f)
                   if u.op == "typeDef" and u.kids[2] in ("union", "typedefUnion")}
         for decl in decls:
-            if decl.op == "varDecl" and decl.kids[0].op == "typeRef" and decl.kids[0].kids[0] in unions and \
-                    any(d.kids[0] in diff_names for d in decl.kids[2]):
-                self.unsupported(decl, f"the derivative of a union ({decl.kids[0].kids[0]}), whose members share "
-                                       "storage,")
+            typ = decl.kids[0] if decl.op == "varDecl" else None
+            if typ is None or typ.op != "typeRef" or typ.kids[0] not in unions:
+                continue
+            names = {d.kids[0] for d in decl.kids[2]} & set(diff_names)
+            if any(n.op == "fieldAccess" and n.kids[0] == Node("ident", (v,)) and n.kids[1] in unions[typ.kids[0]]
+                   for n in walk(self.procedure.node.kids[7]) for v in names):
+                self.unsupported(decl, f"the derivative of a union ({typ.kids[0]}) whose members of other types "
+                                       "share its storage")
 
     def local_declaration(self, decl: Node) -> Node:
         """A C declaration in a block, followed by that of the derivatives of its variables."""
