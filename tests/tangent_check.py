@@ -259,7 +259,7 @@ class TangentCase:
             vector_source = ("tangent_dv" + suffix, vector.text)
         messages = []
         reports = [] if checked else None   # F_D and F_DV each in one checked build
-        if _keeps_state(self.result):
+        if _keeps_state(self.result.tree) or _keeps_state(self.original):
             # SAVE / static locals: each run of F_D (and F_DV) starts from the program's first
             # state, each in a program of its own
             outputs = []
@@ -334,15 +334,16 @@ def compiled_errors(case: TangentCase, runs: CompiledRuns) -> dict:
     return errors
 
 
-def _keeps_state(result) -> bool:
-    """The differentiated code has variables that keep their value between calls: SAVE or
-    static locals (a Fortran initial value implies SAVE)."""
+def _keeps_state(tree) -> bool:
+    """The code has variables that keep their value between calls: SAVE or static locals, or
+    Fortran module variables (a Fortran initial value implies SAVE)."""
     from adspec.engine.il import walk
-    lang = result.tree.ann.get("lang")
-    return any(u.op == "procedure" and any(
-        d.op == "varDecl" and ({"save", "static"} & set(d.kids[1]) or (
-            lang == "fortran" and "parameter" not in d.kids[1] and any(x.kids[2] is not None for x in d.kids[2])))
-        for d in walk((u.kids[6], u.kids[7]))) for u in result.tree.kids)
+    lang = tree.ann.get("lang")
+    decls = [(u.kids[6], u.kids[7]) if u.op == "procedure" else u.kids[1] for u in tree.kids
+             if u.op == "procedure" or u.op == "module"]
+    return any(d.op == "varDecl" and ({"save", "static"} & set(d.kids[1]) or (
+        lang == "fortran" and "parameter" not in d.kids[1] and any(x.kids[2] is not None for x in d.kids[2])))
+        for d in walk(tuple(decls)))
 
 
 def _defines_file_scope_derivatives(result) -> bool:
