@@ -31,7 +31,7 @@ import numpy as np
 
 import adspec
 from adspec.engine.errors import UnsupportedError
-from adspec.engine.il import mk
+from adspec.engine.il import mk, walk
 from adspec.engine.interp import Interpreter, InterpError
 from adspec.engine.interp_complex_step import STEP as COMPLEX_STEP, NonSmoothPoint
 from harness import DERIVATIVE_TAG, RESULT, Arg, Call, Spec, compile_calls_and_run, with_derivatives
@@ -118,7 +118,9 @@ class TangentCase:
         rng = np.random.default_rng(seed + 1000)
         self.directions = {name: self._array(rng.uniform(-1, 1, size=self.values[name].shape))
                            for name in self.independents}
-        self.is_function = self._result_name() is not None   # the function's result is a dependent
+        # the head is a function (F_D takes its value as a last argument): the harness type of the value
+        self.value_type = self._value_type()
+        self.is_function = self.value_type is not None
 
     def _file(self, *results):
         return mk("file", *self.original.kids, *(k for r in results for k in r.tree.kids), lang=self.lang,
@@ -130,6 +132,20 @@ class TangentCase:
 
     def _zeros(self, name):
         return self._array(np.zeros(np.shape(self.values[name])))
+
+    def _value_type(self):
+        """The harness type code (r8, r4, i4, i8) of the head function's value, None for a subroutine."""
+        proc = next(u for u in walk(self.original) if u.op == "procedure" and u.kids[0].lower() == self.proc.lower())
+        name, kind, _, result, rtype = proc.kids[:5]
+        if kind != "function":
+            return None
+        if rtype is None:  # Fortran: the result declared in the body
+            rtype = next((d.kids[0] for d in proc.kids[6] if d.op == "varDecl"
+                          for x in d.kids[2] if x.kids[0] == (result or name)), None)
+        if rtype is None or rtype.op != "type" or rtype.kids[0] == "void":
+            return None if rtype is not None and rtype.op == "type" else "r8"
+        code = {"real": "r", "integer": "i"}.get(rtype.kids[0])
+        return code and f"{code}{rtype.kids[1] or (8 if code == 'r' and self.lang == 'c' else 4)}"
 
     def _formal_names(self):
         return [name for name, *_ in self.args]
@@ -201,7 +217,7 @@ class TangentCase:
         args = []
         for name, kind, shape, fixed in self.args:
             args.append(Arg(name, "r8" if kind == "real" else "i4", tuple(shape) or None))
-        return Spec(self.proc, tuple(args), "r8" if self.is_function else None)
+        return Spec(self.proc, tuple(args), self.value_type)
 
     def _flat(self, value):
         return np.asarray(value).reshape(-1, order="F" if self.lang == "fortran" else "C")
