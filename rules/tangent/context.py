@@ -248,7 +248,8 @@ class TangentContext(CallHelpers, Context):
     def initial_zero(self, typ: Node, declarator: Node) -> Node:
         """C: the zero initial value of the derivative of a declared variable of type typ: 0.0
         of its kind, `{0}` (every component, every element) for a struct or an array."""
-        if declarator.kids[1] or (typ.op == "typeRef" and not declarator.kids[3]):
+        # a struct (its derivative typed T_diff), not a typedef of a real type
+        if declarator.kids[1] or (typ.op == "typeRef" and self.derivative_type(typ) != typ and not declarator.kids[3]):
             return Node("arrayConstructor", ((Node("intCst", (0, None)),),))
         return self.zero_like(Node("ident", (declarator.kids[0],)))
 

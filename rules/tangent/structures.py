@@ -137,6 +137,8 @@ class CDerivativeTypes:
         if name not in self.used:
             self.used[name] = None  # being defined: a field pointing to the type itself finds its name
             alias = self.structures.table.aliases.get(name)
+            if alias == typ:  # typedef struct s s: the tag and the alias share the name, and so do their _diff
+                alias = None
             definition = (mk("typeAlias", self.names.type(name), self.derivative_of(alias)) if alias is not None
                           else self._definition(self.structures.table.definition(typ)))
             del self.used[name]  # after the nested types it uses, defined meanwhile
