@@ -20,8 +20,8 @@ import pytest
 
 import adspec
 from adspec.engine.errors import UnsupportedError
-from harness import PROGRAMS_DIR, load_program, make_inputs, program_paths, require_compilers
-from tangent_check import TangentCase, compiled_errors, vector_error
+from harness import PROGRAMS_DIR, compile_only, load_program, make_inputs, program_paths, require_compilers
+from tangent_check import C_DIFFSIZES, DIFFSIZES, TangentCase, compiled_errors, vector_error
 
 COMPLEX_STEP_TOLERANCE = 1e-12
 SAME_CODE_TOLERANCE = 1e-14
@@ -81,14 +81,15 @@ HEADS = {
     "f33_fixed_where.f": "diffuse(c total)/(c)",
 }
 
-# programs the compiled check cannot call: tests/tangent_check.py passes double and int
-# arguments only
+# programs the compiled check cannot call (tests/tangent_check.py passes double and int
+# arguments only): their F_D and F_DV are only compiled with the original (-Wall, no warning
+# in the derivative code) -> (head, why not run)
 NOT_CHECKED = {
-    "c10_float.c": "float arguments",
-    "c11_intdiv_mixed.c": "a long long argument",
-    "f10_real4.f90": "real(4) arguments",
-    "f11_complex.f90": "complex arguments",
-    "f17_int8_kinds.f90": "integer(8) arguments",
+    "c10_float.c": ("horner(y horner)/(c x)", "float arguments"),
+    "c11_intdiv_mixed.c": ("mixed(x mixed)/(x)", "a long long argument"),
+    "f10_real4.f90": ("horner4(y horner4)/(c x)", "real(4) arguments"),
+    "f11_complex.f90": ("cplx(z w r)/(z w)", "complex arguments"),
+    "f17_int8_kinds.f90": ("kinds(x)/(x)", "integer(8) arguments"),
 }
 
 # (program, mode) -> what the refusal says: constructs that need more than a local fix
@@ -129,12 +130,14 @@ KNOWN_FAULTS = {
     ("f08_common_f77.f", "tangent"): "its F_DV fails: see vector",
     ("f08_common_f77.f", "vector"): "bump_dv(nbdirs) has no derivative work and does not use nbdirs "
                                     "(gfortran -Wall: unused dummy argument)",
+    ("f17_int8_kinds.f90", "compile"): "the integer function's kinds_d leaves its value kindsd unset, kinds_dv "
+                                       "does not use it (gfortran -Wall)",
 }
 
 
-def _programs(mode):
+def _programs(mode, names=HEADS):
     return [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_FAULTS[(name, mode)]))
-            if (name, mode) in KNOWN_FAULTS else name for name in sorted(HEADS)]
+            if (name, mode) in KNOWN_FAULTS else name for name in sorted(names)]
 
 
 def _args(spec):
@@ -240,3 +243,53 @@ def test_an_array_constructor_with_a_passive_array_item_is_refused_with_its_line
               "  y = (/ x, w /)\nend subroutine g\n")
     with pytest.raises(UnsupportedError, match=r"^g\.f90:4: the derivative of an array constructor"):
         adspec.differentiate(source, head="g(y)/(x)", lang="fortran", filename="g.f90")
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("name", _programs("compile", NOT_CHECKED))
+def test_corpus_tangent_compiles(name, tmp_path):
+    """The programs the harness cannot call: F_D and F_DV compile with the original, clean."""
+    prog = load_program(PROGRAMS_DIR / name)
+    require_compilers(prog.lang)
+    head = NOT_CHECKED[name][0]
+    suffix = prog.path.suffix
+    sources = [("original" + suffix, prog.text)]
+    for mode, stem in (("tangent", "tangent"), ("vector", "tangent_dv")):
+        text = adspec.differentiate([str(prog.path)], head=head, mode=mode).text
+        sources.append((stem + suffix, text))
+    sizes = ("diffsizes.f90", DIFFSIZES) if prog.lang == "fortran" else ("DIFFSIZES.h", C_DIFFSIZES)
+    messages = []
+    compile_only([sizes] + sources, prog.lang, tmp_path, messages)
+    warnings = [line for line in "".join(messages).splitlines() if line.startswith(("tangent", "tangent_dv"))]
+    assert not warnings, "".join(messages)
+
+
+_COMPLEX_WRAPPER = """
+subroutine wrap(zr, zi, wr, wi, r)
+  real(8) :: zr(3), zi(3), wr, wi, r
+  complex(8) :: z(3), w
+  z = cmplx(zr, zi, kind=8)
+  w = cmplx(wr, wi, kind=8)
+  call cplx(z, w, r)
+  zr = real(z)
+  zi = aimag(z)
+  wr = real(w)
+  wi = aimag(w)
+end subroutine wrap
+"""
+
+
+@pytest.mark.compile
+def test_complex_program_through_a_real_wrapper(tmp_path):
+    """f11 (complex arithmetic, abs of a complex value: d|z| = real(conjg(z) zd)/|z|) called
+    through real arguments: F_D compiled agrees with central differences and the interpreter."""
+    require_compilers("fortran")
+    source = (PROGRAMS_DIR / "f11_complex.f90").read_text() + _COMPLEX_WRAPPER
+    args = [("zr", "real", (3,), None), ("zi", "real", (3,), None), ("wr", "real", (), None),
+            ("wi", "real", (), None), ("r", "real", (), None)]
+    case = TangentCase(source, "fortran", "wrap(zr zi wr wi r)/(zr zi wr wi)", args, filename="f11.f90")
+    runs = case.compiled(tmp_path)
+    errors = compiled_errors(case, runs)
+    assert errors["central differences"] <= 1e-6 and errors["interpreter"] <= SAME_CODE_TOLERANCE, errors
+    assert not runs.warnings and runs.checks == "", (runs.compiler_messages, runs.checks)
+    assert vector_error(runs) <= SAME_CODE_TOLERANCE

@@ -192,6 +192,10 @@ def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx, stmt: Node):
     entry = derivative(name, ctx.lang)
     if entry is None:
         ctx.no_derivative(expr, stmt)
+    if name in ("abs", "cdabs") and ctx.lang == "fortran" and args_d[0] is not None and _complex_valued(args[0], ctx):
+        # |z| is not complex-differentiable: no partial multiplies zd; d|z| = real(conjg(z)*zd)/|z|
+        conjugate_times = Node("mul", (Node("intrinsic", ("conjg", (args[0],))), args_d[0]))
+        return Node("div", (Node("intrinsic", ("real", (conjugate_times,))), Node("intrinsic", ("abs", (args[0],)))))
     partials = entry.partials(args, ctx.lang, ctx.kind_of(expr))
     if entry.nondifferentiable(args, ctx.lang) is not None:
         ctx.warn(stmt, f"non-differentiable {name}: {entry.nondiff_doc} (the derivative there is one-sided)")
@@ -215,6 +219,20 @@ def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx, stmt: Node):
     for term in terms[1:]:
         total = Node("sub", (total, term.kids[0])) if term.op == "neg" else Node("add", (total, term))
     return total
+
+
+def _complex_valued(expr: Node, ctx) -> bool:
+    """expr computes a complex value: a complex constant or reference, cmplx/conjg, or an
+    operator on one (real, aimag, abs and the like give reals)."""
+    if expr.op == "complexCst":
+        return True
+    if expr.op in REFERENCE_OPS:
+        typ = ctx.type_of_ref(expr)[0]
+        return typ is not None and typ.op == "type" and typ.kids[0] == "complex"
+    if expr.op == "intrinsic":
+        return expr.kids[0] in ("cmplx", "dcmplx", "conjg", "dconjg") or \
+            expr.kids[0] in ("sqrt", "exp", "log", "sin", "cos") and any(_complex_valued(a, ctx) for a in expr.kids[1])
+    return expr.op in OPERATOR_OPS and any(_complex_valued(k, ctx) for k in expr.kids if isinstance(k, Node))
 
 
 def _is_constant_times(product: Node, factor: Node) -> bool:
