@@ -395,8 +395,8 @@ def compile_calls_and_run(sources: list, lang: str, calls: list, workdir, messag
     With `reports` given, the same program is built once more with CHECKED_FLAGS and run;
     what that run reports is appended to `reports` ('' when it is clean, see checked_run)."""
     workdir = Path(workdir)
-    (workdir / "driver.c").write_text(build_calls_driver(calls, lang))
     build = [*_written(sources, lang, workdir), "driver.c", "-lm"]
+    (workdir / "driver.c").write_text(build_calls_driver(calls, lang))
     _run([*build, "-o", "prog"], workdir, f"compiling {lang} sources", messages=messages)
     out = _run([str(workdir / "prog")], workdir, "running", RunError)
     outputs = [parse_output(out, call.spec, call.tag) for call in calls]

@@ -130,8 +130,6 @@ KNOWN_FAULTS = {
     ("f08_common_f77.f", "tangent"): "its F_DV fails: see vector",
     ("f08_common_f77.f", "vector"): "bump_dv(nbdirs) has no derivative work and does not use nbdirs "
                                     "(gfortran -Wall: unused dummy argument)",
-    ("f17_int8_kinds.f90", "compile"): "the integer function's kinds_d leaves its value kindsd unset, kinds_dv "
-                                       "does not use it (gfortran -Wall)",
 }
 
 

@@ -333,6 +333,12 @@ class TangentContext(CallHelpers, Context):
             result_name = result or name
             args = args + (result_name,)
             result_d = self.names.var(result_name)
+            if result_name not in diff_names:  # a value with no derivative (an integer): F_D returns 0, as in C
+                value_type = rtype or next((d.kids[0] for d in decls if d.op == "varDecl"
+                                            for x in d.kids[2] if x.kids[0] == result_name), None)
+                zero = Node("intCst", (0, None)) if value_type is not None and value_type.op == "type" and \
+                    value_type.kids[0] == "integer" else Node("realCst", ("0.0", 8))
+                body_d = Node("block", (Node("assign", (Node("ident", (result_d,)), zero)),) + body_d.kids)
             decls_d = self.derivative_declarations(decls, diff_names | {result_name}) + temps
             if rtype is not None:  # the header's type now types the derivative; the result is declared
                 # after USE and IMPLICIT, which must come first
