@@ -99,7 +99,6 @@ REFUSED = {
     **{("c03_pointer_arith.c", m): _POINTER_STORE for m in ("tangent", "vector")},
     **{("c06_globals.c", m): _STATIC_FILE.format("ncalls") for m in ("tangent", "vector")},
     **{("c23_const_restrict.c", m): _STATIC_FILE.format("NCOEF") for m in ("tangent", "vector")},
-    ("c16_comments_typedef.c", "vector"): "vector mode for a derivative of type particle_diff is not supported yet",
     # silently wrong before: `b.i ^= sign bit` flips the sign of b.d, which bd.i = 0 did not follow
     **{("c22_union_bits.c", m): "the derivative of a union (dbits) whose members of other types share its storage"
        for m in ("tangent", "vector")},

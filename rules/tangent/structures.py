@@ -159,6 +159,7 @@ class CDerivativeTypes:
 
 def structure_types(units: list, derivative_types: frozenset) -> StructureTypes:
     """Vector mode: the derivative types T_diff that the tangent units define (C: with their
-    typedef aliases)."""
+    typedef aliases, and the aliases of elementary types their components may use)."""
     return StructureTypes(TypeTable(n for n in walk(tuple(units)) if n.op in ("typeDef", "typeAlias")
-                                    and n.kids[0] in derivative_types))
+                                    and n.kids[0] in derivative_types or n.op == "typeAlias"
+                                    and n.kids[1].op == "type"))  # typedef double real: a real component
