@@ -23,8 +23,8 @@ as an executable specification.
 differentiate, as Tapenade:
   adspec -d -head "f(y)/(x)" FILE... [-O DIR] [-o NAME] [-nooptim activity|diffliveness]
                                   the tangent, in DIR/<stem>_d.<ext>, warnings in <stem>_d.msg
-  adspec -b -head "f(y)/(x)" FILE...  the adjoint, in DIR/<stem>_b.<ext> and <stem>_b.msg
                                   (-tgtlang cuda: C input, the tangent in <stem>_d.cu)
+  adspec -b -head "f(y)/(x)" FILE...  the adjoint, in DIR/<stem>_b.<ext> and <stem>_b.msg
 
 sub-commands:
   parse FILE                      print the IL tree of a Fortran, C or CUDA (.cu) file
@@ -38,6 +38,8 @@ sub-commands:
   explain FILE... -head H --line N  the derivation (rules, premises, facts) behind the
                                   derivative statements of source line N (-b: of the adjoint's,
                                   why a value is pushed included)
+  runtime -O DIR                  copy the push/pop runtime of adjoint code (adStack.h,
+                                  adStack.c, adStack_cuda.cuh) into DIR
 
 heads, as in Tapenade:
   -head "f(y z)/(a b)"            head f, dependents y z, independents a b
@@ -82,6 +84,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p_explain.add_argument("-b", "-reverse", "--reverse", dest="mode", action="store_const", const="adjoint",
                            default="tangent", help="explain the adjoint's statements (push/pop included)")
     p_explain.add_argument("--line", type=int, required=True, metavar="N", help="source line of the statement")
+
+    p_runtime = sub.add_parser("runtime", help="copy the push/pop runtime of adjoint code into a directory")
+    p_runtime.add_argument("-O", "--outdir", default=".", metavar="DIR", help="where to write the files")
 
     p_diff = sub.add_parser("differentiate", help="differentiate (Tapenade's form: adspec -d -head ... FILE...)")
     mode = p_diff.add_mutually_exclusive_group(required=True)
@@ -186,7 +191,18 @@ def _cmd_unparse(args) -> int:
     return 0
 
 
-COMMANDS = {"parse": _cmd_parse, "unparse": _cmd_unparse, "analyze": _cmd_analyze, "rules": _cmd_rules,
+def _cmd_runtime(args) -> int:
+    from .backends.runtime_files import copy_runtime
+    try:
+        written = copy_runtime(args.outdir)
+    except OSError as e:
+        raise UsageError(f"cannot write the runtime into {args.outdir}: {e.strerror}") from None
+    for path in written:
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+COMMANDS = {"runtime": _cmd_runtime, "parse": _cmd_parse, "unparse": _cmd_unparse, "analyze": _cmd_analyze, "rules": _cmd_rules,
             "differentiate": _cmd_differentiate, "explain": _cmd_explain}
 _MODE_OPTIONS = frozenset(("-d", "-tangent", "--tangent", "-vector", "--vector", "-b", "-reverse", "--reverse"))
 

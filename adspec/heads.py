@@ -11,9 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .engine.digraph import descendants
-
 from .analyses.common import visible_zones
+from .engine.callgraph import callees
 from .engine.errors import SourceError
 
 COMMAND_LINE = "<command line>"
@@ -137,7 +136,7 @@ def _callee_global(program, proc, key: str) -> int:
     for p in program.procedures.values():
         program_globals &= ~p.zones.host_shared
     meanings = {}
-    for callee in descendants(program.callgraph, proc.name):
+    for callee in callees(program.callgraph, proc.name):
         found = program.procedures[callee].zones.var_zones(key) & program_globals
         if found:
             meanings.setdefault(found, callee)

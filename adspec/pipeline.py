@@ -168,7 +168,7 @@ def write_outputs(result: Differentiated, outdir: str, stem: str | None = None) 
 def _type_definitions(files) -> list:
     """The C struct, union, enum and typedef definitions of the sources: the differentiated
     file declares the original variables with them."""
-    return [unit for f in files for unit in f.kids if unit.op in ("typeDef", "enumDef", "typeAlias")]
+    return [unit for f in files for unit in f.kids if unit.op in ("typeDef", "enumDef", "typedefEnum", "typeAlias")]
 
 
 def _without_uncalled_statics(units) -> list:
@@ -224,7 +224,8 @@ def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
     procedures = [p for u in units for p in ((u,) if u.op == "procedure" else u.kids[2] if u.op == "module" else ())]
     valued = {p.kids[0]: p.kids[4] for p in procedures if p.op == "procedure" and p.kids[0] in renamed
               and p.kids[1] == "function" and not is_void(p.kids[4])}
-    structures = structure_types(units, names.derivative_types())
+    # the sources' typedefs too: a component of T_diff may be typed with one (C `typedef double real`)
+    structures = structure_types(list(units) + _type_definitions(files), names.derivative_types())
     if lang == "c":
         units, global_ranks = widen_file_scope(units, derivatives, filename, structures)
     else:

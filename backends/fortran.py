@@ -325,6 +325,12 @@ class FortranWriter(BlockWriter):
         var, lo, hi, step, body = n.kids
         if n.ann.get("vectorize"):  # independent iterations (F_DV's directions): gfortran's own hint
             self.comment_line("!GCC$", "vector")
+        last = body.kids[-1] if body.kids else None
+        if last is not None and last.op == "nop" and last.ann.get("label") is not None:
+            # DO 10 ... 10 CONTINUE as written: the label is used (gfortran -Wall: no unused label)
+            self.line(f"do {last.ann['label']} {self.x.loop_control(var, lo, hi, step, ', ')}")
+            self.body_of(body.kids)
+            return
         self.line(f"do {self.x.loop_control(var, lo, hi, step, ', ')}")
         self.body_of(body.kids)
         self.line("end do")

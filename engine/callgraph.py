@@ -7,9 +7,9 @@ Three jobs:
 - `CallSite`: one call instruction, and the translation of zone sets and dependency
   relations between the caller's zones and the callee's zones through the actual/formal
   argument correspondence.
-- `build_call_graph`: the graph (engine.digraph) caller -> callee with the sites on each edge
-  (a CUDA kernel launch is a call of the kernel with the launch's arguments), and
-  (engine.digraph.components_bottom_up orders its strongly connected components for the solver).
+- `build_call_graph`: the networkx graph caller -> callee with the sites on each edge
+  (a CUDA kernel launch is a call of the kernel with the launch's arguments), and the
+  questions asked of it: `components_bottom_up` (the solver's order) and `callees`.
 
 Argument passing: Fortran passes references, so a formal stands for the actual's memory in
 both directions; C passes values, so a formal's own zones receive the actual's value only
@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import networkx as nx
+
 from .bitsets import Relation, bit, zones_of
-from .digraph import DiGraph
 from .errors import SourceError
 from .il import Node, mk
 
@@ -281,7 +282,7 @@ def build_call_graph(program, resolver: Resolver) -> None:
     """Set program.callgraph (edges caller -> callee with attribute "sites"), program.call_sites
     (id(instr) -> CallSite) and program.external_calls ((procedure, instr) for calls of
     procedures not in the program)."""
-    graph = DiGraph()
+    graph = nx.DiGraph()
     graph.add_nodes_from(program.procedures)
     sites, external = {}, []
     for proc in program.procedures.values():
@@ -301,6 +302,22 @@ def build_call_graph(program, resolver: Resolver) -> None:
                 else:
                     graph.add_edge(proc.name, callee.name, sites=[site])
     program.callgraph, program.call_sites, program.external_calls = graph, sites, external
+
+
+def components_bottom_up(graph: nx.DiGraph, order: dict) -> list[list[str]]:
+    """Strongly connected components, callees before callers. `order` (name -> source
+    position) makes it deterministic: members sorted by it, and among the components whose
+    callers are all placed, the one whose first member comes first in the source."""
+    cond = nx.condensation(graph)
+    members = {c: sorted(cond.nodes[c]["members"], key=order.__getitem__) for c in cond}
+    top_down = nx.lexicographical_topological_sort(cond, key=lambda c: order[members[c][0]])
+    return [members[c] for c in reversed(list(top_down))]
+
+
+def callees(graph: nx.DiGraph, name: str) -> set[str]:
+    """The procedures that `name` calls, directly or through others (itself left out, even
+    when it is recursive)."""
+    return nx.descendants(graph, name)
 
 
 def _pointer_fields(loc, path=()):

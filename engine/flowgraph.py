@@ -37,7 +37,7 @@ The contract the solver and the analyses rely on:
     block  id of its basic block; index its position in the block; line its source line.
 - `Block`: id, kind ("entry" | "exit" | "normal"), instrs (list of Instr). The entry and exit
   blocks are empty: analyses put their boundary values there.
-- `FlowGraph`: proc (IL procedure node), name, graph (engine.digraph.DiGraph on block ids; edge
+- `FlowGraph`: proc (IL procedure node), name, graph (networkx.DiGraph on block ids; edge
   attribute "label": "next", "true", "false", "loop", "exit", "back", "goto", "return"),
   blocks (id -> Block), entry, exit, loops (list of `Loop`), and the methods below.
 - `Loop`: a natural loop: header block id, body (frozenset of block ids, header included),
@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .digraph import DiGraph, dfs_postorder, immediate_dominators
+import networkx as nx
 
 from .il import Node
 
@@ -89,7 +89,7 @@ class FlowGraph:
     def __init__(self, proc: Node, name: str):
         self.proc = proc
         self.name = name
-        self.graph = DiGraph()
+        self.graph = nx.DiGraph()
         self.blocks: dict[int, Block] = {}
         self.entry = self.new_block("entry").id
         self.exit = self.new_block("exit").id
@@ -116,7 +116,7 @@ class FlowGraph:
         """Blocks in reverse post-order from the entry; blocks unreachable from the entry
         come last (they are still analysed, from their own boundary)."""
         if self._rpo is None:
-            order = dfs_postorder(self.graph, self.entry)[::-1]
+            order = list(nx.dfs_postorder_nodes(self.graph, self.entry))[::-1]
             seen = set(order)
             order += [b for b in self.blocks if b not in seen]
             self._rpo = order
@@ -139,7 +139,7 @@ def control_dependence(flow: FlowGraph) -> dict[int, list]:
     reverse = flow.graph.reverse(copy=False)
     if flow.exit not in reverse:
         return {}
-    ipdom = immediate_dominators(reverse, flow.exit)
+    ipdom = nx.immediate_dominators(reverse, flow.exit)
     regions: dict[int, list] = {}
     for a in flow.graph.nodes:
         succs = list(flow.graph.successors(a))

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .digraph import immediate_dominators
+import networkx as nx
 
 from .errors import SourceError
 from .flowgraph import Block, FlowGraph, Instr, Loop
@@ -395,8 +395,8 @@ def find_loops(flow: FlowGraph) -> list[Loop]:
     same header merged), in reverse post-order of their headers (a loop after its parent),
     with nesting depth and parent index."""
     graph, entry = flow.graph, flow.entry
-    idom = immediate_dominators(graph, entry)
-    idom[entry] = entry  # the start node is left out
+    idom = nx.immediate_dominators(graph, entry)
+    idom[entry] = entry  # networkx >= 3.5 leaves the start node out
     enter, leave = _dominator_intervals(idom, entry)
 
     def dominates(a, b):

@@ -13,7 +13,7 @@ Procedure: name (unique: "proc", "module.proc" or "host.inner"; the source name 
   flow (engine.flowgraph.FlowGraph), formals (tuple of formal names), call_results
   (dict id(call expression node) -> temporary zone, for function calls split out of expressions).
 Program: files, lang, procedures (dict name -> Procedure, in source order), callgraph
-  (engine.digraph.DiGraph on procedure names; edge attribute "sites": list of CallSite), call_sites
+  (networkx.DiGraph on procedure names; edge attribute "sites": list of CallSite), call_sites
   (dict id(Instr) -> CallSite for every instruction of kind "call" whose callee is in the program),
   n_globals, global_zones (list of Zone), and:
     procedure(name_or_source_name) -> Procedure  (raises KeyError)
@@ -41,8 +41,7 @@ writes reach: not expression actuals nor C by-value arguments) and to_caller(s, 
 """
 from __future__ import annotations
 
-from .callgraph import Resolver, build_call_graph
-from .digraph import components_bottom_up
+from .callgraph import Resolver, build_call_graph, components_bottom_up
 from .errors import SourceError
 from .flowgraph_builder import build_flow_graph
 from .il import EXPRESSION_OPS, OPS, STATEMENT_OPS, Node
@@ -107,7 +106,7 @@ class Program:
 
     def bottom_up(self) -> list[list[str]]:
         order = {name: i for i, name in enumerate(self.procedures)}
-        return components_bottom_up(self.callgraph, order.__getitem__)
+        return components_bottom_up(self.callgraph, order)
 
     def top_down(self) -> list[list[str]]:
         return list(reversed(self.bottom_up()))

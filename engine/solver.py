@@ -165,8 +165,10 @@ def solve_flow(analysis: Analysis, proc, boundary, order: str = "good", rng=None
     bottom = analysis.bottom(proc)
     blocks = flow.blocks
     start = flow.entry if forward else flow.exit
-    sources = flow.graph.pred if forward else flow.graph.succ      # where values come from
-    targets = flow.graph.succ if forward else flow.graph.pred      # who must be revisited
+    # where values come from, and who must be revisited (networkx's neighbour iterators: its
+    # `pred[b]` / `succ[b]` views cost an object per look-up in this hot loop)
+    sources = flow.graph.predecessors if forward else flow.graph.successors
+    targets = flow.graph.successors if forward else flow.graph.predecessors
     priority = {b: i for i, b in enumerate(_block_order(flow, analysis.direction, order, rng))}
     # "incoming" is the value at the block side values enter from; "outgoing" the other side
     incoming = {b: bottom for b in blocks}
@@ -180,7 +182,7 @@ def solve_flow(analysis: Analysis, proc, boundary, order: str = "good", rng=None
         queued.discard(b)
         visits += 1
         value = boundary if b == start else bottom
-        for s in sources[b]:
+        for s in sources(b):
             value = meet(value, outgoing[s])
         incoming[b] = value
         value = _through_block(transfer, blocks[b].instrs, value, proc, forward)
@@ -188,7 +190,7 @@ def solve_flow(analysis: Analysis, proc, boundary, order: str = "good", rng=None
         # reads has changed
         if value != outgoing[b]:
             outgoing[b] = value
-            for t in targets[b]:
+            for t in targets(b):
                 if t not in queued:
                     queued.add(t)
                     heapq.heappush(worklist, (priority[t], t))
@@ -300,12 +302,12 @@ def is_fixed_point(program, solution: Solution) -> list[str]:
         flow = proc.flow
         forward = analysis.direction == FORWARD
         start = flow.entry if forward else flow.exit
-        sources = flow.graph.pred if forward else flow.graph.succ
+        sources = flow.graph.predecessors if forward else flow.graph.successors
         side_in = result.block_in if forward else result.block_out
         side_out = result.block_out if forward else result.block_in
         for b, block in flow.blocks.items():
             value = result.boundary if b == start else analysis.bottom(proc)
-            for s in sources[b]:
+            for s in sources(b):
                 value = analysis.meet(value, side_out[s])
             if value != side_in[b]:
                 problems.append(f"{name}: block {b} incoming value is not the meet of its neighbours")

@@ -16,15 +16,18 @@ C_EXT = (".c", ".h", ".cu")
 
 def language_of(filename: str) -> tuple[str, str | None]:
     """(language, form) from a file name: ('fortran', 'fixed'|'free') or ('c', None)."""
-    ext = os.path.splitext(filename)[1].lower()
-    if ext in FORTRAN_FIXED_EXT:
-        return "fortran", "fixed"
-    if ext in FORTRAN_FREE_EXT:
-        return "fortran", "free"
-    if ext in C_EXT:
+    form = _form_of_name(filename)
+    if form is not None:
+        return "fortran", form
+    if os.path.splitext(filename)[1].lower() in C_EXT:
         return "c", None
-    raise SourceError(f"unknown source language for extension {ext!r} "
+    raise SourceError(f"unknown source language for extension {os.path.splitext(filename)[1].lower()!r} "
                       f"(expected one of {' '.join(FORTRAN_FIXED_EXT + FORTRAN_FREE_EXT + C_EXT)})", filename)
+
+
+def _form_of_name(filename: str) -> str | None:
+    ext = os.path.splitext(filename)[1].lower()
+    return "fixed" if ext in FORTRAN_FIXED_EXT else "free" if ext in FORTRAN_FREE_EXT else None
 
 
 def parse_source(text: str, filename: str = "<string>", lang: str | None = None, form: str | None = None,
@@ -34,6 +37,8 @@ def parse_source(text: str, filename: str = "<string>", lang: str | None = None,
     if lang is None:
         lang, guessed_form = language_of(filename)
         form = form or guessed_form
+    elif lang == "fortran" and form is None:  # source text: the file name's extension still gives the form
+        form = _form_of_name(filename)
     if not text.strip():
         raise SourceError("empty source file", filename, 1)
     with _collector_paused():

@@ -395,21 +395,33 @@ def compile_calls_and_run(sources: list, lang: str, calls: list, workdir, messag
     With `reports` given, the same program is built once more with CHECKED_FLAGS and run;
     what that run reports is appended to `reports` ('' when it is clean, see checked_run).
     `flags`: more compiler options, after the others (-O2, -I.)."""
-    require_compilers(lang)
     workdir = Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
-    for filename, text in sources:
-        (workdir / filename).write_text(text)
+    build = [*_written(sources, lang, workdir), *flags, "driver.c", "-lm"]
     (workdir / "driver.c").write_text(build_calls_driver(calls, lang))
-    compiler = ["gfortran", "-J", ".", "-I", str(PROGRAMS_DIR)] if lang == "fortran" else ["gcc", "-std=c99"]
-    compiled = [f for f, _ in sources if not f.endswith(".h")]  # headers are only written
-    build = [*compiler, "-O0", "-Wall", "-ffp-contract=off", *flags, *compiled, "driver.c", "-lm"]
     _run([*build, "-o", "prog"], workdir, f"compiling {lang} sources", messages=messages)
     out = _run([str(workdir / "prog")], workdir, "running", RunError)
     outputs = [parse_output(out, call.spec, call.tag) for call in calls]
     if reports is not None:
         reports.append(checked_run([*build, *CHECKED_FLAGS[lang]], workdir, calls, outputs))
     return outputs
+
+
+def _written(sources: list, lang: str, workdir: Path) -> list:
+    """The sources written in workdir; the compiler command (-O0 -Wall) that compiles them."""
+    require_compilers(lang)
+    workdir.mkdir(parents=True, exist_ok=True)
+    for filename, text in sources:
+        (workdir / filename).write_text(text)
+    compiler = ["gfortran", "-J", ".", "-I", str(PROGRAMS_DIR)] if lang == "fortran" else ["gcc", "-std=c99"]
+    compiled = [f for f, _ in sources if not f.endswith(".h")]  # headers are only written
+    return [*compiler, "-O0", "-Wall", "-ffp-contract=off", *compiled]
+
+
+def compile_only(sources: list, lang: str, workdir, messages: list | None = None) -> None:
+    """Compile the sources (as compile_calls_and_run, no driver, -c); the compiler's warnings
+    are appended to `messages`; CompileError when it fails."""
+    workdir = Path(workdir)
+    _run([*_written(sources, lang, workdir), "-c"], workdir, f"compiling {lang} sources", messages=messages)
 
 
 def checked_run(build: list, workdir: Path, calls: list, outputs: list) -> str:

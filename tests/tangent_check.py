@@ -36,7 +36,7 @@ import numpy as np
 
 import adspec
 from adspec.engine.errors import UnsupportedError
-from adspec.engine.il import mk
+from adspec.engine.il import mk, walk
 from adspec.engine.interp import CArr, Interpreter, InterpError, Ptr, Record
 from adspec.engine.interp_complex_step import STEP as COMPLEX_STEP, NonSmoothPoint
 from adspec.frontends import language_of
@@ -139,7 +139,9 @@ class TangentCase:
         rng = np.random.default_rng(seed + 1000)
         self.directions = {name: self._array(rng.uniform(-1, 1, size=self.values[name].shape))
                            for name in self.independents}
-        self.is_function = self._result_name() is not None   # the function's result is a dependent
+        # the head is a function (F_D takes its value as a last argument): the harness type of the value
+        self.value_type = self._value_type()
+        self.is_function = self.value_type is not None
 
     def _file(self, *results):
         return mk("file", *self.original.kids, *(k for r in results for k in r.tree.kids), lang=self.lang,
@@ -169,6 +171,20 @@ class TangentCase:
             record[field_name] = CArr(value, offset, (size,)) if size > 1 else part.reshape(())
             offset += size
         return Ptr(np.array([Record("struct", record)], dtype=object), 0)
+
+    def _value_type(self):
+        """The harness type code (r8, r4, i4, i8) of the head function's value, None for a subroutine."""
+        proc = next(u for u in walk(self.original) if u.op == "procedure" and u.kids[0].lower() == self.proc.lower())
+        name, kind, _, result, rtype = proc.kids[:5]
+        if kind != "function":
+            return None
+        if rtype is None:  # Fortran: the result declared in the body
+            rtype = next((d.kids[0] for d in proc.kids[6] if d.op == "varDecl"
+                          for x in d.kids[2] if x.kids[0] == (result or name)), None)
+        if rtype is None or rtype.op != "type" or rtype.kids[0] == "void":
+            return None if rtype is not None and rtype.op == "type" else "r8"
+        code = {"real": "r", "integer": "i"}.get(rtype.kids[0])
+        return code and f"{code}{rtype.kids[1] or (8 if code == 'r' and self.lang == 'c' else 4)}"
 
     def _formal_names(self):
         return [name for name, *_ in self.args]
@@ -244,7 +260,7 @@ class TangentCase:
         args = []
         for name, kind, shape, fixed in self.args:
             args.append(Arg(name, "i4" if kind == "int" else "r8", tuple(shape) or None))
-        return Spec(self.proc, tuple(args), "r8" if self.is_function else None)
+        return Spec(self.proc, tuple(args), self.value_type)
 
     def _flat(self, value):
         return np.asarray(value).reshape(-1, order="F" if self.lang == "fortran" else "C")
@@ -303,7 +319,7 @@ class TangentCase:
             vector_source = ("tangent_dv" + suffix, vector.text)
         messages = []
         reports = [] if checked else None   # F_D and F_DV each in one checked build
-        if _keeps_state(self.result):
+        if _keeps_state(self.result.tree) or _keeps_state(self.original):
             # SAVE / static locals: each run of F_D (and F_DV) starts from the program's first
             # state, each in a program of its own
             outputs = []
@@ -378,15 +394,16 @@ def compiled_errors(case: TangentCase, runs: CompiledRuns) -> dict:
     return errors
 
 
-def _keeps_state(result) -> bool:
-    """The differentiated code has variables that keep their value between calls: SAVE or
-    static locals (a Fortran initial value implies SAVE)."""
+def _keeps_state(tree) -> bool:
+    """The code has variables that keep their value between calls: SAVE or static locals, or
+    Fortran module variables (a Fortran initial value implies SAVE)."""
     from adspec.engine.il import walk
-    lang = result.tree.ann.get("lang")
-    return any(u.op == "procedure" and any(
-        d.op == "varDecl" and ({"save", "static"} & set(d.kids[1]) or (
-            lang == "fortran" and "parameter" not in d.kids[1] and any(x.kids[2] is not None for x in d.kids[2])))
-        for d in walk((u.kids[6], u.kids[7]))) for u in result.tree.kids)
+    lang = tree.ann.get("lang")
+    decls = [(u.kids[6], u.kids[7]) if u.op == "procedure" else u.kids[1] for u in tree.kids
+             if u.op == "procedure" or u.op == "module"]
+    return any(d.op == "varDecl" and ({"save", "static"} & set(d.kids[1]) or (
+        lang == "fortran" and "parameter" not in d.kids[1] and any(x.kids[2] is not None for x in d.kids[2])))
+        for d in walk(tuple(decls)))
 
 
 def _defines_file_scope_derivatives(result) -> bool:

@@ -2,7 +2,10 @@
 components and their orders, and the zone translations of call sites."""
 import pytest
 
+import networkx as nx
+
 from adspec.engine.bitsets import Relation, bit, from_zones
+from adspec.engine.callgraph import callees, components_bottom_up
 from adspec.dot import call_graph_dot
 from adspec.engine.errors import SourceError
 from adspec.engine.program import build_program
@@ -116,6 +119,21 @@ def test_direct_and_mutual_recursion_components():
     assert program.top_down() == list(reversed(components))
     assert program.callgraph.has_edge("fact", "fact")
     assert program.top_down()[0] == ["top"]
+    assert callees(program.callgraph, "top") == {"fact", "even", "odd", "leaf"}
+    # a recursive procedure is left out of its own callees
+    assert callees(program.callgraph, "odd") == {"even"} and callees(program.callgraph, "fact") == set()
+
+
+def test_components_callees_first_ties_broken_by_source_order():
+    # main calls a and b; a <-> b recursive; b calls leaf; c alone, called by nobody
+    graph = nx.DiGraph([("main", "a"), ("a", "b"), ("b", "a"), ("b", "leaf")])
+    graph.add_node("c")
+    order = {name: i for i, name in enumerate(["main", "c", "b", "a", "leaf"])}
+    assert components_bottom_up(graph, order) == [["leaf"], ["b", "a"], ["c"], ["main"]]
+    # the same graph built in another order gives the same answer
+    rebuilt = nx.DiGraph([("b", "leaf"), ("b", "a"), ("a", "b"), ("main", "a")])
+    rebuilt.add_node("c")
+    assert components_bottom_up(rebuilt, order) == [["leaf"], ["b", "a"], ["c"], ["main"]]
 
 
 def test_fortran_functions_across_files_and_f77_external():

@@ -6,6 +6,8 @@ import pytest
 
 from adspec.dot import flow_graph_dot
 from adspec.engine.errors import SourceError
+from adspec.engine.flowgraph import FlowGraph, Instr, control_dependence
+from adspec.engine.flowgraph_builder import find_loops
 from adspec.engine.program import build_program
 from adspec.engine.il import mk
 from adspec.frontends import parse_source
@@ -56,6 +58,42 @@ def check_invariants(flow):
         if loop.parent is not None:
             assert loop.body < flow.loops[loop.parent].body
             assert loop.depth == flow.loops[loop.parent].depth + 1
+
+
+
+# --- the graph algorithms (networkx's) on flow graphs built by hand ---------------------------
+def hand_flow(blocks, *edges):
+    """Entry 0, exit 1, then blocks 2 .. blocks+1, each holding one instruction."""
+    flow = FlowGraph(mk("nop"), "hand")
+    for b in range(2, blocks + 2):
+        flow.new_block().instrs.append(Instr(mk("nop"), "plain", line=b))
+    for u, v in edges:
+        flow.add_edge(u, v)
+    return flow
+
+
+def test_orders_follow_edge_order_and_put_unreachable_blocks_last():
+    # 2 <-> 3 is a cycle entered at 2 and at 3 (through 4): no natural loop; 5 is unreachable
+    flow = hand_flow(4, (0, 2), (2, 3), (3, 1), (0, 4), (4, 3), (3, 2), (5, 1))
+    assert flow.rpo() == [0, 4, 2, 3, 1, 5]
+    assert flow.po() == [5, 1, 3, 2, 4, 0]
+    assert find_loops(flow) == []
+
+
+def test_natural_loops_from_dominators():
+    # 2 heads the outer loop (back edge 5 -> 2), 3 the inner one (back edge 4 -> 3)
+    flow = hand_flow(4, (0, 2), (2, 3), (3, 4), (4, 3), (3, 5), (5, 2), (2, 1))
+    outer, inner = find_loops(flow)
+    assert (outer.header, outer.body, outer.depth, outer.parent) == (2, {2, 3, 4, 5}, 1, None)
+    assert (inner.header, inner.body, inner.depth, inner.parent) == (3, {3, 4}, 2, 0)
+
+
+def test_control_dependence_from_post_dominators():
+    # 2 branches to 3 or 4, which join at 5; 5 tests a loop whose body is 6
+    flow = hand_flow(5, (0, 2), (2, 3), (2, 4), (3, 5), (4, 5), (5, 6), (6, 5), (5, 1))
+    instr = {b: flow.blocks[b].instrs[0] for b in range(2, 7)}
+    assert control_dependence(flow) == {id(instr[2]): [instr[3], instr[4]],
+                                        id(instr[5]): [instr[6], instr[5]]}
 
 
 # --- straight line and conditionals ------------------------------------------------------------

@@ -61,3 +61,9 @@ def test_fresh_venv_install(tmp_path):
         assert r.returncode != 0, f"`import {generic}` should fail"
     assert subprocess.run([str(py), "-c", "import adspec.engine.il, adspec.frontends, adspec.backends"],
                           cwd=tmp_path).returncode == 0
+    # the runtime of adjoint code is package data: the installed command copies it out
+    copied = subprocess.run([str(env_dir / "bin" / "adspec"), "runtime", "-O", str(tmp_path / "rt")],
+                            capture_output=True, text=True)
+    assert copied.returncode == 0, copied.stderr
+    for name in ("adStack.h", "adStack.c", "adStack_cuda.cuh"):
+        assert (tmp_path / "rt" / name).read_bytes() == (ROOT / "backends" / "runtime" / name).read_bytes()

@@ -38,5 +38,7 @@ def t_call_active(stmt, out, ctx):
 
 def _call_block(stmt: Node, parts, ctx) -> Node:
     before, actuals = parts
-    call = Node("call", (ctx.names.proc(stmt.kids[0]), tuple(actuals) + ctx.discarded_result(stmt)), stmt.ann)
+    # P_D is called by its own name: the generic name P was reached by has no derivative
+    call = Node("call", (ctx.names.proc(stmt.kids[0]), tuple(actuals) + ctx.discarded_result(stmt)),
+                stmt.ann.discard("generic"))
     return Node("block", ctx.take_pending() + tuple(before) + (call,))

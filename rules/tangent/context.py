@@ -15,7 +15,7 @@ from .globals import global_owner
 from .procedures import derivative_declarations, differentiated_arguments
 from .call_helpers import CallHelpers
 from .structures import CDerivativeTypes
-from .types import DerivativeTypes, is_void
+from .types import DIFFERENTIABLE_BASES, DerivativeTypes, is_void
 
 
 class TangentContext(CallHelpers, Context):
@@ -208,10 +208,29 @@ class TangentContext(CallHelpers, Context):
         kind = typ.kids[1] if typ is not None and typ.op == "type" else None
         return Node("realCst", ("0.0", kind or 4))
 
+    def refuse_unions(self, decls, diff_names):
+        """C: a union variable with a derivative whose members of another type than real are
+        used is refused: they may write the real member's storage (type punning), and no
+        derivative says what that does."""
+        unions = {u.kids[0]: {d.kids[0] for f in u.kids[1] if f.op == "varDecl" and not (f.kids[0].op == "type" and f.kids[0].kids[0] in DIFFERENTIABLE_BASES)
+                              for d in f.kids[2]}
+                  for f in self.program.files for u in walk(f)
+                  if u.op == "typeDef" and u.kids[2] in ("union", "typedefUnion")}
+        for decl in decls:
+            typ = decl.kids[0] if decl.op == "varDecl" else None
+            if typ is None or typ.op != "typeRef" or typ.kids[0] not in unions:
+                continue
+            names = {d.kids[0] for d in decl.kids[2]} & set(diff_names)
+            if any(n.op == "fieldAccess" and n.kids[0] == Node("ident", (v,)) and n.kids[1] in unions[typ.kids[0]]
+                   for n in walk(self.procedure.node.kids[7]) for v in names):
+                self.unsupported(decl, f"the derivative of a union ({typ.kids[0]}) whose members of other types "
+                                       "share its storage")
+
     def local_declaration(self, decl: Node) -> Node:
         """A C declaration in a block, followed by that of the derivatives of its variables."""
         if self.procedure is None:
             return Node("block", (decl,))
+        self.refuse_unions((decl,), self.facts.diff_variables(self.procedure.name))
         derived = derivative_declarations((decl,), self.facts.diff_variables(self.procedure.name), self.names.var,
                                           derivative_type=self.derivative_type)
         if len(derived) == 1:
@@ -232,7 +251,8 @@ class TangentContext(CallHelpers, Context):
     def initial_zero(self, typ: Node, declarator: Node) -> Node:
         """C: the zero initial value of the derivative of a declared variable of type typ: 0.0
         of its kind, `{0}` (every component, every element) for a struct or an array."""
-        if declarator.kids[1] or (typ.op == "typeRef" and not declarator.kids[3]):
+        # a struct (its derivative typed T_diff), not a typedef of a real type
+        if declarator.kids[1] or (typ.op == "typeRef" and self.derivative_type(typ) != typ and not declarator.kids[3]):
             return Node("arrayConstructor", ((Node("intCst", (0, None)),),))
         return self.zero_like(Node("ident", (declarator.kids[0],)))
 
@@ -270,7 +290,7 @@ class TangentContext(CallHelpers, Context):
 
     def derivative_ann(self, stmt: Node):
         """Annotations of a derivative statement: the source line of the statement it comes from."""
-        return stmt.ann.discard("label").discard("directives").set("derivative", True)
+        return stmt.ann.discard("label").discard("directives").discard("generic").set("derivative", True)
 
     # --- procedures and calls --------------------------------------------------------------------
     def differentiated_procedure(self, proc: Node, body_d: Node) -> Node:
@@ -324,9 +344,18 @@ class TangentContext(CallHelpers, Context):
             result_name = result or name
             args = args + (result_name,)
             result_d = self.names.var(result_name)
+            if result_name not in diff_names:  # a value with no derivative (an integer): F_D returns 0, as in C
+                value_type = rtype or next((d.kids[0] for d in decls if d.op == "varDecl"
+                                            for x in d.kids[2] if x.kids[0] == result_name), None)
+                zero = Node("intCst", (0, None)) if value_type is not None and value_type.op == "type" and \
+                    value_type.kids[0] == "integer" else Node("realCst", ("0.0", 8))
+                body_d = Node("block", (Node("assign", (Node("ident", (result_d,)), zero)),) + body_d.kids)
             decls_d = self.derivative_declarations(decls, diff_names | {result_name}) + temps
             if rtype is not None:  # the header's type now types the derivative; the result is declared
-                decls_d = (Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),))),) + decls_d
+                # after USE and IMPLICIT, which must come first
+                k = next((i for i, d in enumerate(decls_d) if d.op not in ("use", "implicit")), len(decls_d))
+                result_decl = Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),)))
+                decls_d = decls_d[:k] + (result_decl,) + decls_d[k:]
             return Node("procedure", (self.names.proc(name), kind, args, result_d, rtype, attrs, decls_d, body_d, ()),
                         proc.ann)
         decls_d = self.derivative_declarations(decls, diff_names) + temps
@@ -353,6 +382,7 @@ class TangentContext(CallHelpers, Context):
         (procedures.derivative_declarations), a structure's typed with its T_diff; COMMON /c/ →
         /c_d/; in Fortran, the T_diff of the procedure's own types after its type definitions."""
         if self.lang != "fortran":
+            self.refuse_unions(decls, diff_names)
             return derivative_declarations(decls, diff_names, self.names.var, derivative_type=self.derivative_type)
         out = derivative_declarations(decls, diff_names, self.names.var, self.active_commons(), self.derivative_type)
         local_types = self.types.definitions_of(self.procedure.scope)

@@ -142,6 +142,43 @@ def t_expr_call(expr, out, ctx, stmt):
     return guard, ctx.compute(lambda e, s: ctx.function_call_derivative(e, s), expr, stmt, out)
 
 
+@TANGENT.rule("T-expr-constructor", judgment="expr", ops=("arrayConstructor",), section="5.3",
+              source="reconstructed: docs/rules.md#t-expr",
+              premises=("isActiveExpr((/ A1..An /))", "Ai →expr Aid  (the items, inside implied DOs too)"),
+              conclusion="(/ A1..An /)  →expr  (/ A1d..And /)   (0 for a scalar item with no derivative)")
+def t_expr_constructor(expr, out, ctx, stmt):
+    """An array constructor is linear in its items: the derivative is the constructor of the
+    items' derivatives, implied DOs kept, so each element's derivative lands where the
+    element does. A passive item that is an array has no zero of its size here: refused."""
+    items, items_d = var(), var()
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.compute(_constructor_items, expr, items))
+    body = lall(ctx.derive_all("expr", items, items_d, stmt),
+                ctx.compute(lambda e, d, s: _constructor(e, list(d), ctx, s), expr, items_d, stmt, out))
+    return guard, body
+
+
+def _constructor_items(expr: Node) -> tuple:
+    """The items of an array constructor, those of its implied DOs included, in order."""
+    return tuple(leaf for item in expr.kids[0]
+                 for leaf in (_constructor_items(item) if item.op == "impliedDo" else (item,)))
+
+
+def _constructor(expr: Node, items_d: list, ctx, stmt) -> Node:
+    """expr with its items replaced by items_d, taken in order (a zero for None)."""
+    out = []
+    for item in expr.kids[0]:
+        if item.op == "impliedDo":
+            out.append(item.with_kids(_constructor(item, items_d, ctx, stmt).kids[0], *item.kids[1:]))
+            continue
+        item_d = items_d.pop(0)
+        if item_d is None:
+            if item.op not in CONSTANT_OPS and (item.op not in REFERENCE_OPS or ctx.type_of_ref(item)[1] != 0):
+                ctx.unsupported(stmt, "the derivative of an array constructor with a passive item that may be an array")
+            item_d = Node("realCst", ("0.0", ctx.kind_of(expr) or 8))
+        out.append(item_d)
+    return expr.with_kids(tuple(out), *expr.kids[1:])
+
+
 def operands(expr: Node) -> tuple:
     """The differentiable operands of an operator or intrinsic node."""
     if expr.op == "intrinsic":
@@ -155,6 +192,10 @@ def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx, stmt: Node):
     entry = derivative(name, ctx.lang)
     if entry is None:
         ctx.no_derivative(expr, stmt)
+    if name in ("abs", "cdabs") and ctx.lang == "fortran" and args_d[0] is not None and _complex_valued(args[0], ctx):
+        # |z| is not complex-differentiable: no partial multiplies zd; d|z| = real(conjg(z)*zd)/|z|
+        conjugate_times = Node("mul", (Node("intrinsic", ("conjg", (args[0],))), args_d[0]))
+        return Node("div", (Node("intrinsic", ("real", (conjugate_times,))), Node("intrinsic", ("abs", (args[0],)))))
     partials = entry.partials(args, ctx.lang, ctx.kind_of(expr))
     if entry.nondifferentiable(args, ctx.lang) is not None:
         ctx.warn(stmt, f"non-differentiable {name}: {entry.nondiff_doc} (the derivative there is one-sided)")
@@ -178,6 +219,20 @@ def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx, stmt: Node):
     for term in terms[1:]:
         total = Node("sub", (total, term.kids[0])) if term.op == "neg" else Node("add", (total, term))
     return total
+
+
+def _complex_valued(expr: Node, ctx) -> bool:
+    """expr computes a complex value: a complex constant or reference, cmplx/conjg, or an
+    operator on one (real, aimag, abs and the like give reals)."""
+    if expr.op == "complexCst":
+        return True
+    if expr.op in REFERENCE_OPS:
+        typ = ctx.type_of_ref(expr)[0]
+        return typ is not None and typ.op == "type" and typ.kids[0] == "complex"
+    if expr.op == "intrinsic":
+        return expr.kids[0] in ("cmplx", "dcmplx", "conjg", "dconjg") or \
+            expr.kids[0] in ("sqrt", "exp", "log", "sin", "cos") and any(_complex_valued(a, ctx) for a in expr.kids[1])
+    return expr.op in OPERATOR_OPS and any(_complex_valued(k, ctx) for k in expr.kids if isinstance(k, Node))
 
 
 def _is_constant_times(product: Node, factor: Node) -> bool:

@@ -110,31 +110,56 @@ def derivative_declarations(decls, diff_names, var_name, active_commons=None, de
         if decl.op == "common" and decl.kids[0] in active_commons:
             mirrored |= {_common_member(v) for v in decl.kids[1]}
     diff_names = set(diff_names) | mirrored
-    out = []
-    for decl in decls:
+    statements = _AttributeStatements(decls)
+    out, deferred = [], {}  # deferred: index of a declaration -> derivative declarations to put after it
+    for i, decl in enumerate(decls):
         out.append(decl)
+        out.extend(deferred.pop(i, ()))
         if decl.op == "common" and decl.kids[0] in active_commons:
             members = tuple(_renamed_member(v, var_name) for v in decl.kids[1])
             out.append(Node("common", (active_commons[decl.kids[0]], members), decl.ann))
         if decl.op != "varDecl":
             continue
         typ, attrs, declarators = decl.kids
-        derived = tuple(Node("declarator", (var_name(d.kids[0]), d.kids[1], _saved_zero(typ, attrs, d), d.kids[3]),
+        derived = tuple(Node("declarator", (var_name(d.kids[0]), d.kids[1] or statements.dims.get(d.kids[0]),
+                                            _saved_zero(typ, attrs, d, statements.saves(d.kids[0])), d.kids[3]),
                              d.ann)
                         for d in declarators if d.kids[0] in diff_names)
         if derived:
             kept = tuple(a for a in attrs if a not in ("parameter", "save", "external", "intrinsic", "extern"))
             typ_d = derivative_type(typ) if derivative_type is not None else typ
-            out.append(Node("varDecl", (typ_d, kept, derived), decl.ann))
+            # after the DIMENSION statements that give the dimensions: they may use later PARAMETERs
+            after = max([i] + [statements.where.get(d.kids[0], i) for d in declarators if d.kids[0] in diff_names])
+            (out if after == i else deferred.setdefault(after, [])).append(Node("varDecl", (typ_d, kept, derived),
+                                                                                decl.ann))
     return tuple(out)
 
 
-def _saved_zero(typ: Node, attrs, declarator: Node):
-    """The initial value of the derivative of a Fortran SAVE variable (attribute, or an initial
-    value, which implies SAVE): 0, which makes the derivative SAVE too, so that it goes from
-    one call to the next with its variable (analyses/activity.py), starting at zero with the
-    variable's constant initial value. (A C static local keeps `static`: zero, and saved.)"""
-    if "save" not in attrs and declarator.kids[2] is None or "parameter" in attrs:
+class _AttributeStatements:
+    """The DIMENSION and SAVE statements of a Fortran declaration part (attrDecl): a derivative
+    declared by a type declaration takes its variable's dimensions and SAVE from them."""
+
+    def __init__(self, decls):
+        self.dims, self.where, self.saved, self.all_saved = {}, {}, set(), False
+        for i, decl in enumerate(decls):
+            if decl.op == "attrDecl" and decl.kids[0] == "dimension":
+                for d in decl.kids[1]:
+                    self.dims[d.kids[0]], self.where[d.kids[0]] = d.kids[1], i
+            elif decl.op == "attrDecl" and decl.kids[0] == "save":
+                self.saved |= {d.kids[0] for d in decl.kids[1]}
+                self.all_saved |= not decl.kids[1]   # SAVE alone: every local variable
+
+    def saves(self, name: str) -> bool:
+        return self.all_saved or name in self.saved
+
+
+def _saved_zero(typ: Node, attrs, declarator: Node, saved: bool = False):
+    """The initial value of the derivative of a Fortran SAVE variable (attribute, SAVE statement
+    (`saved`), or an initial value, which implies SAVE): 0, which makes the derivative SAVE too,
+    so that it goes from one call to the next with its variable (analyses/activity.py), starting
+    at zero with the variable's constant initial value. (A C static local keeps `static`: zero,
+    and saved.)"""
+    if "save" not in attrs and not saved and declarator.kids[2] is None or "parameter" in attrs:
         return None
     if typ.op != "type" or typ.kids[0] not in ("real", "complex"):
         return None

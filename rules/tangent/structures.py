@@ -137,6 +137,8 @@ class CDerivativeTypes:
         if name not in self.used:
             self.used[name] = None  # being defined: a field pointing to the type itself finds its name
             alias = self.structures.table.aliases.get(name)
+            if alias == typ:  # typedef struct s s: the tag and the alias share the name, and so do their _diff
+                alias = None
             definition = (mk("typeAlias", self.names.type(name), self.derivative_of(alias)) if alias is not None
                           else self._definition(self.structures.table.definition(typ)))
             del self.used[name]  # after the nested types it uses, defined meanwhile
@@ -157,6 +159,7 @@ class CDerivativeTypes:
 
 def structure_types(units: list, derivative_types: frozenset) -> StructureTypes:
     """Vector mode: the derivative types T_diff that the tangent units define (C: with their
-    typedef aliases)."""
+    typedef aliases, and the aliases of elementary types their components may use)."""
     return StructureTypes(TypeTable(n for n in walk(tuple(units)) if n.op in ("typeDef", "typeAlias")
-                                    and n.kids[0] in derivative_types))
+                                    and n.kids[0] in derivative_types or n.op == "typeAlias"
+                                    and n.kids[1].op == "type"))  # typedef double real: a real component

@@ -130,13 +130,15 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
         # is a subroutine with the derivative as its last argument before nbdirs
         derivative_result = result if lang == "fortran" else temp(name.rsplit("_", 1)[0] + "d")
         params += (derivative_result,)
-        if lang == "c":
+        if lang == "c" or rtype is not None:  # Fortran: F_D's header typed the derivative result
             decls_v.append(layout.result_argument(derivative_result, rtype, arrays))
         kind, result, rtype = layout.subroutine(rtype)
     types = types or TypeTable(())
     layout.reached_by_name_only(decls, body, types)
     hoist = _Hoister(_variable_types(decls, body), arrays, temp, types)
     vector = _Vectorizer(layout, derivatives, arrays, names, hoist, temp, valued or {}, derivative_result)
+    vector.dims = {x.kids[0]: x.kids[1] for d in decls if d.op in ("varDecl", "attrDecl") for x in d.kids[-1]
+                   if isinstance(x, Node) and x.op == "declarator" and x.kids[1]}
     body_v = vector.block(body)
     temps: dict = {}
     for temp_name, typ in hoist.temps:
@@ -159,6 +161,8 @@ class _Vectorizer:
         self.temp, self.valued = temp, valued  # fresh names; the functions with a value -> its type
         self.derivative_result = derivative_result  # C: the argument that replaces F_D's return value
         self.dropped: list = []  # declarations of the derivatives of values a call statement drops
+        self.masking = 0  # inside a FORALL or WHERE
+        self.dims: dict = {}  # the procedure's arrays -> their dimensions
 
     def block(self, block: Node) -> Node:
         out, run, between = [], [], []  # between: the original assignments that follow the run
@@ -166,7 +170,7 @@ class _Vectorizer:
 
         def flush():
             start = len(out)
-            if run:
+            if run and not self.masking:  # no scalar temporaries in a FORALL or WHERE
                 run[:] = self.hoist.partials_of(run, out)
             if run:
                 out.append(self.layout.direction_loop(mk("block", *run)))
@@ -222,6 +226,9 @@ class _Vectorizer:
                     out.append(self.call(stmt))
                 else:
                     derivative(stmt)
+            elif stmt.op in ("forall", "where"):
+                flush()
+                out.extend(self.masked(stmt))
             elif run and self.movable(stmt):
                 between.append(stmt)
             else:
@@ -232,6 +239,53 @@ class _Vectorizer:
             place(stmt)
         flush()
         return Node("block", tuple(out), block.ann)
+
+    def masked(self, stmt: Node) -> list:
+        """FORALL and WHERE (Fortran) may hold no DO: a construct whose blocks have derivative
+        runs is split into one construct per run (segment), in order, a run's with the directions
+        (FORALL: nd one more index; WHERE: in a direction loop), each block keeping its masks (an
+        ELSEWHERE block behind empty blocks of the masks before it). A mask is then evaluated
+        again at each segment of its blocks and those after: sound when the segments before
+        assign nothing it reads; else a WHERE's first mask is kept in a temporary, and any other
+        is refused."""
+        chain = _where_chain(stmt) if stmt.op == "where" else [(stmt.kids[:2], stmt.kids[2])]
+        self.masking += 1
+        try:
+            blocks = [self.block(b) for _, b in chain]
+        finally:
+            self.masking -= 1
+        segments = [(k, segment) for k, block in enumerate(blocks) for segment in _segments(block)]
+        if all(isinstance(segment, list) for _, segment in segments):
+            return [_rebuilt(stmt, chain, blocks)]
+
+        def overwritten(k):  # what the segments that re-evaluate mask k may have changed before they do
+            return {_root(a.kids[0]) for j, segment in segments[:-1] if j >= k for a in walk(tuple(segment))
+                    if a.op == "assign"}
+        out = []
+        if stmt.op == "where" and _names(chain[0][0]) & overwritten(0):
+            mask, shape = self.temp("mask"), _shape(chain[0][0][0], self.dims)
+            if shape is None:
+                self.layout.refuse(stmt, "vector mode for derivatives in a WHERE whose mask reads what it assigns "
+                                         "and is not shaped as a whole array of explicit shape")
+            self.dropped.append(mk("varDecl", mk("type", "logical", None, None), (),
+                                   (mk("declarator", mask, shape, None, 0),)))
+            out.append(mk("assign", mk("ident", mask), chain[0][0][0]))
+            chain = [((mk("ident", mask),), chain[0][1])] + chain[1:]
+        for k, (controls, _) in enumerate(chain):
+            if _names(controls) & overwritten(k):
+                self.layout.refuse(stmt, f"vector mode for derivatives in a {stmt.op.upper()} whose mask or "
+                                         "bounds read what it assigns")
+        for k, segment in segments:
+            if isinstance(segment, list):
+                out.append(_rebuilt(stmt, chain[:k + 1], [mk("block")] * k + [mk("block", *segment)]))
+            elif stmt.op == "forall":
+                ranges, mask = chain[0][0]
+                nd = mk("impliedDo", (), mk("ident", DIRECTION), mk("intCst", 1, None), mk("ident", NBDIRS), None)
+                out.append(Node("forall", ((nd,) + tuple(ranges), mask, segment.kids[4]), stmt.ann))
+            else:
+                where = _rebuilt(stmt, chain[:k + 1], [mk("block")] * k + [segment.kids[4]])
+                out.append(self.layout.direction_loop(mk("block", where)))
+        return out
 
     def movable(self, stmt: Node) -> bool:
         """An unlabelled assignment to a variable that only its name reaches."""
@@ -368,6 +422,9 @@ class _FortranLayout:
         """The declaration of a new scalar derivative `name` of type typ, with its directions."""
         return self.widened(mk("varDecl", typ, (), (mk("declarator", name, None, None, pointer),)), {name}, arrays)
 
+    def result_argument(self, name: str, typ: Node, arrays: dict) -> Node:
+        return self.directions_of(name, typ, arrays)
+
     def reference(self, ref: Node, typ: Node) -> Node:
         """How F_DV passes the derivative ref of a function's value, of type typ."""
         return ref
@@ -389,8 +446,9 @@ class _FortranLayout:
         for x in decl.kids[2]:
             dims = x.kids[1] or ()
             arrays[x.kids[0]] = len(dims)
-            # a deferred shape (allocatable) stays deferred, td(:, :), allocated with nbdirsmax
-            deferred = bool(dims) and all(k.kids == (None, None) for k in dims)
+            # a deferred shape (allocatable) stays deferred, td(:, :), allocated with nbdirsmax;
+            # a scalar pointer's derivative is a pointer to the directions, qd(:) => td
+            deferred = bool(dims) and all(k.kids == (None, None) for k in dims) or "pointer" in decl.kids[1]
             direction = mk("dim", None, None) if deferred else mk("dim", None, mk("ident", self.size))
             # an initial value (0, a SAVE variable's derivative: procedures._saved_zero) stays
             widened.append(x.with_kids(x.kids[0], (direction,) + tuple(dims), x.kids[2], x.kids[3]))
@@ -581,6 +639,62 @@ class _CLayout(_FortranLayout):
         """xd, xd + k, &xd[k], &td, td (a by-value derivative), sd, &sd, sd.x all pass every
         direction as they are."""
         return arg
+
+
+def _is_direction_loop(stmt: Node) -> bool:
+    return stmt.op == "do" and stmt.kids[0] == mk("ident", DIRECTION)
+
+
+def _where_chain(where: Node) -> list:
+    """WHERE (m1) B1 ELSEWHERE (m2) B2 ... ELSEWHERE Bn as [((m1,), B1), ((m2,), B2), ..., ((), Bn)]."""
+    chain = []
+    while True:
+        mask, block, els = where.kids
+        chain.append(((mask,), block))
+        if els is None:
+            return chain
+        if len(els.kids) == 1 and els.kids[0].op == "where" and not els.kids[0].ann.get("label"):
+            where = els.kids[0]
+            continue
+        chain.append(((), els))
+        return chain
+
+
+def _segments(block: Node) -> list:
+    """The statements of a block as its direction loops and lists of the statements between."""
+    out, pending = [], []
+    for stmt in block.kids:
+        if _is_direction_loop(stmt):
+            out += [pending, stmt] if pending else [stmt]
+            pending = []
+        else:
+            pending.append(stmt)
+    return out + ([pending] if pending else [])
+
+
+def _shape(expr: Node, dims: dict):
+    """The dimensions of an elemental array expression, those of an array it reads whole when
+    they are explicit (None if it reads none, or a section)."""
+    if expr.op == "arrayAccess":
+        return None
+    if expr.op == "ident":
+        shape = dims.get(expr.kids[0])
+        explicit = shape and all(d.op == "dim" and d.kids[1] is not None for d in shape)
+        return tuple(shape) if explicit else None
+    shapes = [_shape(k, dims) for k in expr.kids if isinstance(k, Node) and k.op != "intrinsic"]
+    return next((s for s in shapes if s is not None), None)
+
+
+def _rebuilt(stmt: Node, chain: list, blocks: list) -> Node:
+    """The FORALL or WHERE of `chain` (_where_chain, or a FORALL's [((ranges, mask), body)]) with
+    its blocks replaced by `blocks` (a WHERE chain cut after the last block given)."""
+    ann = stmt.ann.discard("label")  # the parts of a split construct
+    if stmt.op == "forall":
+        return Node("forall", (*chain[0][0], blocks[0]), ann)
+    els = None
+    for (controls, _), block in reversed(list(zip(chain, blocks))):
+        els = mk("block", Node("where", (controls[0], block, els), ann)) if controls else block
+    return els.kids[0]
 
 
 def _aggregate_zero(init) -> bool:
