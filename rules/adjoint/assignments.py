@@ -139,7 +139,8 @@ def a_record(stmt, out, ctx):
               premises=("isLiveForDiff(I)", "I →restore ∅"),
               conclusion="LHS = RHS  →record  [LHS = RHS ; {}]")
 def a_record_copy(stmt, out, ctx):
-    guard = lall(ctx.fact("is_live_for_diff", stmt), ctx.no_fact("is_restored", stmt))
+    guard = lall(eq(stmt, pattern("assign", var(), var())), ctx.fact("is_live_for_diff", stmt),
+                 ctx.no_fact("is_restored", stmt))
     return guard, eq(out, pattern("block", pattern("block", stmt), EMPTY))
 
 
@@ -148,4 +149,5 @@ def a_record_copy(stmt, out, ctx):
 def a_record_dead(stmt, out, ctx):
     """Diff-liveness slicing (4.9): the value is needed by no derivative; the forward sweep
     drops the assignment, and so its push and pop."""
-    return ctx.no_fact("is_live_for_diff", stmt), eq(out, pattern("block", EMPTY, EMPTY))
+    guard = lall(eq(stmt, pattern("assign", var(), var())), ctx.no_fact("is_live_for_diff", stmt))
+    return guard, eq(out, pattern("block", EMPTY, EMPTY))
