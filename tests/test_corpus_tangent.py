@@ -79,6 +79,8 @@ HEADS = {
     "f31_io_format.f90": "heat_explicit(u umax)/(u)",
     "f32_generic_physics.f90": "particles(x v ekin)/(x v)",
     "f33_fixed_where.f": "diffuse(c total)/(c)",
+    "f34_computed_goto.f": "select(f select)/(x)",
+    "f35_arithmetic_if.f90": "walk(r)/(a)",
 }
 
 # programs the compiled check cannot call (tests/tangent_check.py passes double and int
@@ -123,9 +125,6 @@ REFUSED = {
 # (program, mode) -> a fault still open, owned elsewhere or left for later: the test fails
 # until it is fixed (strict xfail), then the entry must go
 KNOWN_FAULTS = {
-    **{("c08_goto.c", m): "the derivative of `f = ...` after the label `again:` is placed before it (stale fd in "
-                          "the loop) and the label `done:` is lost: labels moved to the first derivative statement "
-                          "(helper goto)" for m in ("tangent", "vector")},
     ("f08_common_f77.f", "tangent"): "its F_DV fails: see vector",
     ("f08_common_f77.f", "vector"): "bump_dv(nbdirs) has no derivative work and does not use nbdirs "
                                     "(gfortran -Wall: unused dummy argument)",
