@@ -697,3 +697,26 @@ def test_refuses_a_stale_resetting_function_call_in_a_loop_test():
     with pytest.raises(UnsupportedError) as info:
         adspec.differentiate(source, head="f(y)/(x)", mode="tangent", lang="c", filename="t.c")
     assert "a passive function call in a loop control that overwrites a variable" in str(info.value)
+
+
+INQUIRY_ONLY = """subroutine f(x, z, y)
+  real(8) x(:), z, y
+  y = z*lbound(x, 1) + z*size(x)
+end subroutine
+"""
+
+
+def test_independent_used_only_by_inquiry_functions_has_a_zero_derivative():
+    """As Tapenade: `y = z*size(x)` with x independent is differentiated, x's derivative is an
+    argument that nothing reads, and the .msg says why (file:line of the first inquiry)."""
+    result = adspec.differentiate(INQUIRY_ONLY, head="f(y)/(x z)", mode="tangent", lang="fortran",
+                                  filename="t.f90")
+    assert "subroutine f_d(x, xd, z, zd, y, yd)" in result.text
+    assert "t.f90:3: independent x of f is only inquired about (size, bounds, presence): " \
+           "its derivative is zero" in result.messages
+    check = check_tangent(INQUIRY_ONLY.replace("x(:)", "x(3)"), "fortran", "f(y)/(x z)",
+                          [("x", R, (3,), None), ("z", R, (), None), ("y", R, (), None)])
+    assert check.max_error < 1e-6 and check.complex_step_error < 1e-12, check.report()
+    with pytest.raises(Exception, match="independent 'w' is neither read nor written by f"):
+        adspec.differentiate(INQUIRY_ONLY.replace("x, z, y)", "x, z, y, w)").replace("z, y\n", "z, y, w\n"),
+                             head="f(y)/(w)", mode="tangent", lang="fortran", filename="t.f90")
