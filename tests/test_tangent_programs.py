@@ -720,3 +720,32 @@ def test_independent_used_only_by_inquiry_functions_has_a_zero_derivative():
     with pytest.raises(Exception, match="independent 'w' is neither read nor written by f"):
         adspec.differentiate(INQUIRY_ONLY.replace("x, z, y)", "x, z, y, w)").replace("z, y\n", "z, y, w\n"),
                              head="f(y)/(w)", mode="tangent", lang="fortran", filename="t.f90")
+
+
+READ_OVER_ACTIVE = """subroutine f(x, y, n)
+  real(8) x, y, t, a(2)
+  integer n
+  character(len=20) s
+  s = '1.5 2.5'
+  t = x*x
+  a = x
+  if (n > 0) read(s, *) t, a(2)
+  y = t*x + a(1)*a(2)
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_read_over_an_active_variable_warns_and_resets_its_derivative(n):
+    """READ gives t and a(2) new, passive values: the tangent sets td and ad(2) to zero after
+    it (they are read after the IF, where t is varied by the other branch), and the .msg says
+    that the READ cuts their derivative, as Tapenade does."""
+    result = adspec.differentiate(READ_OVER_ACTIVE, head="f(y)/(x)", mode="tangent", lang="fortran",
+                                  filename="t.f90")
+    assert "read(s, *) t, a(2)\n      td = 0.0d0\n      ad(2) = 0.0d0" in result.text, result.text
+    for name in ("t", "a(2)"):
+        assert (f"t.f90:8: READ overwrites {name}, whose value depends on the independents: the value read "
+                f"is passive, its derivative is zero after the READ") in result.messages, result.messages
+    check = check_tangent(READ_OVER_ACTIVE, "fortran", "f(y)/(x)",
+                          [("x", R, (), None), ("y", R, (), None), ("n", I, (), n)])
+    assert check.max_error < 1e-6 and check.complex_step_error < 1e-12, check.report()

@@ -139,6 +139,52 @@ class TangentContext(CallHelpers, Context):
         lhs = stmt.kids[0]
         return not (self.facts.has_derivative(lhs, stmt) and self.facts.derivative_read_later(lhs, stmt))
 
+    # --- READ statements (T-read) -----------------------------------------------------------------
+    def _read_items(self, stmt: Node) -> tuple:
+        """(reference, under an implied DO) for each variable a READ statement reads into."""
+        if stmt.op != "io" or stmt.kids[0] != "read":
+            return ()
+        out = []
+
+        def collect(item, implied):
+            if item.op == "impliedDo":
+                for inner in item.kids[0]:
+                    collect(inner, True)
+            elif item.op in ("ident", "arrayAccess", "fieldAccess"):
+                out.append((item, implied))
+        for item in stmt.kids[2]:
+            collect(item, False)
+        return tuple(out)
+
+    def _read_resets(self, stmt: Node) -> tuple:
+        return tuple((ref, implied) for ref, implied in self._read_items(stmt)
+                     if self.facts.has_derivative(ref, stmt) and self.facts.derivative_read_later(ref, stmt))
+
+    def _read_cuts(self, stmt: Node) -> tuple:
+        return tuple(ref for ref, _ in self._read_items(stmt) if self.facts.derivative_cut(ref, stmt))
+
+    def read_cuts_or_resets(self, stmt: Node) -> bool:
+        """A READ that cuts a varied value or whose items' derivatives are read later."""
+        return bool(self._read_cuts(stmt) or self._read_resets(stmt))
+
+    def cuts_no_derivative(self, stmt: Node) -> bool:
+        return not self.read_cuts_or_resets(stmt)
+
+    def read_then_zeros(self, stmt: Node) -> Node:
+        """The READ, a warning per item whose varied value it cuts, then Vd = 0 for each item
+        whose derivative is read later."""
+        from ...backends import source_text
+        for ref in self._read_cuts(stmt):
+            self.warn(stmt, f"READ overwrites {source_text(ref, 'fortran')}, whose value depends on the independents: "
+                            f"the value read is passive, its derivative is zero after the READ")
+        zeros = ()
+        for ref, implied in self._read_resets(stmt):
+            if implied:
+                self.unsupported(stmt, f"resetting the derivative of {source_text(ref, 'fortran')} read in an implied DO")
+            ref_d, _ = self.ruleset.apply("ref", ref, self)
+            zeros += self.zero_assignments(ref_d, ref, self.derivative_ann(stmt))
+        return Node("block", (stmt,) + zeros)
+
     # --- types and zeros ------------------------------------------------------------------------
     def derivative_type(self, typ: Node) -> Node:
         """The type of the derivative of a value of type typ: a structure's T_diff, typ else."""
