@@ -32,6 +32,16 @@ PROGRAMS = [
          [("a", R, (), None), ("b", R, (), None), ("c", R, (), None), ("y", R, (), None)]),
     case("p35_conversions", "f(y)/(x z)", [("x", R, (), None), ("z", R, (), None), ("y", R, (), None)]),
     case("p39_merge", "f(y)/(x z)", [("x", R, (), None), ("z", R, (), None), ("y", R, (), None)]),
+    # array intrinsics of the derivative table (reductions, products, data movement)
+    case("p43_maxval_minval", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
+    case("p44_product", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
+    case("p45_dot_matmul", "f(y w)/(a v)", [("a", R, (3, 3), None), ("v", R, (3,), None), ("y", R, (), None),
+                                           ("w", R, (3,), None), ("n", I, (), 3)]),
+    case("p46_norm2_hypot", "f(y)/(x z)", [("x", R, (4,), None), ("z", R, (), None), ("y", R, (), None),
+                                           ("n", I, (), 4)]),
+    case("p47_reshape_spread", "f(y)/(x p)", [("x", R, (6,), None), ("p", R, (2,), None), ("y", R, (), None)]),
+    case("p48_pack_shifts", "f(y)/(x z)", [("x", R, (6,), None), ("z", R, (), None), ("y", R, (), None),
+                                           ("n", I, (), 6)]),
     # loops
     case("p06_do_accumulate", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
     case("p07_nested_loops", "f(w)/(a v)",
@@ -485,17 +495,23 @@ end subroutine
 """
 
 
-@pytest.mark.parametrize("name", ["dot_product", "product", "matmul", "maxval"])
-def test_refuses_untabulated_intrinsic(name):
-    call = {"dot_product": "dot_product(x, x)", "product": "product(x)",
-            "matmul": "sum(matmul(x, x))", "maxval": "maxval(x)"}[name]
-    source = DOT_PRODUCT.replace("dot_product(x, x)", call).replace("x(3)", "x(3, 3)" if name == "matmul" else "x(3)")
+@pytest.mark.parametrize("call, why", [
+    ("maxval(x, 1)", "the derivative of maxval other than of a rank-1 array without dim= or mask="),
+    ("product(x, mask=x > 0.0d0)", "the derivative of product other than of a rank-1 array without dim= or mask="),
+    ("sum(eoshift(x, 1, dim=1))", "the derivative of eoshift with the keyword argument dim= out of its position"),
+    ("minval(m)", "the derivative of minval other than of a rank-1 array without dim= or mask="),
+    ("abs(cabs(cmplx(x(1), 1.0d0)))", "the derivative of cabs (it is not in the derivative table)"),
+])
+def test_refuses_array_intrinsics_the_table_cannot_write(call, why):
+    """What the positional partials of the table would get wrong is refused with its line:
+    reductions along dim= or under mask=, of rank 2, eoshift's dim= in boundary's place."""
+    source = DOT_PRODUCT.replace("dot_product(x, x)", call).replace("y\n", "y, m(2, 2)\n  m = x(1)\n")
     message = refusal(source)
-    assert message.endswith(f"the derivative of {name} (it is not in the derivative table) is not supported yet")
+    assert message == f"t.f90:4: {why} is not supported yet", message
 
 
 def test_untabulated_intrinsic_refusal_is_located():
-    assert refusal(DOT_PRODUCT).startswith("t.f90:3: ")
+    assert refusal(DOT_PRODUCT.replace("dot_product(x, x)", "cabs(cmplx(x(1), x(2)))")).startswith("t.f90:3: ")
 
 
 def test_refuses_passive_array_actual():
