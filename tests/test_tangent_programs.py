@@ -119,6 +119,12 @@ PROGRAMS = [
     case("j06_computed_goto_free", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("m", I, (), 1)]),
     case("j07_arithmetic_if.f", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
     case("j08_arithmetic_if_newton", "f(x)/(a)", [("a", R, (), None), ("x", R, (), None)]),
+    # legacy constructs (issue 17): semicolons, an independent only inquired about, READ over
+    # an active variable (the branch taken and not)
+    case("l01_semicolons.f", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
+    case("l02_inquiry_independent", "f(y)/(x z)", [("x", R, (3,), None), ("z", R, (), None), ("y", R, (), None),
+                                                    ("n", I, (), 3)]),
+    case("l03_read_over_active", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("n", I, (), 1)]),
 ]
 C_PROGRAMS = [
     case("g06_c_global", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (1,), None), ("n", I, (), 3)]),
@@ -765,3 +771,20 @@ def test_read_over_an_active_variable_warns_and_resets_its_derivative(n):
     check = check_tangent(READ_OVER_ACTIVE, "fortran", "f(y)/(x)",
                           [("x", R, (), None), ("y", R, (), None), ("n", I, (), n)])
     assert check.max_error < 1e-6 and check.complex_step_error < 1e-12, check.report()
+
+
+def test_array_intrinsic_kinks_are_warned_with_their_line():
+    """maxval/minval at a tie, norm2 at 0, hypot at (0, 0): in the .msg, like max and abs."""
+    messages = []
+    for name, head in (("p43_maxval_minval", "f(y)/(x)"), ("p46_norm2_hypot", "f(y)/(x z)")):
+        path = program_path(name)
+        messages += adspec.differentiate(path.read_text(), head=head, mode="tangent", lang="fortran",
+                                         filename=path.name).messages
+    for want in ("p43_maxval_minval.f90:6: non-differentiable maxval: a tie",
+                 "p43_maxval_minval.f90:6: non-differentiable minval: a tie",
+                 "p46_norm2_hypot.f90:7: non-differentiable norm2: x = 0",
+                 "p46_norm2_hypot.f90:6: non-differentiable hypot: x = y = 0"):
+        assert any(m.startswith(want) for m in messages), (want, messages)
+    product = adspec.differentiate(program_path("p44_product").read_text(), head="f(y)/(x)", mode="tangent",
+                                   lang="fortran", filename="p44.f90")
+    assert not any("product" in m for m in product.messages)    # no division: differentiable everywhere
