@@ -222,6 +222,16 @@ class Derivative:
                                                    and min(i, n - 1) not in self.inactive)
         return known
 
+    def dummy_order(self, args: tuple) -> tuple:
+        """The argument nodes of a call (keyword arguments as namedArg) in the order of
+        `self.args`, None for one left out (maxval(x, mask=m) -> (x, None, m))."""
+        if self.variadic or not any(a.op == "namedArg" for a in args):
+            return tuple(args)
+        out = {i: a for i, a in enumerate(args) if a.op != "namedArg"}
+        out.update({self.args.index(a.kids[0]): a.kids[1] for a in args
+                    if a.op == "namedArg" and a.kids[0] in self.args})
+        return tuple(out.get(i) for i in range(max(out) + 1))
+
     def partials(self, args: tuple, lang: str, kind: int | None = None) -> tuple:
         """One IL expression per argument: the partial derivative with respect to it, built
         from the argument nodes; None for an argument that carries no derivative."""
@@ -409,7 +419,7 @@ D(fortran=("dot_product",), args="vector_a vector_b", partials=lambda L, a, b: (
   doc="product rule: dot_product(ad, b) + dot_product(a, bd)")
 D(fortran=("matmul",), args="matrix_a matrix_b", partials=lambda L, a, b: (b, a), multilinear=True,
   doc="product rule: matmul(ad, b) + matmul(a, bd)")
-# --- array reductions: d f(a) = sum(P * ad), P an array of a's shape (rank 1, no dim or mask) ------
+# --- array reductions: d f(a) = sum(P * ad), P an array of a's shape (rank 1, no dim) -------------
 
 
 def _all_true(a):
@@ -417,10 +427,11 @@ def _all_true(a):
     return mk("intrinsic", "spread", (mk("boolCst", True), icst(1), mk("intrinsic", "size", (a,))))
 
 
-def _first_extreme(L, a, loc):
+def _first_extreme(L, a, loc, mask=None):
     """1 at the first maximum (maxloc) or minimum of a, 0 elsewhere (rank 1): with k its position,
-    the elements at or after k (eoshift by 1-k) and at or before k (eoshift by size-k)."""
-    k = mk("intrinsic", loc, (a, icst(1)))
+    the elements at or after k (eoshift by 1-k) and at or before k (eoshift by size-k). Under a
+    mask, the first extreme of the masked elements (none: k = 0, all 0)."""
+    k = mk("intrinsic", loc, (a, icst(1)) + ((mk("namedArg", "mask", mask),) if mask is not None else ()))
     false = mk("boolCst", False)
     at_or_after = mk("intrinsic", "eoshift", (_all_true(a), sub(icst(1), k), false))
     at_or_before = mk("intrinsic", "eoshift", (_all_true(a), sub(mk("intrinsic", "size", (a,)), k), false))
@@ -428,31 +439,40 @@ def _first_extreme(L, a, loc):
 
 
 def _tie(fname):
-    return lambda L, a, *r: mk("gt", mk("intrinsic", "count", (eq(a, mk("intrinsic", fname, (a,))),)), icst(1))
+    def tie(L, a, dim=None, mask=None):
+        if mask is None:
+            return mk("gt", mk("intrinsic", "count", (eq(a, mk("intrinsic", fname, (a,))),)), icst(1))
+        extreme = mk("intrinsic", fname, (a, mk("namedArg", "mask", mask)))
+        return mk("gt", mk("intrinsic", "count", (both(eq(a, extreme), mask),)), icst(1))
+    return tie
 
 
-def _others_product(L, a):
+def _others_product(L, a, dim=None, mask=None):
     """Element i: the product of the other elements of a (rank 1), no division: the rows of
     spread(a, 1, n), whose diagonal is replaced by 1 (an identity mask from reshape's pad:
-    .true., then n .false. and .true. repeated)."""
+    .true., then n .false. and .true. repeated). Under a mask, the other masked elements, and 0
+    for an element outside the mask."""
     n = mk("intrinsic", "size", (a,))
     rows = mk("intrinsic", "spread", (a, icst(1), n))
     pad = mk("arrayConstructor", (mk("intrinsic", "spread", (mk("boolCst", False), icst(1), n)), mk("boolCst", True)))
-    identity = mk("intrinsic", "reshape", (mk("arrayConstructor", (mk("boolCst", True),)),
-                                           mk("arrayConstructor", (n, n)), mk("namedArg", "pad", pad)))
-    return mk("intrinsic", "product", (mk("intrinsic", "merge", (L.one, rows, identity)), icst(2)))
+    ones = mk("intrinsic", "reshape", (mk("arrayConstructor", (mk("boolCst", True),)),
+                                       mk("arrayConstructor", (n, n)), mk("namedArg", "pad", pad)))
+    if mask is not None:
+        ones = either(ones, mk("not", mk("intrinsic", "spread", (mask, icst(1), n))))
+    others = mk("intrinsic", "product", (mk("intrinsic", "merge", (L.one, rows, ones)), icst(2)))
+    return others if mask is None else mk("intrinsic", "merge", (others, L.r("0.0"), mask))
 
 
 D(fortran=("maxval",), args="array dim mask", inactive="dim mask", reduction=True,
-  partials=lambda L, a, *r: (_first_extreme(L, a, "maxloc"), None, None),
+  partials=lambda L, a, dim=None, mask=None: (_first_extreme(L, a, "maxloc", mask), None, None),
   nondiff=_tie("maxval"), nondiff_doc="a tie: two elements equal to the maximum (the first one's derivative)",
   doc="the derivative of the first maximum")
 D(fortran=("minval",), args="array dim mask", inactive="dim mask", reduction=True,
-  partials=lambda L, a, *r: (_first_extreme(L, a, "minloc"), None, None),
+  partials=lambda L, a, dim=None, mask=None: (_first_extreme(L, a, "minloc", mask), None, None),
   nondiff=_tie("minval"), nondiff_doc="a tie: two elements equal to the minimum (the first one's derivative)",
   doc="the derivative of the first minimum")
 D(fortran=("product",), args="array dim mask", inactive="dim mask", reduction=True,
-  partials=lambda L, a, *r: (_others_product(L, a), None, None),
+  partials=lambda L, a, dim=None, mask=None: (_others_product(L, a, dim, mask), None, None),
   doc="element i: the product of the others (no division: right at zeros)")
 D(fortran=("norm2",), args="x dim", inactive="dim", reduction=True,
   partials=lambda L, x, *r: (div(x, mk("intrinsic", "norm2", (x,))), None),
@@ -559,6 +579,8 @@ def show(e, prec: int = -3) -> str:
         return f"[{', '.join(show(a) for a in e.kids[0])}]"
     if op == "namedArg":
         return f"{e.kids[0]}={show(e.kids[1])}"
+    if op == "not":
+        return f"not {show(e.kids[0], 3)}"
     if op == "neg":
         text = "-" + show(e.kids[0], 3)
         return f"({text})" if prec >= 1 else text

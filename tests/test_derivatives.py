@@ -50,6 +50,8 @@ def ev(e, env, lang, complex_step=False):
         return -sub(e.kids[0])
     if op == "pos":
         return sub(e.kids[0])
+    if op == "not":
+        return np.logical_not(sub(e.kids[0]))
     if op == "ifExpr":
         return sub(e.kids[1]) if sub(e.kids[0]) else sub(e.kids[2])
     if op in _BINARY:
@@ -360,6 +362,9 @@ V4, W4, M23, M34 = RNG.normal(size=4), RNG.normal(size=4), RNG.normal(size=(2, 3
 ARRAY_CASES = [  # (name, arguments: values, or ("passive", value) for an inactive one)
     ("maxval", (V4,)), ("minval", (V4,)), ("product", (V4,)), ("product", (np.array([0.7, 0.0, -1.3, 2.0]),)),
     ("product", (np.array([0.0, 0.0, 1.5]),)), ("norm2", (V4,)),
+    ("maxval", (V4, ("passive", None), ("passive", V4 < 0.5))), ("minval", (V4, ("passive", None), ("passive", V4 > 0))),
+    ("product", (np.array([0.7, 0.0, -1.3, 2.0]), ("passive", None), ("passive", np.array([True, True, False, True])))),
+    ("maxval", (V4, ("passive", None), ("passive", np.zeros(4, bool)))),
     ("dot_product", (V4, W4)), ("matmul", (M23, M34)), ("matmul", (M23, V4[:3])), ("matmul", (V4[:2], M23)),
     ("reshape", (V4, ("passive", np.array([2, 2])))),
     ("reshape", (M23, ("passive", np.array([4, 2])), W4, ("passive", np.array([2, 1])))),
@@ -398,11 +403,11 @@ def test_array_derivatives_match_complex_step(name, values):
     vals = [v[1] if p else v for v, p in zip(values, passive)]
     assert all((i not in entry.active_positions(len(args))) == p for i, p in enumerate(passive)), name
     directions = [None if p else RNG.normal(size=np.shape(v)) for v, p in zip(vals, passive)]
-    env = {f"a{i}": np.asarray(v) for i, v in enumerate(vals)}
+    env = {f"a{i}": v if v is None else np.asarray(v) for i, v in enumerate(vals)}   # None: left out
     env.update({f"d{i}": d for i, d in enumerate(directions) if d is not None})
     got = np.asarray(ev(_array_derivative(entry, args, directions), env, "fortran"), dtype=float)
     h = 1e-30
-    stepped = {f"a{i}": (np.asarray(v) + 1j * h * d if d is not None else np.asarray(v))
+    stepped = {f"a{i}": (np.asarray(v) + 1j * h * d if d is not None else env[f"a{i}"])
                for i, (v, d) in enumerate(zip(vals, directions))}
     want = np.imag(ev(mk("intrinsic", name, args), stepped, "fortran", complex_step=True)) / h
     assert got.shape == np.shape(want)

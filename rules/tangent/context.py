@@ -118,7 +118,7 @@ class TangentContext(CallHelpers, Context):
         """Refuse what the derivative table's positional partials would get wrong: a keyword
         argument in the place of an argument of another activity (eoshift(a, 1, dim=2): dim is
         not boundary; sum(a, mask=m) is right, dim and mask are both inactive), and a reduction
-        with dim= or mask= or of an array whose rank is not 1."""
+        with dim= or of an array whose rank is not 1."""
         where = stmt if stmt is not None else expr
         name, args = expr.kids
         active = entry.active_positions(len(args))
@@ -127,9 +127,9 @@ class TangentContext(CallHelpers, Context):
             if (i in active) != (dummy in entry.active_positions(max(len(args), len(entry.args)))):
                 self.unsupported(where, f"the derivative of {name} with the keyword argument {a.kids[0]}= "
                                         f"out of its position")
-        if entry.reduction and (len(args) > 1 or self.array_rank(args[0]) != 1):
-            self.unsupported(where, f"the derivative of {name} other than of a rank-1 array without dim= "
-                                    f"or mask=")
+        ordered = entry.dummy_order(args) if entry.reduction else ()
+        if entry.reduction and ((len(ordered) > 1 and ordered[1] is not None) or self.array_rank(ordered[0]) != 1):
+            self.unsupported(where, f"the derivative of {name} other than of a rank-1 array without dim=")
 
     def array_rank(self, expr: Node) -> int | None:
         """The rank of an expression of references and operators (None: not known here)."""

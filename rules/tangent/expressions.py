@@ -165,6 +165,8 @@ def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx, stmt: Node):
         ctx.check_intrinsic_arguments(expr, entry, stmt)
     if entry.multilinear:
         return _sum(ctx.multilinear_terms(expr, args_d))
+    if entry.reduction:   # dim and mask by name (only the array, first, has a derivative)
+        args = entry.dummy_order(expr.kids[1])
     partials = entry.partials(args, ctx.lang, ctx.kind_of(expr))
     if entry.nondifferentiable(args, ctx.lang) is not None:
         ctx.warn(stmt, f"non-differentiable {name}: {entry.nondiff_doc} (the derivative there is one-sided)")

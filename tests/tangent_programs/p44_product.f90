@@ -4,5 +4,5 @@ subroutine f(x, y, n)
   integer n
   real(8) x(n), y, w(n)
   w = x - x(2)
-  y = product(x) + 3.0d0*product(w) + product(x(1:n:2))
+  y = product(x) + 3.0d0*product(w) + product(x(1:n:2)) + product(w, mask=x > 0.8d0)
 end subroutine
