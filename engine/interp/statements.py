@@ -371,7 +371,8 @@ def s_deallocate(it, node):
 
 
 def s_io(it, node):
-    """PRINT / WRITE append to the output; OPEN, CLOSE, FORMAT, ... do nothing."""
+    """PRINT / WRITE append to the output; READ (s, *) reads a character variable; OPEN,
+    CLOSE, FORMAT, ... do nothing."""
     kind = node.kind.lower()
     if kind in _PASSIVE_IO:
         return None
