@@ -73,7 +73,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
                                cuda_file.ann.get("filename", "<input>"))
     program = build_program(files)
     inout = in_out(program)
-    heads = resolve_heads(program, parse_heads(head, vars, outvars), inout)
+    head_warnings = []
+    heads = resolve_heads(program, parse_heads(head, vars, outvars), inout, head_warnings)
     # the tangent modes need no TBR, Adj-out or snapshots (they are the adjoint's)
     results = run_analyses(program, heads, nooptim=frozenset(nooptim), adjoint=False, inout=inout)
     facts = Facts(program, results)
@@ -86,6 +87,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     names = Namer(program_names(program.files), "tangent")  # vector mode rewrites the tangent
     ctx = TangentContext(TANGENT, facts, names=names, lang=file_lang, program=program,
                          filename=first.ann.get("filename", "<input>"))
+    ctx.messages.extend(head_warnings)
     entries, derivations, procedure_names = [], {}, {}
     diff_procedures = facts.diff_procedures()
     for index, proc_name in enumerate(diff_procedures, 1):
