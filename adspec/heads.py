@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from .analyses.common import visible_zones
 from .engine.callgraph import callees
 from .engine.errors import SourceError
+from .engine.il import EXPRESSION_OPS, Node, walk, walk_statements
 
 COMMAND_LINE = "<command line>"
 _HEAD = re.compile(r"\s*([A-Za-z_]\w*)\s*(?:\(([^()]*)\))?\s*(?:/\s*\(([^()]*)\))?\s*")
@@ -61,8 +62,9 @@ def _parse_head_string(text: str, default_dependents, default_independents) -> l
     return heads
 
 
-def resolve_heads(program, specs: list[HeadSpec], inout=None) -> dict:
-    """procedure name -> (independent zones, dependent zones) as bitsets."""
+def resolve_heads(program, specs: list[HeadSpec], inout=None, warnings: list | None = None) -> dict:
+    """procedure name -> (independent zones, dependent zones) as bitsets. Warnings for the .msg
+    file ("file:line: ...") are appended to `warnings` when given."""
     heads = {}
     for spec in specs:
         proc = _find_procedure(program, spec.procedure)
@@ -75,8 +77,8 @@ def resolve_heads(program, specs: list[HeadSpec], inout=None) -> dict:
         outputs, inputs = inout.may_written(proc) & visible, inout.read(proc) & visible
         deps = _zones_of(program, proc, spec.dependents, "dependent", visible, inputs | outputs) \
             if spec.dependents is not None else outputs
-        indeps = _zones_of(program, proc, spec.independents, "independent", visible, inputs | outputs) \
-            if spec.independents is not None else inputs
+        indeps = _zones_of(program, proc, spec.independents, "independent", visible, inputs | outputs,
+                           warnings) if spec.independents is not None else inputs
         mask = proc.zones.differentiable_mask
         heads[proc.name] = (indeps & mask, deps & mask)
     return heads
@@ -96,9 +98,10 @@ def _find_procedure(program, name):
     raise SourceError(f"-head: no procedure named {name!r} (procedures: {known})", COMMAND_LINE)
 
 
-def _zones_of(program, proc, names, role, visible: int, used: int) -> int:
+def _zones_of(program, proc, names, role, visible: int, used: int, warnings: list | None = None) -> int:
     """Zones of the named head variables: arguments, result or globals that the procedure
-    reads or writes, itself or through its callees."""
+    reads or writes, itself or through its callees. An independent that only inquiry functions
+    name (size(x), lbound(x, 1)) is kept with a warning, as Tapenade: its derivative is zero."""
     zones = proc.zones
     out = 0
     for name in names:
@@ -112,11 +115,26 @@ def _zones_of(program, proc, names, role, visible: int, used: int) -> int:
         if not found:
             raise SourceError(f"-head: {role} {name!r} is not an argument, result or global variable of "
                               f"{proc.source_name}", COMMAND_LINE)
-        if not found & used:
+        inquiry = None if found & used or role != "independent" else _first_mention(proc, key)
+        if inquiry is not None:
+            if warnings is not None:
+                warnings.append(f"{program.filenames.get(proc.name, '<input>')}:{inquiry.line}: independent {name} "
+                                f"of {proc.source_name} is only inquired about (size, bounds, presence): "
+                                f"its derivative is zero")
+        elif not found & used:
             raise SourceError(f"-head: {role} {name!r} is neither read nor written by {proc.source_name}",
                               COMMAND_LINE)
         out |= found
     return out
+
+
+def _first_mention(proc, key: str):
+    """The first statement whose own expressions name variable `key` (None if none does)."""
+    for stmt in walk_statements(proc.node.body):
+        own = [k for k in stmt.kids if not isinstance(k, Node) or k.op in EXPRESSION_OPS]
+        if any(n.op == "ident" and n.kids[0] == key for n in walk(tuple(own))):
+            return stmt
+    return None
 
 
 def _pointees(zones, key: str) -> int:

@@ -77,7 +77,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
                                cuda_file.ann.get("filename", "<input>"))
     program = build_program(files)
     inout = in_out(program)
-    heads = resolve_heads(program, parse_heads(head, vars, outvars), inout)
+    head_warnings = []
+    heads = resolve_heads(program, parse_heads(head, vars, outvars), inout, head_warnings)
     adjoint = mode == "adjoint"
     if adjoint and any(f.ann.get("lang", "fortran") != "fortran" and f.ann.get("lang") != "c" for f in files):
         raise UnsupportedError("adjoint mode of this language is not supported yet", files[0].ann.get("filename"))
@@ -94,6 +95,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     rules, context = (ADJOINT, AdjointContext) if adjoint else (TANGENT, TangentContext)
     ctx = context(rules, facts, names=names, lang=file_lang, program=program,
                   filename=first.ann.get("filename", "<input>"))
+    ctx.messages.extend(head_warnings)
     entries, derivations, procedure_names = [], {}, {}
     diff_procedures = facts.diff_procedures()
     for index, proc_name in enumerate(diff_procedures, 1):

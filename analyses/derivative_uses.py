@@ -171,7 +171,7 @@ class _PartialsWalker:
                 is_active = any(a for a, _ in parts)
                 used = _union(u for _, u in parts)
                 return is_active, used | (_union(self.reads(a) for a in args) if is_active else 0)
-            return self._through_partials(entry, args)
+            return self._through_partials(entry, entry.dummy_order(e.args) if entry.reduction else args)
         if op == "ifExpr":
             (a1, u1), (a2, u2) = self.walk(e.kids[1]), self.walk(e.kids[2])
             is_active = a1 or a2

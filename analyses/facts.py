@@ -518,6 +518,17 @@ class Facts:
             return True  # its value may reach the exit, where the caller reads the derivative
         return self._reachable_meets(proc, instr, zones, lambda i: self.activity.active_before(proc, i))
 
+    @_remembered
+    def derivative_cut(self, ref: Node, stmt: Node) -> bool:
+        """stmt overwrites ref with a passive value (a READ) while ref's value depends on the
+        independents (Varied⁻) and matters to the dependents afterwards (Useful⁺): the
+        dependence through ref is cut there, which the user should be told."""
+        proc, instr = self._main(stmt)
+        if instr is None:
+            return False
+        zones = _ref_zones(proc, ref)
+        return bool(zones & self.activity.varied[proc.name].before(instr) & self.activity.useful[proc.name].after(instr))
+
     def stale_derivatives_after(self, call_stmt: Node) -> tuple:
         """(killed, partly written): names of the variables with a derivative (diff_variables)
         that a call which is not active (is_active_call false; a statement, or a function call

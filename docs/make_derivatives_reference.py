@@ -21,17 +21,25 @@ central differences too (1e-6).
 
 Partials are shown in Fortran spelling (C spells the two-way choice `c ? a : b`, powers `x*x` or
 `pow`, `fabs`, `trunc`, and uses `cosf`, ... for float). *linear*: the derivative is the same
-operation applied to the derivatives.
+operation applied to the derivatives. *product rule*: the operation is linear in each argument
+apart (`dot_product`, `matmul`): the derivative is the sum of the operation with one argument
+replaced by its derivative (the partial shown is what that term reads). *reduction*: the partial
+is an array of the argument's shape, and the derivative is `sum(P * ad)` (rank-1 arguments
+without `dim=` or `mask=`; the tangent refuses the others with their line).
 
 Decisions: `mod(a, p) = a - aint(a/p)*p` has `d/dp = -aint(a/p)`, not zero, so `p` is active;
 `sign(a, b)` takes only its sign from `b`, so `b` is inactive; `max`/`min` give partial 1 to the
-argument they pick (the first of a tie); `x**n` with an integer literal `n` has `n` inactive.
+argument they pick (the first of a tie); `x**n` with an integer literal `n` has `n` inactive;
+`maxval`/`minval` likewise give 1 to the first extreme element; `product`'s partial for element i
+is the product of the others, computed without dividing by it, so it is right where elements are
+zero (hence no non-differentiable point).
 """
 
 
 def reference() -> str:
     out = [INTRO, "| family | arguments | partial derivatives | non-differentiable at | linear |",
            "|---|---|---|---|---|"]
+    kinds = lambda e: "yes" if e.linear else "product rule" if e.multilinear else "reduction" if e.reduction else ""  # noqa: E731
     for e in DERIVATIVES:
         fam = []
         if e.ops:
@@ -56,7 +64,7 @@ def reference() -> str:
             if cond is not None:
                 nondiff += f": `{show(cond)}`"
         out.append(f"| {'; '.join(fam)} | {shown_args} | {partials.replace('|', '&#124;')} | "
-                   f"{nondiff.replace('|', '&#124;')} | {'yes' if e.linear else ''} |")
+                   f"{nondiff.replace('|', '&#124;')} | {kinds(e)} |")
     out += ["", "## No derivative", ""]
     for lang, title in (("fortran", "Fortran"), ("c", "C")):
         out.append(f"- {title}, not differentiable (integer, logical, character or inquiry value): "

@@ -14,6 +14,7 @@ min max min0 max0 amin1 amax1 dmin1 dmax1 mod amod dmod modulo sign isign dsign 
 int ifix idint nint idnint real float sngl dble dfloat cmplx dcmplx aimag dimag conjg dconjg
 floor ceiling aint anint dint dnint
 sum product maxval minval dot_product matmul transpose size shape lbound ubound
+reshape spread pack cshift eoshift norm2 hypot
 maxloc minloc count any all merge
 len len_trim trim adjustl char ichar
 present associated allocated null huge tiny epsilon kind

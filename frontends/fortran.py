@@ -118,7 +118,8 @@ _TYPE_BASES = {
 }
 _SIMPLE_ATTRS = frozenset("parameter save pointer allocatable target optional external "
                           "intrinsic public private contiguous volatile value protected".split())
-_LAYOUT = frozenset(("m", "cnt", "rm"))  # fixed-form margins, continuation marks, columns past 72
+_LAYOUT = frozenset(("m", "cnt", "rm", "smc"))  # fixed-form margins, continuation marks, columns past 72,
+# the `;` that ends a statement (it only separates statements)
 # tags that only wrap one expression
 _WRAPPERS = frozenset("E-1 E-2 condition-E test-E init-E mask-E case-E element arg output-item input-item "
                       "ac-value lower-bound upper-bound step stride do-V V K-spec iterator-element case-value "

@@ -208,6 +208,9 @@ class Derivative:
     linear: bool
     doc: str = ""
     all_inactive: bool = field(default=False)
+    multilinear: bool = False   # linear in each argument apart: d f = Σ f(A1..Aid..An)
+    reduction: bool = False     # an array reduction: d f = sum(P * Ad), P the elementwise partial
+    shaped: frozenset = frozenset()  # linear arguments whose zero must keep their shape (0*pad)
 
     def active_positions(self, nargs: int) -> tuple:
         """Positions of the arguments (of a call with nargs arguments) that carry a derivative."""
@@ -218,6 +221,16 @@ class Derivative:
             known = _ACTIVE_POSITIONS[key] = tuple(i for i in range(nargs) if (i < n or self.variadic)
                                                    and min(i, n - 1) not in self.inactive)
         return known
+
+    def dummy_order(self, args: tuple) -> tuple:
+        """The argument nodes of a call (keyword arguments as namedArg) in the order of
+        `self.args`, None for one left out (maxval(x, mask=m) -> (x, None, m))."""
+        if self.variadic or not any(a.op == "namedArg" for a in args):
+            return tuple(args)
+        out = {i: a for i, a in enumerate(args) if a.op != "namedArg"}
+        out.update({self.args.index(a.kids[0]): a.kids[1] for a in args
+                    if a.op == "namedArg" and a.kids[0] in self.args})
+        return tuple(out.get(i) for i in range(max(out) + 1))
 
     def partials(self, args: tuple, lang: str, kind: int | None = None) -> tuple:
         """One IL expression per argument: the partial derivative with respect to it, built
@@ -257,7 +270,7 @@ DERIVATIVES: list[Derivative] = []
 
 
 def D(fortran=(), c=(), ops=(), args="x", partials=None, inactive="", nondiff=None, nondiff_doc="",
-      linear=False, doc=""):
+      linear=False, doc="", multilinear=False, reduction=False, shaped=""):
     """Declare one entry (see the module docstring)."""
     names = tuple(ops) + tuple(fortran) + tuple(n for n in c if n not in fortran)
     argnames = tuple(args.split())
@@ -268,7 +281,8 @@ def D(fortran=(), c=(), ops=(), args="x", partials=None, inactive="", nondiff=No
                        args=argnames, variadic=variadic, inactive=inactive_pos, build=partials,
                        nondiff_build=nondiff, nondiff_doc=nondiff_doc or "none (differentiable in its domain)",
                        linear=linear, doc=doc,
-                       all_inactive=len(inactive_pos) == len(argnames))
+                       all_inactive=len(inactive_pos) == len(argnames), multilinear=multilinear,
+                       reduction=reduction, shaped=frozenset(argnames.index(a) for a in shaped.split()))
     DERIVATIVES.append(entry)
     return entry
 
@@ -332,7 +346,7 @@ D(c=_c("asinh"), partials=lambda L, x: (div(L.one, L.f("sqrt", add(square(L, x),
 D(c=_c("acosh"), partials=lambda L, x: (div(L.one, L.f("sqrt", sub(square(L, x), L.one))),),
   nondiff=lambda L, x: eq(x, L.one), nondiff_doc="x = 1 (infinite slope)")
 D(c=_c("atanh"), partials=lambda L, x: (div(L.one, sub(L.one, square(L, x))),))
-D(c=_c("hypot"), args="x y",
+D(fortran=("hypot",), c=_c("hypot"), args="x y",
   partials=lambda L, x, y: (div(x, L.f("hypot", x, y)), div(y, L.f("hypot", x, y))),
   nondiff=lambda L, x, y: both(eq(x, L.r("0.0")), eq(y, L.r("0.0"))), nondiff_doc="x = y = 0")
 D(c=_c("pow"), args="x y", partials=lambda L, x, y: _power_partials(L, x, y, c_pow=True),
@@ -388,6 +402,81 @@ D(fortran=("transpose",), args="matrix", partials=lambda L, m: (L.one,), linear=
 D(fortran=("merge",), args="tsource fsource mask", inactive="mask",
   partials=lambda L, t, f, m: (L.choose(m, L.one, L.r("0.0")), L.choose(m, L.r("0.0"), L.one), None),
   linear=True, doc="the derivative is merge(td, fd, mask)")
+# --- array operations: data movement (linear), products (linear in each argument apart) ------------
+D(fortran=("reshape",), args="source shape pad order", inactive="shape order", shaped="pad",
+  partials=lambda L, s, *r: (L.one, None, L.one, None), linear=True,
+  doc="the derivative is reshape of the derivatives (a passive pad: 0*pad, zeros of its shape)")
+D(fortran=("spread",), args="source dim ncopies", inactive="dim ncopies",
+  partials=lambda L, s, *r: (L.one, None, None), linear=True)
+D(fortran=("pack",), args="array mask vector", inactive="mask", shaped="vector",
+  partials=lambda L, a, *r: (L.one, None, L.one), linear=True)
+D(fortran=("cshift",), args="array shift dim", inactive="shift dim",
+  partials=lambda L, a, *r: (L.one, None, None), linear=True)
+D(fortran=("eoshift",), args="array shift boundary dim", inactive="shift dim",
+  partials=lambda L, a, *r: (L.one, None, L.one, None), linear=True,
+  doc="the derivative is eoshift of the derivatives, with the derivative of the boundary (0 by default)")
+D(fortran=("dot_product",), args="vector_a vector_b", partials=lambda L, a, b: (b, a), multilinear=True,
+  doc="product rule: dot_product(ad, b) + dot_product(a, bd)")
+D(fortran=("matmul",), args="matrix_a matrix_b", partials=lambda L, a, b: (b, a), multilinear=True,
+  doc="product rule: matmul(ad, b) + matmul(a, bd)")
+# --- array reductions: d f(a) = sum(P * ad), P an array of a's shape (rank 1, no dim) -------------
+
+
+def _all_true(a):
+    """An array of .true. of a's shape, built without an index variable."""
+    return mk("intrinsic", "spread", (mk("boolCst", True), icst(1), mk("intrinsic", "size", (a,))))
+
+
+def _first_extreme(L, a, loc, mask=None):
+    """1 at the first maximum (maxloc) or minimum of a, 0 elsewhere (rank 1): with k its position,
+    the elements at or after k (eoshift by 1-k) and at or before k (eoshift by size-k). Under a
+    mask, the first extreme of the masked elements (none: k = 0, all 0)."""
+    k = mk("intrinsic", loc, (a, icst(1)) + ((mk("namedArg", "mask", mask),) if mask is not None else ()))
+    false = mk("boolCst", False)
+    at_or_after = mk("intrinsic", "eoshift", (_all_true(a), sub(icst(1), k), false))
+    at_or_before = mk("intrinsic", "eoshift", (_all_true(a), sub(mk("intrinsic", "size", (a,)), k), false))
+    return mk("intrinsic", "merge", (L.one, L.r("0.0"), both(at_or_after, at_or_before)))
+
+
+def _tie(fname):
+    def tie(L, a, dim=None, mask=None):
+        if mask is None:
+            return mk("gt", mk("intrinsic", "count", (eq(a, mk("intrinsic", fname, (a,))),)), icst(1))
+        extreme = mk("intrinsic", fname, (a, mk("namedArg", "mask", mask)))
+        return mk("gt", mk("intrinsic", "count", (both(eq(a, extreme), mask),)), icst(1))
+    return tie
+
+
+def _others_product(L, a, dim=None, mask=None):
+    """Element i: the product of the other elements of a (rank 1), no division: the rows of
+    spread(a, 1, n), whose diagonal is replaced by 1 (an identity mask from reshape's pad:
+    .true., then n .false. and .true. repeated). Under a mask, the other masked elements, and 0
+    for an element outside the mask."""
+    n = mk("intrinsic", "size", (a,))
+    rows = mk("intrinsic", "spread", (a, icst(1), n))
+    pad = mk("arrayConstructor", (mk("intrinsic", "spread", (mk("boolCst", False), icst(1), n)), mk("boolCst", True)))
+    ones = mk("intrinsic", "reshape", (mk("arrayConstructor", (mk("boolCst", True),)),
+                                       mk("arrayConstructor", (n, n)), mk("namedArg", "pad", pad)))
+    if mask is not None:
+        ones = either(ones, mk("not", mk("intrinsic", "spread", (mask, icst(1), n))))
+    others = mk("intrinsic", "product", (mk("intrinsic", "merge", (L.one, rows, ones)), icst(2)))
+    return others if mask is None else mk("intrinsic", "merge", (others, L.r("0.0"), mask))
+
+
+D(fortran=("maxval",), args="array dim mask", inactive="dim mask", reduction=True,
+  partials=lambda L, a, dim=None, mask=None: (_first_extreme(L, a, "maxloc", mask), None, None),
+  nondiff=_tie("maxval"), nondiff_doc="a tie: two elements equal to the maximum (the first one's derivative)",
+  doc="the derivative of the first maximum")
+D(fortran=("minval",), args="array dim mask", inactive="dim mask", reduction=True,
+  partials=lambda L, a, dim=None, mask=None: (_first_extreme(L, a, "minloc", mask), None, None),
+  nondiff=_tie("minval"), nondiff_doc="a tie: two elements equal to the minimum (the first one's derivative)",
+  doc="the derivative of the first minimum")
+D(fortran=("product",), args="array dim mask", inactive="dim mask", reduction=True,
+  partials=lambda L, a, dim=None, mask=None: (_others_product(L, a, dim, mask), None, None),
+  doc="element i: the product of the others (no division: right at zeros)")
+D(fortran=("norm2",), args="x dim", inactive="dim", reduction=True,
+  partials=lambda L, x, *r: (div(x, mk("intrinsic", "norm2", (x,))), None),
+  nondiff=lambda L, x, *r: eq(mk("intrinsic", "norm2", (x,)), L.r("0.0")), nondiff_doc="x = 0 (the cone's tip)")
 
 # Intrinsics with no real derivative at all: integer, logical or character values, inquiries,
 # library calls without a value. No entry: differentiable_args gives ().
@@ -401,7 +490,7 @@ NOT_DIFFERENTIABLE = {
 # Real intrinsics the front ends know that have no entry yet: analyses treat every argument as
 # differentiable (the safe choice); differentiating one is an UnsupportedError.
 NOT_TABULATED = {
-    "fortran": frozenset("cabs product maxval minval dot_product matmul".split()),
+    "fortran": frozenset("cabs".split()),
     "c": frozenset("atomicAdd".split()),
 }
 
@@ -484,6 +573,14 @@ def show(e, prec: int = -3) -> str:
         return str(e.kids[0])
     if op == "complexCst":
         return f"({show(e.kids[0])}, {show(e.kids[1])})"
+    if op == "boolCst":
+        return ".true." if e.kids[0] else ".false."
+    if op == "arrayConstructor":
+        return f"[{', '.join(show(a) for a in e.kids[0])}]"
+    if op == "namedArg":
+        return f"{e.kids[0]}={show(e.kids[1])}"
+    if op == "not":
+        return f"not {show(e.kids[0], 3)}"
     if op == "neg":
         text = "-" + show(e.kids[0], 3)
         return f"({text})" if prec >= 1 else text

@@ -79,6 +79,8 @@ HEADS = {
     "f31_io_format.f90": "heat_explicit(u umax)/(u)",
     "f32_generic_physics.f90": "particles(x v ekin)/(x v)",
     "f33_fixed_where.f": "diffuse(c total)/(c)",
+    "f34_computed_goto.f": "select(f select)/(x)",
+    "f35_arithmetic_if.f90": "walk(r)/(a)",
 }
 
 # programs the compiled check cannot call (tests/tangent_check.py passes double and int
@@ -102,11 +104,10 @@ REFUSED = {
     # silently wrong before: `b.i ^= sign bit` flips the sign of b.d, which bd.i = 0 did not follow
     **{("c22_union_bits.c", m): "the derivative of a union (dbits) whose members of other types share its storage"
        for m in ("tangent", "vector")},
-    **{("f02_array_sections.f90", m): "the derivative of dot_product (it is not in the derivative table)"
+    **{("f05_internal_procs.f90", m): "differentiating a procedure with internal procedures"
        for m in ("tangent", "vector")},
-    **{(p, m): "the derivative of matmul (it is not in the derivative table)"
-       for p in ("f03_matmul.f90", "f18_reductions.f90") for m in ("tangent", "vector")},
-    **{("f05_internal_procs.f90", m): "an active call with keyword arguments" for m in ("tangent", "vector")},
+    **{("f18_reductions.f90", m): "the derivative of an array constructor with a passive item that may be an array"
+       for m in ("tangent", "vector")},
     **{("f13_recursion.f90", m): "differentiating a procedure with internal procedures"
        for m in ("tangent", "vector")},
     **{("f19_module_only.f90", m): "an active array expression as an actual argument"
@@ -115,17 +116,12 @@ REFUSED = {
     **{("f27_use_rename.f90", m): "an active call of the external function link_energy"
        for m in ("tangent", "vector")},
     **{("f28_optional_kw.f90", m): "a call with optional arguments left out" for m in ("tangent", "vector")},
-    **{("f31_io_format.f90", m): "the derivative of maxval (it is not in the derivative table)"
-       for m in ("tangent", "vector")},
 }
 
 
 # (program, mode) -> a fault still open, owned elsewhere or left for later: the test fails
 # until it is fixed (strict xfail), then the entry must go
 KNOWN_FAULTS = {
-    **{("c08_goto.c", m): "the derivative of `f = ...` after the label `again:` is placed before it (stale fd in "
-                          "the loop) and the label `done:` is lost: labels moved to the first derivative statement "
-                          "(helper goto)" for m in ("tangent", "vector")},
     ("f08_common_f77.f", "tangent"): "its F_DV fails: see vector",
     ("f08_common_f77.f", "vector"): "bump_dv(nbdirs) has no derivative work and does not use nbdirs "
                                     "(gfortran -Wall: unused dummy argument)",

@@ -320,3 +320,19 @@ def test_data_object_that_is_no_variable_is_a_located_error():
     with pytest.raises(SourceError) as e:
         parse("subroutine s\n  real x(2)\n  data sin(x) / 1.0, 2.0 /\nend\n")
     assert e.value.line == 3 and "DATA object" in e.value.message
+
+
+def test_semicolons_end_statements_in_fixed_and_free_form():
+    """`y = x*x;` and `a = 1; b = 2` (legacy codes end statements with `;`): the `;` only
+    separates statements, each keeps its own line, and a label before one still applies."""
+    fixed = ("      subroutine s(x, y)\n"
+             "      real*8 x, y\n"
+             "      y = x*x;\n"
+             "   10 y = y + 1.0d0; y = 2*y\n"
+             "      end\n")
+    stmts = [s for s in unit(fixed, "fixed").body.kids if s.op == "assign"]
+    assert [s.line for s in stmts] == [3, 4, 4] and stmts[1].ann["label"] == "10"
+    assert stmts[0] == assign(I("y"), mk("mul", I("x"), I("x")))
+    assert stmts[2] == assign(I("y"), mk("mul", N(2), I("y")))
+    (s1, s2) = body("a = 1; b = 2;")
+    assert (s1, s2) == (assign(I("a"), N(1)), assign(I("b"), N(2)))

@@ -232,3 +232,23 @@ def test_a_renamed_module_procedure_is_called_by_its_local_name():
                asg(I("o"), mk("call", "e2", (R("3.0"),))))
     run([m, head], "t", out)
     assert out == 9.0
+
+
+def test_array_moving_intrinsics_match_gfortran():
+    """cshift with a shift per line, eoshift with a boundary per line and dim=, reshape with pad
+    and order, pack with vector, spread: the values gfortran prints for the same calls."""
+    import numpy as np
+    from adspec.engine.interp import intrinsics as ii
+    m = np.reshape(np.arange(1.0, 13), (3, 4), order="F")
+
+    def flat(a):
+        return list(np.ravel(a, order="F"))
+    assert flat(ii.f_cshift(m, np.array([1, -2, 5]), 2)) == [4, 8, 6, 7, 11, 9, 10, 2, 12, 1, 5, 3]
+    assert flat(ii.f_eoshift(m, 2, np.array([0.5, 0.25, 0.125]), 2)) == \
+        [7, 8, 9, 10, 11, 12, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125]
+    assert flat(ii.f_eoshift(m, -1, dim=1)) == [0, 1, 2, 0, 4, 5, 0, 7, 8, 0, 10, 11]
+    assert flat(ii.f_reshape(m[0, :], np.array([4, 2]), pad=np.array([9.0, 8.0]), order=np.array([2, 1]))) == \
+        [1, 7, 9, 9, 4, 10, 8, 8]
+    assert flat(ii.f_pack(m, m > 5, -np.arange(1.0, 13))) == [6, 7, 8, 9, 10, 11, 12, -8, -9, -10, -11, -12]
+    assert flat(ii.f_spread(m[:, 0], 1, 2)) == [1, 1, 2, 2, 3, 3]
+    assert ii.f_norm2(np.array([3.0, 4.0])) == 5.0 and ii.f_hypot(3.0, 4.0) == 5.0

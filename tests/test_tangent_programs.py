@@ -32,6 +32,16 @@ PROGRAMS = [
          [("a", R, (), None), ("b", R, (), None), ("c", R, (), None), ("y", R, (), None)]),
     case("p35_conversions", "f(y)/(x z)", [("x", R, (), None), ("z", R, (), None), ("y", R, (), None)]),
     case("p39_merge", "f(y)/(x z)", [("x", R, (), None), ("z", R, (), None), ("y", R, (), None)]),
+    # array intrinsics of the derivative table (reductions, products, data movement)
+    case("p43_maxval_minval", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
+    case("p44_product", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
+    case("p45_dot_matmul", "f(y w)/(a v)", [("a", R, (3, 3), None), ("v", R, (3,), None), ("y", R, (), None),
+                                           ("w", R, (3,), None), ("n", I, (), 3)]),
+    case("p46_norm2_hypot", "f(y)/(x z)", [("x", R, (4,), None), ("z", R, (), None), ("y", R, (), None),
+                                           ("n", I, (), 4)]),
+    case("p47_reshape_spread", "f(y)/(x p)", [("x", R, (6,), None), ("p", R, (2,), None), ("y", R, (), None)]),
+    case("p48_pack_shifts", "f(y)/(x z)", [("x", R, (6,), None), ("z", R, (), None), ("y", R, (), None),
+                                           ("n", I, (), 6)]),
     # loops
     case("p06_do_accumulate", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
     case("p07_nested_loops", "f(w)/(a v)",
@@ -109,6 +119,13 @@ PROGRAMS = [
     case("j06_computed_goto_free", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("m", I, (), 1)]),
     case("j07_arithmetic_if.f", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
     case("j08_arithmetic_if_newton", "f(x)/(a)", [("a", R, (), None), ("x", R, (), None)]),
+    # legacy constructs (issue 17): semicolons, an independent only inquired about, READ over
+    # an active variable (the branch taken and not)
+    case("l01_semicolons.f", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
+    case("l02_inquiry_independent", "f(y)/(x z)", [("x", R, (3,), None), ("z", R, (), None), ("y", R, (), None),
+                                                    ("n", I, (), 3)]),
+    case("l03_read_over_active", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("n", I, (), 1)]),
+    case("l04_keyword_call", "f(y)/(x z)", [("x", R, (), None), ("z", R, (), None), ("y", R, (), None)]),
 ]
 C_PROGRAMS = [
     case("g06_c_global", "f(y)/(x)", [("x", R, (3,), None), ("y", R, (1,), None), ("n", I, (), 3)]),
@@ -485,17 +502,23 @@ end subroutine
 """
 
 
-@pytest.mark.parametrize("name", ["dot_product", "product", "matmul", "maxval"])
-def test_refuses_untabulated_intrinsic(name):
-    call = {"dot_product": "dot_product(x, x)", "product": "product(x)",
-            "matmul": "sum(matmul(x, x))", "maxval": "maxval(x)"}[name]
-    source = DOT_PRODUCT.replace("dot_product(x, x)", call).replace("x(3)", "x(3, 3)" if name == "matmul" else "x(3)")
+@pytest.mark.parametrize("call, why", [
+    ("maxval(x, 1)", "the derivative of maxval other than of a rank-1 array without dim="),
+    ("product(x, dim=1, mask=x > 0.0d0)", "the derivative of product other than of a rank-1 array without dim="),
+    ("sum(eoshift(x, 1, dim=1))", "the derivative of eoshift with the keyword argument dim= out of its position"),
+    ("minval(m)", "the derivative of minval other than of a rank-1 array without dim="),
+    ("abs(cabs(cmplx(x(1), 1.0d0)))", "the derivative of cabs (it is not in the derivative table)"),
+])
+def test_refuses_array_intrinsics_the_table_cannot_write(call, why):
+    """What the positional partials of the table would get wrong is refused with its line:
+    reductions along dim=, of rank 2, eoshift's dim= in boundary's place."""
+    source = DOT_PRODUCT.replace("dot_product(x, x)", call).replace("y\n", "y, m(2, 2)\n  m = x(1)\n")
     message = refusal(source)
-    assert message.endswith(f"the derivative of {name} (it is not in the derivative table) is not supported yet")
+    assert message == f"t.f90:4: {why} is not supported yet", message
 
 
 def test_untabulated_intrinsic_refusal_is_located():
-    assert refusal(DOT_PRODUCT).startswith("t.f90:3: ")
+    assert refusal(DOT_PRODUCT.replace("dot_product(x, x)", "cabs(cmplx(x(1), x(2)))")).startswith("t.f90:3: ")
 
 
 def test_refuses_passive_array_actual():
@@ -697,3 +720,100 @@ def test_refuses_a_stale_resetting_function_call_in_a_loop_test():
     with pytest.raises(UnsupportedError) as info:
         adspec.differentiate(source, head="f(y)/(x)", mode="tangent", lang="c", filename="t.c")
     assert "a passive function call in a loop control that overwrites a variable" in str(info.value)
+
+
+INQUIRY_ONLY = """subroutine f(x, z, y)
+  real(8) x(:), z, y
+  y = z*lbound(x, 1) + z*size(x)
+end subroutine
+"""
+
+
+def test_independent_used_only_by_inquiry_functions_has_a_zero_derivative():
+    """As Tapenade: `y = z*size(x)` with x independent is differentiated, x's derivative is an
+    argument that nothing reads, and the .msg says why (file:line of the first inquiry)."""
+    result = adspec.differentiate(INQUIRY_ONLY, head="f(y)/(x z)", mode="tangent", lang="fortran",
+                                  filename="t.f90")
+    assert "subroutine f_d(x, xd, z, zd, y, yd)" in result.text
+    assert "t.f90:3: independent x of f is only inquired about (size, bounds, presence): " \
+           "its derivative is zero" in result.messages
+    check = check_tangent(INQUIRY_ONLY.replace("x(:)", "x(3)"), "fortran", "f(y)/(x z)",
+                          [("x", R, (3,), None), ("z", R, (), None), ("y", R, (), None)])
+    assert check.max_error < 1e-6 and check.complex_step_error < 1e-12, check.report()
+    with pytest.raises(Exception, match="independent 'w' is neither read nor written by f"):
+        adspec.differentiate(INQUIRY_ONLY.replace("x, z, y)", "x, z, y, w)").replace("z, y\n", "z, y, w\n"),
+                             head="f(y)/(w)", mode="tangent", lang="fortran", filename="t.f90")
+
+
+READ_OVER_ACTIVE = """subroutine f(x, y, n)
+  real(8) x, y, t, a(2)
+  integer n
+  character(len=20) s
+  s = '1.5 2.5'
+  t = x*x
+  a = x
+  if (n > 0) read(s, *) t, a(2)
+  y = t*x + a(1)*a(2)
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_read_over_an_active_variable_warns_and_resets_its_derivative(n):
+    """READ gives t and a(2) new, passive values: the tangent sets td and ad(2) to zero after
+    it (they are read after the IF, where t is varied by the other branch), and the .msg says
+    that the READ cuts their derivative, as Tapenade does."""
+    result = adspec.differentiate(READ_OVER_ACTIVE, head="f(y)/(x)", mode="tangent", lang="fortran",
+                                  filename="t.f90")
+    assert "read(s, *) t, a(2)\n      td = 0.0d0\n      ad(2) = 0.0d0" in result.text, result.text
+    for name in ("t", "a(2)"):
+        assert (f"t.f90:8: READ overwrites {name}, whose value depends on the independents: the value read "
+                f"is passive, its derivative is zero after the READ") in result.messages, result.messages
+    check = check_tangent(READ_OVER_ACTIVE, "fortran", "f(y)/(x)",
+                          [("x", R, (), None), ("y", R, (), None), ("n", I, (), n)])
+    assert check.max_error < 1e-6 and check.complex_step_error < 1e-12, check.report()
+
+
+def test_array_intrinsic_kinks_are_warned_with_their_line():
+    """maxval/minval at a tie, norm2 at 0, hypot at (0, 0): in the .msg, like max and abs."""
+    messages = []
+    for name, head in (("p43_maxval_minval", "f(y)/(x)"), ("p46_norm2_hypot", "f(y)/(x z)")):
+        path = program_path(name)
+        messages += adspec.differentiate(path.read_text(), head=head, mode="tangent", lang="fortran",
+                                         filename=path.name).messages
+    for want in ("p43_maxval_minval.f90:6: non-differentiable maxval: a tie",
+                 "p43_maxval_minval.f90:6: non-differentiable minval: a tie",
+                 "p46_norm2_hypot.f90:7: non-differentiable norm2: x = 0",
+                 "p46_norm2_hypot.f90:6: non-differentiable hypot: x = y = 0"):
+        assert any(m.startswith(want) for m in messages), (want, messages)
+    product = adspec.differentiate(program_path("p44_product").read_text(), head="f(y)/(x)", mode="tangent",
+                                   lang="fortran", filename="p44.f90")
+    assert not any("product" in m for m in product.messages)    # no division: differentiable everywhere
+
+
+def test_keyword_arguments_of_an_active_call_go_in_the_dummy_order():
+    """call g(x, c=t, s=2.0d0, b=z*z) -> call g_d(x, xd, arg1, arg1d, t, td, 2.0d0): every value
+    and derivative in its dummy's place; a left-out optional argument is still refused."""
+    path = program_path("l04_keyword_call")
+    text = adspec.differentiate(path.read_text(), head="f(y)/(x z)", mode="tangent", lang="fortran",
+                                filename=path.name).text
+    assert "call g_d(x, xd, arg1, arg1d, t, td, 2.0d0)" in text, text
+    assert "= h_d(arg" in text and "result1)" in text, text
+    message = refusal("""subroutine g(a, b, s)
+  real(8) a, b
+  real(8), optional :: s
+  b = a*a
+end subroutine
+
+subroutine f(x, y)
+  real(8) x, y
+  interface
+    subroutine g(a, b, s)
+      real(8) a, b
+      real(8), optional :: s
+    end subroutine
+  end interface
+  call g(b=y, a=x)
+end subroutine
+""")
+    assert message == "t.f90:15: a call with optional arguments left out is not supported yet", message

@@ -236,6 +236,7 @@ FORTRAN_CS.update({
     "dimag": _refuse("dimag"), "conjg": _refuse("conjg"), "dconjg": _refuse("dconjg"), "cabs": _refuse("cabs"),
     "dot_product": cs_dot_product, "maxval": _extreme_value(np.argmax), "minval": _extreme_value(np.argmin),
     "maxloc": _loc(FORTRAN_CS["maxloc"]), "minloc": _loc(FORTRAN_CS["minloc"]),
+    "hypot": cs_hypot,
 })
 
 # C: every real function works in complex128 (the f forms too).

@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+from .array_moves import _flat, f_cshift, f_eoshift, f_pack, f_reshape, f_spread
+
 INT_KINDS = {1: np.dtype(np.int8), 2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
 REAL_KINDS = {4: np.dtype(np.float32), 8: np.dtype(np.float64), 10: np.dtype(np.longdouble),
               16: np.dtype(np.longdouble)}
@@ -298,10 +300,6 @@ def _vectorized(fn):
 
 # --- array reductions and transformations ------------------------------------------------------
 
-def _flat(a):
-    return np.asarray(a).ravel(order="F")
-
-
 def _axis_reduce(acc, array, dim, mask, neutral):
     a = np.asarray(as_value(array))
     if mask is not None:
@@ -379,6 +377,18 @@ def f_matmul(a, b):
 
 def f_transpose(a):
     return np.asfortranarray(np.asarray(a).T)
+
+
+def f_norm2(x, dim=None):
+    a = np.asarray(as_value(x))
+    squares = a * a
+    total = f_sum(squares, dim)
+    return as_value(np.sqrt(total))
+
+
+def f_hypot(x, y):
+    x, y = common(x, y)
+    return as_value(np.hypot(x, y))
 
 
 def f_merge(tsource, fsource, mask):
@@ -461,6 +471,8 @@ FORTRAN_IMPL.update({
     "floor": f_floor, "ceiling": f_ceiling, "aint": f_aint, "dint": f_aint, "anint": f_anint, "dnint": f_anint,
     "sum": f_sum, "product": f_product, "maxval": f_maxval, "minval": f_minval,
     "dot_product": f_dot_product, "matmul": f_matmul, "transpose": f_transpose,
+    "reshape": f_reshape, "spread": f_spread, "pack": f_pack, "cshift": f_cshift, "eoshift": f_eoshift,
+    "norm2": f_norm2, "hypot": f_hypot,
     "maxloc": _loc(np.argmax), "minloc": _loc(np.argmin),
     "count": f_count, "any": f_any, "all": f_all, "merge": f_merge,
     "len": f_len, "len_trim": f_len_trim, "trim": lambda s: s.rstrip(" "),

@@ -371,13 +371,43 @@ def s_deallocate(it, node):
 
 
 def s_io(it, node):
-    """PRINT / WRITE append to the output; OPEN, CLOSE, FORMAT, ... do nothing."""
+    """PRINT / WRITE append to the output; READ (s, *) reads a character variable; OPEN,
+    CLOSE, FORMAT, ... do nothing."""
     kind = node.kind.lower()
     if kind in _PASSIVE_IO:
         return None
+    if kind == "read":
+        return _internal_read(it, node)
     if kind not in ("print", "write"):
         raise err(node, f"{kind.upper()} statement is not supported by the interpreter")
     it.output += " ".join(render(expressions.eval(it, i)) for i in node.items) + "\n"
+    return None
+
+
+def _internal_read(it, node):
+    """READ (s, *) items: list-directed input from a character variable (an internal file),
+    the values separated by blanks or commas; a whole array takes as many values as it has
+    elements. Files and formats are not modelled."""
+    parts = [p.strip() for p in node.control.split(",")]
+    if len(parts) != 2 or parts[1].replace(" ", "").lower() not in ("*", "fmt=*") or not parts[0].isidentifier():
+        raise err(node, "READ is supported by the interpreter only as READ (string, *)")
+    text = expressions.eval(it, Node("ident", (parts[0].lower(),)))
+    if not isinstance(text, str):
+        raise err(node, f"READ from unit {parts[0]}: only internal files (character variables) are modelled")
+    tokens = iter(text.replace(",", " ").split())
+    for item in node.items:
+        if item.op not in ("ident", "arrayAccess", "fieldAccess"):
+            raise err(node, "READ of an implied DO is not supported by the interpreter")
+        current = expressions.eval(it, item)
+        try:
+            if isinstance(current, np.ndarray):
+                value = np.array([float(next(tokens).lower().replace("d", "e")) for _ in range(current.size)])
+                value = value.reshape(current.shape, order="F")
+            else:
+                value = float(next(tokens).lower().replace("d", "e"))
+        except StopIteration:
+            raise err(node, "READ past the end of the string") from None
+        places.store(it, item, value, node)
     return None
 
 

@@ -101,10 +101,11 @@ class CallHelpers:
             callee = self.program.procedure(name)
         except KeyError:
             return self.external_call_arguments(call, stmt)
-        if any(a.op == "namedArg" for a in actuals):
-            self.unsupported(call, "an active call with keyword arguments")
+        by_formal = _in_dummy_order(callee, actuals)
+        if len(by_formal) != len(callee.formals):
+            self.unsupported(call, "a call with optional arguments left out")
         before, out = [], []
-        for index, (formal, actual) in enumerate(zip(callee.formals, actuals)):
+        for formal, (index, actual) in zip(callee.formals, by_formal):
             out.append(actual)
             if not self.facts.is_diff_formal_arg(callee.name, formal):
                 continue
@@ -129,8 +130,6 @@ class CallHelpers:
                     self.unsupported(call, _PASSIVE_ARRAY)
                 out.append(self.dummy_zero(actual, before, call, formal_sym.type if formal_sym is not None else None,
                                            stmt))
-        if len(actuals) != len(callee.formals):
-            self.unsupported(call, "a call with optional arguments left out")
         return tuple(before), tuple(out)
 
     def memory_actual(self, call: Node, index: int, callee, before: list, stmt: Node) -> Node:
@@ -251,3 +250,22 @@ _PASSIVE_ARRAY = "a passive array passed where the callee expects a derivative"
 def _is_pointer_formal(callee, formal: str) -> bool:
     sym = callee.scope.lookup(formal)
     return sym is not None and sym.is_pointer
+
+
+def _in_dummy_order(callee, actuals: tuple) -> list:
+    """(index in the source call, actual value) for each formal of callee, in the dummy order,
+    as far as the actuals give them: keyword arguments (g(x, c=y, b=z)) go to their dummy's
+    place, so the differentiated call passes every value and derivative by position (the
+    analyses number the actuals in the source order: the index is kept for them)."""
+    found = {}
+    for index, actual in enumerate(actuals):
+        if actual.op == "namedArg":
+            found[callee.formals.index(actual.kids[0])] = (index, actual.kids[1])
+        else:
+            found[index] = (index, actual)
+    out = []
+    for position in range(len(callee.formals)):
+        if position not in found:
+            break
+        out.append(found[position])
+    return out

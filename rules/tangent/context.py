@@ -18,6 +18,10 @@ from .structures import CDerivativeTypes
 from .types import DIFFERENTIABLE_BASES, DerivativeTypes, is_void
 
 
+# intrinsics of the derivative table that are not elemental (their rank is not their arguments')
+_NOT_ELEMENTAL = frozenset("sum transpose reshape spread pack cshift eoshift".split())
+
+
 class TangentContext(CallHelpers, Context):
     """Context(ruleset, facts) with: names (rules.naming.Namer), lang, program, filename."""
 
@@ -77,21 +81,72 @@ class TangentContext(CallHelpers, Context):
         return tuple(args[i].kids[1] if args[i].op == "namedArg" else args[i]
                      for i in entry.active_positions(len(args)))
 
-    def linear_derivative(self, expr: Node, derivatives: tuple) -> Node | None:
-        """f(A1d..An): each active argument replaced by its derivative (0 when it has none)."""
+    def linear_derivative(self, expr: Node, derivatives: tuple, stmt: Node | None = None) -> Node | None:
+        """f(A1d..An): each active argument replaced by its derivative (0 when it has none;
+        0*A for an argument whose zero must keep its shape, reshape's pad)."""
         if all(d is None for d in derivatives):
             return None
         name, args = expr.kids
         entry = derivative(name, self.lang)
+        self.check_intrinsic_arguments(expr, entry, stmt)
         replaced = dict(zip(entry.active_positions(len(args)), derivatives))
         kind = self.kind_of(expr) or 4
         new_args = []
         for i, a in enumerate(args):
             if i in replaced:
-                d = replaced[i] if replaced[i] is not None else Node("realCst", ("0.0", kind))
+                d = replaced[i]
+                if d is None:
+                    zero = Node("realCst", ("0.0", kind))
+                    d = Node("mul", (zero, a.kids[1] if a.op == "namedArg" else a)) if i in entry.shaped else zero
                 a = Node("namedArg", (a.kids[0], d)) if a.op == "namedArg" else d
             new_args.append(a)
         return Node("intrinsic", (name, tuple(new_args)))
+
+    def multilinear_terms(self, expr: Node, derivatives: tuple) -> list:
+        """f(A1..Aid..An) for each argument with a derivative (the product rule of a function
+        linear in each argument apart: dot_product, matmul)."""
+        name, args = expr.kids
+        terms = []
+        for i, d in enumerate(derivatives):
+            if d is not None:
+                a = args[i]
+                new = Node("namedArg", (a.kids[0], d)) if a.op == "namedArg" else d
+                terms.append(Node("intrinsic", (name, args[:i] + (new,) + args[i + 1:])))
+        return terms
+
+    def check_intrinsic_arguments(self, expr: Node, entry, stmt: Node | None):
+        """Refuse what the derivative table's positional partials would get wrong: a keyword
+        argument in the place of an argument of another activity (eoshift(a, 1, dim=2): dim is
+        not boundary; sum(a, mask=m) is right, dim and mask are both inactive), and a reduction
+        with dim= or of an array whose rank is not 1."""
+        where = stmt if stmt is not None else expr
+        name, args = expr.kids
+        active = entry.active_positions(len(args))
+        for i, a in enumerate(args):
+            dummy = entry.args.index(a.kids[0]) if a.op == "namedArg" and a.kids[0] in entry.args else i
+            if (i in active) != (dummy in entry.active_positions(max(len(args), len(entry.args)))):
+                self.unsupported(where, f"the derivative of {name} with the keyword argument {a.kids[0]}= "
+                                        f"out of its position")
+        ordered = entry.dummy_order(args) if entry.reduction else ()
+        if entry.reduction and ((len(ordered) > 1 and ordered[1] is not None) or self.array_rank(ordered[0]) != 1):
+            self.unsupported(where, f"the derivative of {name} other than of a rank-1 array without dim=")
+
+    def array_rank(self, expr: Node) -> int | None:
+        """The rank of an expression of references and operators (None: not known here)."""
+        if expr.op == "ident":
+            sym = self.symbol_of(expr)
+            return None if sym is None else len(sym.dims or ())
+        if expr.op == "arrayAccess" and expr.kids[0].op == "ident":
+            ranks = [1 if i.op == "arrayTriplet" else self.array_rank(i) for i in expr.kids[1]]
+            return None if None in ranks else sum(ranks)
+        if expr.op in ("intCst", "realCst", "boolCst"):
+            return 0
+        elemental = expr.op == "intrinsic" and expr.kids[0] not in _NOT_ELEMENTAL and (
+            (entry := derivative(expr.kids[0], self.lang)) is not None and not (entry.reduction or entry.multilinear))
+        if elemental or expr.op in ("add", "sub", "mul", "div", "power", "neg", "pos"):
+            ranks = [self.array_rank(k) for k in (expr.kids[1] if elemental else expr.kids) if k.op != "namedArg"]
+            return None if None in ranks else max(ranks)
+        return None
 
     # --- side conditions of the assignment rules (named: explain prints them) -------------------
     def not_differentiated(self, stmt: Node) -> bool:
@@ -138,6 +193,52 @@ class TangentContext(CallHelpers, Context):
         """¬(isDiff(LHS) ∧ derivativeReadLater(LHS))."""
         lhs = stmt.kids[0]
         return not (self.facts.has_derivative(lhs, stmt) and self.facts.derivative_read_later(lhs, stmt))
+
+    # --- READ statements (T-read) -----------------------------------------------------------------
+    def _read_items(self, stmt: Node) -> tuple:
+        """(reference, under an implied DO) for each variable a READ statement reads into."""
+        if stmt.op != "io" or stmt.kids[0] != "read":
+            return ()
+        out = []
+
+        def collect(item, implied):
+            if item.op == "impliedDo":
+                for inner in item.kids[0]:
+                    collect(inner, True)
+            elif item.op in ("ident", "arrayAccess", "fieldAccess"):
+                out.append((item, implied))
+        for item in stmt.kids[2]:
+            collect(item, False)
+        return tuple(out)
+
+    def _read_resets(self, stmt: Node) -> tuple:
+        return tuple((ref, implied) for ref, implied in self._read_items(stmt)
+                     if self.facts.has_derivative(ref, stmt) and self.facts.derivative_read_later(ref, stmt))
+
+    def _read_cuts(self, stmt: Node) -> tuple:
+        return tuple(ref for ref, _ in self._read_items(stmt) if self.facts.derivative_cut(ref, stmt))
+
+    def read_cuts_or_resets(self, stmt: Node) -> bool:
+        """A READ that cuts a varied value or whose items' derivatives are read later."""
+        return bool(self._read_cuts(stmt) or self._read_resets(stmt))
+
+    def cuts_no_derivative(self, stmt: Node) -> bool:
+        return not self.read_cuts_or_resets(stmt)
+
+    def read_then_zeros(self, stmt: Node) -> Node:
+        """The READ, a warning per item whose varied value it cuts, then Vd = 0 for each item
+        whose derivative is read later."""
+        from ...backends import source_text
+        for ref in self._read_cuts(stmt):
+            self.warn(stmt, f"READ overwrites {source_text(ref, 'fortran')}, whose value depends on the independents: "
+                            f"the value read is passive, its derivative is zero after the READ")
+        zeros = ()
+        for ref, implied in self._read_resets(stmt):
+            if implied:
+                self.unsupported(stmt, f"resetting the derivative of {source_text(ref, 'fortran')} read in an implied DO")
+            ref_d, _ = self.ruleset.apply("ref", ref, self)
+            zeros += self.zero_assignments(ref_d, ref, self.derivative_ann(stmt))
+        return Node("block", (stmt,) + zeros)
 
     # --- types and zeros ------------------------------------------------------------------------
     def derivative_type(self, typ: Node) -> Node:

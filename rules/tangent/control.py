@@ -144,9 +144,25 @@ def _with_body(loop: Node, body: Node) -> Node:
 
 @TANGENT.rule("T-passive-statement", judgment="tangent", ops=PASSIVE_OPS, section="5.3",
               source="reconstructed: docs/rules.md#t-passive",
-              premises=(), conclusion="INSTR  →  INSTR   (no derivative)")
+              premises=("¬(INSTR a READ that cuts or resets a derivative: T-read)",),
+              conclusion="INSTR  →  INSTR   (no derivative)")
 def t_passive_statement(stmt, out, ctx):
-    return ctx.check(has_no_derivative, stmt), eq(out, pattern("block", stmt))
+    return lall(ctx.check(has_no_derivative, stmt), ctx.check(ctx.cuts_no_derivative, stmt)), \
+        eq(out, pattern("block", stmt))
+
+
+@TANGENT.rule("T-read", judgment="tangent", ops=("io",), section="4.6",
+              source="reconstructed: docs/rules.md#t-read",
+              premises=("READ V1..Vn", "isDiff(Vi) ∧ derivativeReadLater(Vi) for the Vi reset"),
+              conclusion="READ V1..Vn  →  READ V1..Vn ; Vid = 0 ...   (a warning for each Vi whose "
+                         "varied value is cut)")
+def t_read(stmt, out, ctx):
+    """A READ gives its items new values that depend on no independent: their derivative is
+    zero after it, and must be reset when it is read later (after a merge of control flow,
+    like T-assign-zero). A varied value overwritten this way cuts the dependence, as Tapenade
+    says in its messages."""
+    guard = ctx.check(ctx.read_cuts_or_resets, stmt)
+    return guard, ctx.compute(lambda s: ctx.read_then_zeros(s), stmt, out)
 
 
 def has_no_derivative(stmt) -> bool:

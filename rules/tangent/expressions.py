@@ -64,8 +64,14 @@ def t_expr_ref(expr, out, ctx, stmt):
 @TANGENT.rule("T-expr-chain", judgment="expr", ops=OPERATOR_OPS + ("intrinsic",), section="5.3",
               source="reconstructed: docs/rules.md#t-expr (the paper shows the product rule only)",
               premises=("isActiveExpr(f(A1..An))", "Ai →expr Aid", "∂f/∂Ai = Pi (derivative table)"),
-              conclusion="f(A1..An)  →expr  Σ Pi*Aid")
+              conclusion="f(A1..An)  →expr  Σ Pi*Aid   (a reduction: sum(P*Ad); "
+                         "linear in each argument apart: Σ f(A1..Aid..An))")
 def t_expr_chain(expr, out, ctx, stmt):
+    """The chain rule over the table's partials. An array reduction's partial P has the
+    argument's shape, and its derivative is sum(P*Ad) (maxval: P is 1 at the first maximum;
+    product: the product of the other elements). dot_product and matmul are linear in each
+    argument apart: the product rule writes the operation with one argument replaced by its
+    derivative, dot_product(ad, b) + dot_product(a, bd)."""
     args, args_d = var(), var()
     guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.not_linear_intrinsic, expr),
                  ctx.compute(operands, expr, args))
@@ -85,7 +91,7 @@ def t_expr_linear(expr, out, ctx, stmt):
     guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.linear_intrinsic, expr),
                  ctx.compute(lambda e: ctx.active_operands(e), expr, args))
     body = lall(ctx.derive_all("expr", args, args_d, stmt),
-                ctx.compute(lambda e, d: ctx.linear_derivative(e, d), expr, args_d, out))
+                ctx.compute(lambda e, d, s: ctx.linear_derivative(e, d, s), expr, args_d, stmt, out))
     return guard, body
 
 
@@ -196,9 +202,18 @@ def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx, stmt: Node):
         # |z| is not complex-differentiable: no partial multiplies zd; d|z| = real(conjg(z)*zd)/|z|
         conjugate_times = Node("mul", (Node("intrinsic", ("conjg", (args[0],))), args_d[0]))
         return Node("div", (Node("intrinsic", ("real", (conjugate_times,))), Node("intrinsic", ("abs", (args[0],)))))
+    if expr.op == "intrinsic":
+        ctx.check_intrinsic_arguments(expr, entry, stmt)
+    if entry.multilinear:
+        return _sum(ctx.multilinear_terms(expr, args_d))
+    if entry.reduction:   # dim and mask by name (only the array, first, has a derivative)
+        args = entry.dummy_order(expr.kids[1])
     partials = entry.partials(args, ctx.lang, ctx.kind_of(expr))
     if entry.nondifferentiable(args, ctx.lang) is not None:
         ctx.warn(stmt, f"non-differentiable {name}: {entry.nondiff_doc} (the derivative there is one-sided)")
+    if entry.reduction:   # sum(P * ad): P has the shape of the array
+        return _sum([Node("intrinsic", ("sum", (_times(p, d),))) for p, d in zip(partials, args_d)
+                     if p is not None and d is not None])
     if name == "mul" and _is_constant_times(args[0], args[1]) and args_d[1] is not None:
         # c*x*x: 2*(c*x)*xd rather than x*(c*xd) + c*x*xd (c*x is the value's own product)
         return Node("mul", (Node("mul", (Node("realCst", ("2.0", ctx.kind_of(expr) or 8)), args[0])), args_d[1]))
@@ -213,6 +228,11 @@ def chain_rule(expr: Node, args: tuple, args_d: tuple, ctx, stmt: Node):
         term = terms[0]
         return Node("mul", (Node("mul", (two, term.kids[0])), term.kids[1])) if term.op == "mul" else \
             Node("mul", (two, term))
+    return _sum(terms)
+
+
+def _sum(terms: list):
+    """t1 + t2 - t3 ... (a term -t subtracted); None for no term."""
     if not terms:
         return None
     total = terms[0]
