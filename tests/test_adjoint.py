@@ -448,3 +448,12 @@ void w(double *x, double *y, int n) {
 def test_c_for_loops_declaring_their_index(n):
     case = dot_product(C_LOOP_DECLARATIONS, "c", "w(y)/(x y)", [real("x", (n,)), real("y", (n,)), integer("n", n)])
     assert case.adjoint.text.count("int i;") == 1
+
+
+@pytest.mark.parametrize("rhs", ["maxval(a)*x", "sum(a(1:2))*x", "x*dot_product(a, a)"])
+def test_operations_on_arrays_are_refused(rhs):
+    """Found by the corpus test: an array reduction in a scalar assignment needs the array
+    adjoints of fig. 14; refused, never broadcast wrongly."""
+    source = f"subroutine f(x, a, y)\n  real(8) x, a(3), y\n  y = {rhs}\nend subroutine\n"
+    with pytest.raises(UnsupportedError, match=r"t\.f90:3: adjoint mode does not support the adjoint of"):
+        adspec.differentiate(source, head="f(y)/(x a)", mode="adjoint", lang="fortran", filename="t.f90")

@@ -9,10 +9,12 @@ from ...engine.errors import UnsupportedError
 from ...engine.il import EMPTY_ANN, Node, walk
 from ...engine.kanren_il import pattern
 from ..tangent.context import TangentContext
+from ..tangent.expressions import OPERATOR_OPS
 from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
 
 INTEGER = Node("type", ("integer", 4, None))
+CHAIN_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))  # A-expr-chain's operators
 
 # the statements this slice of adjoint mode refuses (A-refuse), and what the refusal calls them
 REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do-while loops",
@@ -208,20 +210,21 @@ class AdjointContext(TangentContext):
         return REFUSED[stmt.op]
 
     def refused_expression(self, expr: Node) -> bool:
-        """A-expr-refuse applies to an active expr: no intrinsic, or a linear intrinsic that
+        """A-expr-refuse applies to an active expr: no operator nor intrinsic, or one that
         A-expr-chain does not take."""
-        return expr.op != "intrinsic" or not self.chain_intrinsic(expr)
+        return expr.op not in CHAIN_OPS or not self.scalar_operation(expr)
 
-    def chain_intrinsic(self, expr: Node) -> bool:
-        """A-expr-chain takes the intrinsic: not linear, or linear with scalar operands and no
-        keyword argument (real(x), dble(x), merge(a, b, c): the table's scalar partials)."""
-        if not self.linear_intrinsic(expr):
-            return True
-        if any(isinstance(a, Node) and a.op == "namedArg" for a in expr.kids[1]) or any(
-                n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in walk(expr)):
+    def scalar_operation(self, expr: Node) -> bool:
+        """A-expr-chain takes the operator or intrinsic: its operands are scalars (no whole
+        array, section or array constructor: their adjoints are the array adjoints of
+        fig. 14), and a linear intrinsic has no keyword argument (real(x), dble(x),
+        merge(a, b, c): the table's scalar partials)."""
+        if expr.op == "intrinsic" and self.linear_intrinsic(expr) and any(
+                isinstance(a, Node) and a.op == "namedArg" for a in expr.kids[1]):
             return False
-        indexed = {id(n.kids[0]) for n in walk(expr) if n.op == "arrayAccess"
-                   and not any(i.op == "arrayTriplet" for i in n.kids[1])}
+        if any(n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in walk(expr)):
+            return False
+        indexed = {id(n.kids[0]) for n in walk(expr) if n.op == "arrayAccess"}
         for n in walk(expr):
             if n.op == "ident" and id(n) not in indexed:
                 sym = self.symbol_of(n)

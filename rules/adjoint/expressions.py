@@ -83,17 +83,17 @@ def a_expr_ref(expr, out, ctx, value, stmt):
 
 @ADJOINT.rule("A-expr-chain", judgment="adjexpr", ops=OPERATOR_OPS + ("intrinsic",), section="5.4",
               source="reconstructed: docs/rules.md#a-expr (the paper shows the product rule only)",
-              premises=("isActiveExpr(f(A1..An))", "scalarPartials(f)", "∂f/∂Ai = Pi (derivative table)",
+              premises=("isActiveExpr(f(A1..An))", "scalarOperands(f)", "∂f/∂Ai = Pi (derivative table)",
                         "Ai, Pi*VAL →adjexpr INSTRSi"),
               conclusion="f(A1..An), VAL  →adjexpr  {INSTRS1; ...; INSTRSn}")
 def a_expr_chain(expr, out, ctx, value, stmt):
     """The product rule of 5.4 (E1*E2, VAL: E1 gets E2*VAL, E2 gets E1*VAL) for every
-    operator and intrinsic of the derivative table; an operand with no partial (an inactive
-    argument: sign's second, an integer exponent) gets nothing. A linear intrinsic of
-    scalars (real, dble, merge) has scalar partials too; one of arrays (sum, transpose)
-    needs the array adjoints of fig. 14 (A-expr-refuse)."""
+    operator and intrinsic of the derivative table, on scalars; an operand with no partial
+    (an inactive argument: sign's second, an integer exponent) gets nothing. A linear
+    intrinsic of scalars (real, dble, merge) has scalar partials too. Operations on arrays
+    (maxval(x), sum(x), x(2:n)*2) need the array adjoints of fig. 14 (A-expr-refuse)."""
     args, vals, instrs = var(), var(), var()
-    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.chain_intrinsic, expr))
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.scalar_operation, expr))
     body = lall(ctx.compute(lambda e, v, s: adjoint_operands(e, v, ctx, s), expr, value, stmt, (args, vals)),
                 ctx.derive_each("adjexpr", args, instrs, vals, stmt),
                 ctx.compute(lambda blocks: Node("block", blocks), instrs, out))
@@ -112,14 +112,14 @@ def a_expr_cast(expr, out, ctx, value, stmt):
 
 
 @ADJOINT.rule("A-expr-refuse", judgment="adjexpr",
-              ops=tuple(sorted(EXPRESSION_OPS - set(OPERATOR_OPS) - set(REFERENCE_OPS) - {"cast"})), section="5.4",
+              ops=tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - {"cast"})), section="5.4",
               source="reconstructed: docs/rules.md#a-expr",
-              premises=("isActiveExpr(EXPR)", "¬scalarPartials(EXPR): an array intrinsic, a call, C ?:"),
+              premises=("isActiveExpr(EXPR)", "¬scalarOperands(EXPR): arrays, a call, C ?:"),
               conclusion="EXPR, VAL  →adjexpr  file:line: refused")
 def a_expr_refuse(expr, out, ctx, value, stmt):
-    """Not in this slice: function calls, linear intrinsics (sum, real, ... : array
-    adjoints), C's conditional expression, and the other active expressions that are no
-    operator of the table, reference or cast."""
+    """Not in this slice: operations on arrays (array adjoints), function calls, C's
+    conditional expression, and the other active expressions that are no operator of the
+    table, reference or cast."""
     guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.refused_expression, expr))
     return guard, ctx.compute(lambda e, s: ctx.refuse(s, f"the adjoint of {_name(e)}"), expr, stmt, out)
 
