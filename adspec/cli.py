@@ -24,6 +24,7 @@ differentiate, as Tapenade:
   adspec -d -head "f(y)/(x)" FILE... [-O DIR] [-o NAME] [-nooptim activity|diffliveness]
                                   the tangent, in DIR/<stem>_d.<ext>, warnings in <stem>_d.msg
                                   (-tgtlang cuda: C input, the tangent in <stem>_d.cu)
+  adspec -b -head "f(y)/(x)" FILE...  the adjoint, in DIR/<stem>_b.<ext> and <stem>_b.msg
 
 sub-commands:
   parse FILE                      print the IL tree of a Fortran, C or CUDA (.cu) file
@@ -35,7 +36,8 @@ sub-commands:
                                   over one call graph of all the files
   rules                           print every inference rule (premises, bar, conclusion)
   explain FILE... -head H --line N  the derivation (rules, premises, facts) behind the
-                                  derivative statements of source line N
+                                  derivative statements of source line N (-b: of the adjoint's,
+                                  why a value is pushed included)
   runtime -O DIR                  copy the push/pop runtime of adjoint code (adStack.h,
                                   adStack.c, adStack_cuda.cuh) into DIR
 
@@ -79,6 +81,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p_explain = sub.add_parser("explain", help="the derivation behind the derivative statements of a line")
     _add_program_options(p_explain)
+    p_explain.add_argument("-b", "-reverse", "--reverse", dest="mode", action="store_const", const="adjoint",
+                           default="tangent", help="explain the adjoint's statements (push/pop included)")
     p_explain.add_argument("--line", type=int, required=True, metavar="N", help="source line of the statement")
 
     p_runtime = sub.add_parser("runtime", help="copy the push/pop runtime of adjoint code into a directory")
@@ -91,7 +95,8 @@ def _build_parser() -> argparse.ArgumentParser:
     mode.add_argument("-vector", "--vector", dest="mode", action="store_const", const="vector",
                       help="vector tangent mode: P_DV in <stem>_dv.<ext>, nbdirsmax from module DIFFSIZES")
     mode.add_argument("-b", "-reverse", "--reverse", dest="mode", action="store_const", const="adjoint",
-                      help="adjoint mode (not available yet)")
+                      help="adjoint mode: P_b in <stem>_b.<ext> (straight-line code, IF, DO and C for loops"
+                           " for now)")
     _add_program_options(p_diff)
     p_diff.add_argument("-O", "--outdir", default=".", metavar="DIR", help="directory of the output files")
     p_diff.add_argument("-o", "--output", default=None, metavar="NAME",
@@ -99,7 +104,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p_diff.add_argument("-tgtlang", "--tgtlang", choices=("fortran", "c", "cuda"), default=None,
                         help="output language: the input's, or cuda for C input (<stem>_d.cu)")
     p_diff.add_argument("-nooptim", "--nooptim", action="append", default=[], metavar="OPTIM",
-                        choices=("activity", "diffliveness"), help="switch an improvement off")
+                        choices=("activity", "diffliveness", "tbr"),
+                        help="switch an improvement off (tbr: adjoint mode)")
     return parser
 
 
@@ -118,7 +124,7 @@ def _add_program_options(parser) -> None:
 
 def _cmd_explain(args) -> int:
     from .pipeline import differentiate, explain
-    result = differentiate(args.files, args.head, "tangent", vars=args.vars, outvars=args.outvars)
+    result = differentiate(args.files, args.head, args.mode, vars=args.vars, outvars=args.outvars)
     text = explain(result, args.line)
     if not text:
         raise UsageError(f"no statement of line {args.line} is in a differentiated procedure")
@@ -129,8 +135,8 @@ def _cmd_explain(args) -> int:
 def _cmd_differentiate(args) -> int:
     from .pipeline import differentiate, write_outputs
     from .progress import progress_for
-    if args.mode not in ("tangent", "vector"):
-        raise UsageError(f"{args.mode} mode is not available yet: only the tangent modes (-d, -vector) are")
+    if args.mode == "adjoint" and args.tgtlang not in (None, "fortran", "c"):
+        raise UsageError("adjoint mode writes the input's language only (-tgtlang cuda is not available yet)")
     progress = progress_for(args.files, sys.stderr)
     try:
         result = differentiate(args.files, args.head, args.mode, vars=args.vars, outvars=args.outvars,
@@ -145,7 +151,7 @@ def _cmd_differentiate(args) -> int:
 
 
 def _cmd_rules(args) -> int:
-    from .rules import tangent  # noqa: F401  (importing the rule modules registers their rule sets)
+    from .rules import adjoint, tangent  # noqa: F401  (importing the rule modules registers their rule sets)
     from .engine.rules import RULE_SETS
     if not RULE_SETS:
         print("no rule set is registered yet (adspec.rules registers none)")

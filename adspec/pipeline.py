@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .engine.errors import SourceError, UnsupportedError, at_line
 from .engine.il import Node, mk, walk
 
-MODES = {"tangent": "_d", "vector": "_dv"}
+MODES = {"tangent": "_d", "vector": "_dv", "adjoint": "_b"}
 
 
 @dataclass
@@ -35,6 +35,8 @@ class Differentiated:
     diff_formals: tuple = ()                             # of the first head
     caller_zeroes: dict = field(default_factory=dict)    # of the first head: memory formal -> the caller
                                                          # passes its derivative zeroed (else any buffer)
+    statuses: dict = field(default_factory=dict)         # adjoint, of the first head: argument -> its RW
+                                                         # status (out, incr, in-zero, in-out, in)
 
 
 def _read(sources, lang, filename, form):
@@ -59,6 +61,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     from .engine.program import build_program
     from .heads import parse_heads, resolve_heads
     from .rules.naming import Namer, program_names
+    from .rules.adjoint import ADJOINT
+    from .rules.adjoint.context import AdjointContext
     from .rules.tangent import TANGENT
     from .rules.tangent.context import TangentContext
     from .rules.tangent.globals import c_units, fortran_units
@@ -75,8 +79,11 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     inout = in_out(program)
     head_warnings = []
     heads = resolve_heads(program, parse_heads(head, vars, outvars), inout, head_warnings)
+    adjoint = mode == "adjoint"
+    if adjoint and any(f.ann.get("lang", "fortran") != "fortran" and f.ann.get("lang") != "c" for f in files):
+        raise UnsupportedError("adjoint mode of this language is not supported yet", files[0].ann.get("filename"))
     # the tangent modes need no TBR, Adj-out or snapshots (they are the adjoint's)
-    results = run_analyses(program, heads, nooptim=frozenset(nooptim), adjoint=False, inout=inout)
+    results = run_analyses(program, heads, nooptim=frozenset(nooptim), adjoint=adjoint, inout=inout)
     facts = Facts(program, results)
     first = files[0]
     file_lang = first.ann.get("lang", "fortran")
@@ -84,9 +91,10 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     if tgtlang not in (None, file_lang, out_lang):
         raise SourceError(f"writing the derivatives of {file_lang} source in {tgtlang} is not supported yet",
                           first.ann.get("filename", "<input>"))
-    names = Namer(program_names(program.files), "tangent")  # vector mode rewrites the tangent
-    ctx = TangentContext(TANGENT, facts, names=names, lang=file_lang, program=program,
-                         filename=first.ann.get("filename", "<input>"))
+    names = Namer(program_names(program.files), "adjoint" if adjoint else "tangent")  # vector: the tangent's
+    rules, context = (ADJOINT, AdjointContext) if adjoint else (TANGENT, TangentContext)
+    ctx = context(rules, facts, names=names, lang=file_lang, program=program,
+                  filename=first.ann.get("filename", "<input>"))
     ctx.messages.extend(head_warnings)
     entries, derivations, procedure_names = [], {}, {}
     diff_procedures = facts.diff_procedures()
@@ -94,13 +102,19 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         proc = program.procedure(proc_name)
         if progress is not None:
             progress(proc.source_name, index, len(diff_procedures))
-        ctx.procedure, ctx.extra_declarations = proc, []
+        if adjoint:
+            ctx.start(proc)
+        else:
+            ctx.procedure, ctx.extra_declarations = proc, []
         with at_line(proc.node.line):  # a refusal that knows no line of its own gets the procedure's
-            differentiated, derivation = TANGENT.apply("proc", proc.node, ctx)
+            differentiated, derivation = rules.apply("proc", proc.node, ctx)
         if differentiated is None:
             continue
-        buffers = _buffers(ctx, proc, mode, file_lang)
-        entries.append((proc, header_comment(proc, facts, results, heads, buffers) + [differentiated]))
+        if adjoint:
+            header = adjoint_header_comment(proc, heads, ctx.statuses[proc.name])
+        else:
+            header = header_comment(proc, facts, results, heads, _buffers(ctx, proc, mode, file_lang))
+        entries.append((proc, header + [differentiated]))
         derivations[differentiated.kids[0]] = derivation
         procedure_names[proc.source_name] = differentiated.kids[0]
     if file_lang == "fortran":
@@ -122,15 +136,18 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
                          len(units))
         units = (_type_definitions(files) + units[:n_globals] + _called_originals(program, units, procedure_names)
                  + units[n_globals:])
-    includes = (DIFFSIZES_INCLUDE,) if mode == "vector" and file_lang == "c" else ()
+    includes = (DIFFSIZES_INCLUDE,) if mode == "vector" and file_lang == "c" else \
+        ("#include <adStack.h>",) if adjoint and file_lang == "c" else ()
     tree = mk("file", *units, lang=file_lang, form=first.ann.get("form"), filename=f"{stem}{MODES[mode]}{ext}",
               includes=includes)
     head_names = [_head_names(program, name, zones) for name, zones in heads.items()]
     first_head = program.procedure(head_names[0].procedure) if head_names else None
     diff_formals = facts.diff_formals(first_head.name) if first_head is not None else ()
     caller_zeroes = {f: z for f, _, z in ctx.buffers.get(first_head.name, ())} if first_head is not None else {}
+    statuses = dict(s.split(":", 1) for s in getattr(ctx, "statuses", {}).get(first_head.name, ())) \
+        if first_head is not None else {}
     return Differentiated(unparse(tree, out_lang, first.ann.get("form")), tree, list(ctx.messages),
-                          derivations, head_names, procedure_names, diff_formals, caller_zeroes)
+                          derivations, head_names, procedure_names, diff_formals, caller_zeroes, statuses)
 
 
 def write_outputs(result: Differentiated, outdir: str, stem: str | None = None) -> list[str]:
@@ -250,18 +267,32 @@ def _buffers(ctx, proc, mode: str, lang: str) -> tuple:
     return tuple(out)
 
 
+def _head_lines(proc, heads, useful: str) -> list:
+    """The dependents and independents lines of a head's header comment."""
+    from .engine.bitsets import zones_of
+    zones = heads.get(proc.name)
+    if zones is None:
+        return []
+    name = lambda s: " ".join(dict.fromkeys(proc.zones.zones[z].name for z in zones_of(s)))  # noqa: E731
+    return [f"  {useful} of useful results: {name(zones[1])}", f"  with respect to varying inputs: {name(zones[0])}"]
+
+
+def adjoint_header_comment(proc, heads, statuses) -> list:
+    """Tapenade's header of P_b: what the caller passes and gets in each adjoint argument
+    (rules/adjoint/context.py decides the statuses: `x:out` or `x:incr`, `y:in-zero`...)."""
+    lines = [f"Differentiation of {proc.source_name} in reverse (adjoint) mode:"]
+    lines += _head_lines(proc, heads, "gradient    ")
+    lines.append("  RW status of diff variables: " + " ".join(statuses))
+    return [mk("comment", line) for line in lines]
+
+
 def header_comment(proc, facts, results, heads, buffers=()) -> list:
     """Tapenade's header: the dependents, the independents, and the read/write status of
     every derivative argument, so a caller knows what it must provide and what it gets;
     buffers: ((formal, its derivative, what the caller passes),) of the derivative arguments
     of memory only ("Plus diff mem management of", _buffers)."""
-    from .engine.bitsets import zones_of
     lines = [f"Differentiation of {proc.source_name} in forward (tangent) mode:"]  # vector mode too
-    zones = heads.get(proc.name)
-    if zones is not None:
-        name = lambda s: " ".join(dict.fromkeys(proc.zones.zones[z].name for z in zones_of(s)))  # noqa: E731
-        lines.append(f"  variations   of useful results: {name(zones[1])}")
-        lines.append(f"  with respect to varying inputs: {name(zones[0])}")
+    lines += _head_lines(proc, heads, "variations  ")
     summary = results.inout.summary(proc)
 
     def rw(zones):
@@ -301,7 +332,7 @@ def explain(result: Differentiated, line: int) -> str:
     out = []
     for name, derivation in result.derivations.items():
         for d in derivation.walk():
-            if d.judgment == "tangent" and d.node.op != "block" and d.node.line == line:
+            if d.judgment in ("tangent", "adjoint") and d.node.op != "block" and d.node.line == line:
                 out.append(f"in {name}:")
                 out.append(d.format(show))
     return "\n".join(out)

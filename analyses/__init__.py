@@ -23,6 +23,7 @@ class AnalysisResults:
     tbr: object
     adj_out: object
     snapshots: dict
+    nooptim: frozenset = frozenset()   # the improvements switched off (-nooptim)
 
 
 def _untimed(label, compute):
@@ -34,7 +35,8 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     """heads: procedure name -> (independent zones, dependent zones), as bitsets in that
     procedure's zones. Each analysis runs as phase(name, thunk), so a benchmark can time it.
     nooptim: improvements switched off, as Tapenade's -nooptim: "activity" (every
-    differentiable variable active everywhere), "diffliveness" (every instruction live).
+    differentiable variable active everywhere), "diffliveness" (every instruction live),
+    "tbr" (the adjoint saves every value it overwrites: Facts.is_restored).
     adjoint=False skips the analyses only the adjoint needs (TBR, Adj-out, snapshots: None).
     inout: the in-out analysis when the caller has it already (resolving the heads needs it)."""
     from .activity import activity, naive_activity
@@ -60,4 +62,5 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
         tbr_solution = phase("TBR", lambda: tbr(program, live, inout, order))
         adj = phase("Adj-out", lambda: adjoint_out(program, live, tbr_solution, order))
         snaps = phase("snapshots", lambda: snapshots(program, live, tbr_solution, adj))
-    return AnalysisResults(program, heads, inout, dep, diff_dep, act, uses, live, tbr_solution, adj, snaps)
+    return AnalysisResults(program, heads, inout, dep, diff_dep, act, uses, live, tbr_solution, adj, snaps,
+                           frozenset(nooptim))

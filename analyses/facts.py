@@ -631,6 +631,21 @@ class Facts:
             return frozenset()
         return _names(proc, self.results.tbr[proc.name].after(instrs[-1]))
 
+    @_remembered
+    def is_restored(self, stmt: Node) -> bool:
+        """RVARS ≠ ∅ — paper 5.4, predicate →restore: RVARS = out(I) ∩ (TBR⁻(I) ∪ use(I')),
+        the values the statement overwrites that a derivative instruction reads, either one
+        before it (TBR⁻, analyses/tbr.py) or its own I' (the iterative `x = x*x`): the
+        forward sweep of the adjoint pushes them before I, the backward sweep pops them.
+        Under -nooptim tbr, RVARS = out(I): every value overwritten is saved."""
+        proc, instr = self._main(stmt)
+        if instr is None or self.results.tbr is None:
+            return False
+        if "tbr" in self.results.nooptim:
+            return bool(instruction_effects(instr, proc).writes)
+        needed = self.results.tbr[proc.name].before(instr) | self.uses.uses(proc, instr)
+        return bool(instruction_effects(instr, proc).writes & needed)
+
     def procedure_of(self, stmt: Node) -> str:
         """The unique name of the procedure containing stmt ("p", "m.p", "host.inner")."""
         return self._proc(stmt).name

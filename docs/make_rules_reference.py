@@ -3,7 +3,7 @@ import inspect
 import re
 from pathlib import Path
 
-from adspec.rules import naming, tangent  # noqa: F401  (importing the rule modules registers their rule sets)
+from adspec.rules import adjoint, naming, tangent  # noqa: F401  (importing the rule modules registers their rule sets)
 from adspec.rules.tangent import vector
 from adspec.engine.rules import RULE_SETS
 

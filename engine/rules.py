@@ -430,12 +430,21 @@ class Context:
 
     def derive_all(self, judgment: str, subs, outs, *inputs):
         """`subs[i] →judgment outs[i]` for each element of the tuple `subs` (one query each)."""
+        return self.derive_each(judgment, subs, outs, None, *inputs)
+
+    def derive_each(self, judgment: str, subs, outs, each, *inputs):
+        """`subs[i] →judgment outs[i]` with the inputs (each[i], *inputs): a premise per
+        element whose first input differs by element (the adjoint propagates a different
+        value to each operand); `each` None: derive_all."""
         nodes_of, values_of = _grounding(subs, f"the subjects of →{judgment}"), _grounding(inputs, f"an input of →{judgment}")
+        firsts_of = _grounding(each, f"an input of →{judgment}") if each is not None else None
 
         def derive_all_step(state):
             nodes = nodes_of(state)
             values = values_of(state)
-            applied = [self.ruleset.apply(judgment, node, self, *values) for node in nodes]
+            firsts = firsts_of(state) if firsts_of is not None else None
+            applied = [self.ruleset.apply(judgment, node, self, *(values if firsts is None else (firsts[i],) + values))
+                       for i, node in enumerate(nodes)]
             state = unify_terms(outs, tuple(result for result, _ in applied), state)
             return None if state is False else _record(state, *(child for _, child in applied))
         return Goal(derive_all_step)

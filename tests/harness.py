@@ -387,15 +387,16 @@ CHECKED_ENV = {"ASAN_OPTIONS": "detect_leaks=1:detect_stack_use_after_return=1",
 
 
 def compile_calls_and_run(sources: list, lang: str, calls: list, workdir, messages: list | None = None,
-                          reports: list | None = None) -> list:
+                          reports: list | None = None, flags: tuple = ()) -> list:
     """Compile the source files `sources` ((file name, text) in order: modules first) with a
     driver making `calls`, in one gcc/gfortran -O0 -Wall call (the file suffix gives the
     Fortran form; the compiler's warnings are appended to `messages` when given); run it;
     return each call's outputs (name -> ndarray), in order.
     With `reports` given, the same program is built once more with CHECKED_FLAGS and run;
-    what that run reports is appended to `reports` ('' when it is clean, see checked_run)."""
+    what that run reports is appended to `reports` ('' when it is clean, see checked_run).
+    `flags`: more compiler options, after the others (-O2, -I.)."""
     workdir = Path(workdir)
-    build = [*_written(sources, lang, workdir), "driver.c", "-lm"]
+    build = [*_written(sources, lang, workdir), *flags, "driver.c", "-lm"]
     (workdir / "driver.c").write_text(build_calls_driver(calls, lang))
     _run([*build, "-o", "prog"], workdir, f"compiling {lang} sources", messages=messages)
     out = _run([str(workdir / "prog")], workdir, "running", RunError)

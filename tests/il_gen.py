@@ -86,9 +86,10 @@ def real_cst(text):
 class _Gen:
     """Draws one program; `lang` decides indexing base, loop form and intrinsic names."""
 
-    def __init__(self, draw, lang):
+    def __init__(self, draw, lang, structured=False):
         self.draw = draw
         self.lang = lang
+        self.structured = structured  # no jumps, WHILE loops nor calls (what adjoint mode covers so far)
         self.labels = 0      # labels drawn so far (each is unique in the file)
         self.ahead = []      # labels of enclosing or current blocks not reached yet: forward GOTO targets
 
@@ -152,7 +153,7 @@ class _Gen:
         if choice == 7:
             return mk("intrinsic", d(st.sampled_from(BINARY_INTRINSICS[self.lang])), (sub(), sub()))
         if choice == 8:
-            if d(st.booleans()):
+            if d(st.booleans()) and not self.structured:
                 return mk("call", "f", (sub(),))
             return mk("neg", mk("intrinsic", UNARY_INTRINSICS[self.lang][0], (sub(),)))
         # an integer converted by mixed-mode arithmetic
@@ -182,6 +183,8 @@ class _Gen:
     def statements(self, loop_vars, depth) -> tuple:
         """One statement, a while loop with its counter's initialisation, or (Fortran) jumps."""
         d = self.draw
+        if self.structured:
+            return (self.statement(loop_vars, depth),)
         if self.lang == "fortran" and depth < 3 and d(st.integers(0, 19)) == 0:
             return self.jumps(loop_vars, depth)
         if self.ahead and d(st.integers(0, 9)) == 0:  # out of the enclosing constructs, forward
@@ -314,9 +317,10 @@ def _program(lang, body):
 
 
 @st.composite
-def programs(draw, lang):
-    """A random IL `file` in language `lang` ('fortran' or 'c')."""
-    gen = _Gen(draw, lang)
+def programs(draw, lang, structured=False):
+    """A random IL `file` in language `lang` ('fortran' or 'c'); `structured`: no jumps,
+    WHILE loops nor calls."""
+    gen = _Gen(draw, lang, structured)
     return _program(lang, gen.block((), 0))
 
 

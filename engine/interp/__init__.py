@@ -15,6 +15,7 @@ One module per concern, each a set of plain functions of the interpreter `it`:
 - frames.py: name resolution and binding (host association, USE, implicit typing, SAVE);
 - places.py: references (Fortran subscripts and sections, C places) and assignment to them;
 - calls.py: calls and argument association (Fortran by reference, C by value / by pointer);
+- stack.py: the AD stack of adjoint code (pushReal8 / POPREAL8 ..., Tapenade's API);
 - expressions.py, statements.py: one function per IL operator, in tables;
 - intrinsic_calls.py: the intrinsic operator; intrinsics.py: what each intrinsic computes;
 - constructs.py: WHERE, FORALL, implied DO, DATA;

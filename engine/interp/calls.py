@@ -18,7 +18,7 @@ import numpy as np
 
 from ..il import Node
 from ..symbols import used_name
-from . import frames, memory, places
+from . import frames, memory, places, stack
 from . import intrinsics as ii
 from .scope import Frame, VarSpec
 from .values import (ABSENT, CArr, ComponentPlaces, FArr, Goto, InterpError, ProgramStop, Ptr, Record,
@@ -255,7 +255,9 @@ def bind_c(it, frame: Frame, proc: Node, bound: dict):
 
 
 def call_user(it, node: Node):
-    """A call of a user procedure (or of a CUDA built-in in C): its result."""
+    """A call of a user procedure (or of a CUDA built-in in C, or of the AD stack): its result."""
+    if stack.stack_routine(it, node.name):
+        return stack.run(it, node)
     if it.is_c and node.name not in it.procs and it.is_cuda_call(node.name):
         return it.cuda_call(node)
     proc = find_proc(it, node.name, node)

@@ -6,14 +6,14 @@ COMMON blocks and saved variables, the output, and the dispatch tables (operator
 The modules of the package are plain functions of the interpreter `it`; they import the
 modules below them and reach those above only through the few methods of `Interpreter` listed
 under "upward calls". Import order, lowest first: intrinsics, complex_step, values, scope,
-memory, frames, places, constructs, calls, intrinsic_calls, expressions, statements,
+memory, frames, places, constructs, stack, calls, intrinsic_calls, expressions, statements,
 cuda_threads, cuda, machine.
 """
 from __future__ import annotations
 
 from ..enums import ENUM_OPS, ENUM_TYPE, enumerator_values
 from ..il import Node, walk
-from . import calls, constructs, cuda, expressions, frames, statements
+from . import calls, constructs, cuda, expressions, frames, stack, statements
 from . import complex_step as cs
 from . import intrinsics as ii
 from .scope import Frame, ScopeInfo
@@ -39,6 +39,7 @@ class Interpreter:
         self.is_c = self.lang == "c"
         self.output = ""
         self.stopped = None
+        self.ad_stack = stack.ADStack()  # the push/pop stack of adjoint code (stack.py)
         self.procs: dict[str, Node] = {}
         self.proc_module: dict[str, str] = {}
         self.modules: dict[str, Node] = {}

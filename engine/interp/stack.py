@@ -1,0 +1,74 @@
+"""The AD stack of adjoint code, as the runtime has it (backends/runtime/, Tapenade's API):
+the forward sweep pushes values and branches, the backward sweep pops them. Generated code
+calls `pushReal8(x)` / `popReal8(&x)` in C and `CALL PUSHREAL8(x)` / `CALL POPREAL8(x)` in
+Fortran; when the file defines no procedure of that name, the interpreter runs it here, so
+adjoints run without a compiler.
+
+Every entry keeps its type: a pop of another type, or from an empty stack, is an error of
+the generated code, not a value read from the wrong place. `it.ad_stack` counts the bytes
+pushed and the peak size, as the runtime does.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..il import Node
+from . import places
+from .values import err
+
+# Tapenade's routine names: push/pop/look of Real4, Real8, Integer4, Integer8, Boolean, ControlNb
+_ROUTINE = re.compile(r"^(push|pop|look)(real4|real8|integer4|integer8|boolean|control[1-8]b)$")
+_BYTES = {"real4": 4, "real8": 8, "integer4": 4, "integer8": 8, "boolean": 4}
+
+
+class ADStack:
+    """The entries (type, value), the bytes pushed in all and the peak bytes on the stack."""
+
+    def __init__(self):
+        self.entries: list = []
+        self.size = 0
+        self.pushed_bytes = 0
+        self.peak_bytes = 0
+
+    def push(self, kind: str, value) -> None:
+        size = _BYTES.get(kind, 1)
+        self.entries.append((kind, value, size))
+        self.size += size
+        self.pushed_bytes += size
+        self.peak_bytes = max(self.peak_bytes, self.size)
+
+    def top(self, kind: str, node: Node, name: str):
+        if not self.entries:
+            raise err(node, f"{name}: the AD stack is empty")
+        found = self.entries[-1][0]
+        if found != kind:
+            raise err(node, f"{name}: the top of the AD stack holds {found}, not {kind}")
+        return self.entries[-1][1]
+
+    def pop(self, kind: str, node: Node, name: str):
+        value = self.top(kind, node, name)
+        self.size -= self.entries.pop()[2]
+        return value
+
+
+def stack_routine(it, name: str) -> bool:
+    """A call of name runs the AD stack: no procedure of the file has that name."""
+    return name not in it.procs and _ROUTINE.match(name.lower()) is not None
+
+
+def run(it, node: Node):
+    """push(x) / pop(x) (C: pop(&x)) / look(x): one argument, the value or the place."""
+    verb, kind = _ROUTINE.match(node.name.lower()).groups()
+    if len(node.args) != 1:
+        raise err(node, f"{node.name} takes one argument (the arrays' variants are not interpreted yet)")
+    arg = node.args[0]
+    if verb == "push":
+        it.ad_stack.push(kind, np.array(it.eval(arg), copy=True)[()])
+        return None
+    if it.is_c and arg.op != "address":
+        raise err(node, f"{node.name} takes the address of the variable it restores")
+    value = it.ad_stack.pop(kind, node, node.name) if verb == "pop" else it.ad_stack.top(kind, node, node.name)
+    places.store(it, arg.kids[0] if it.is_c else arg, value, node)
+    return None

@@ -1,0 +1,493 @@
+"""What the adjoint rules need besides the analysis facts: the stack calls of the runtime
+(Tapenade's names, TAPENADE.md "Runtime of the adjoint"), fresh variables, the refusals, and
+the assembly of the adjoint procedure f_b (paper 5.4, first rules; fig. 8 for a function's
+result). The names of derivative symbols, typed zeros and derivative declarations are the
+tangent's (rules/tangent/context.py): one Namer in "adjoint" mode gives `xb` and `f_b`."""
+from __future__ import annotations
+
+from ...engine.errors import UnsupportedError
+from ...engine.il import EMPTY_ANN, Node, walk
+from ...engine.kanren_il import pattern
+from ..tangent.context import TangentContext
+from ..tangent.expressions import OPERATOR_OPS
+from ..tangent.procedures import differentiated_arguments
+from ..tangent.types import is_void
+
+INTEGER = Node("type", ("integer", 4, None))
+CHAIN_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))  # A-expr-chain's operators
+
+# the statements this slice of adjoint mode refuses (A-refuse), and what the refusal calls them
+REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do-while loops",
+           "switch": "C's switch (its cases fall through)", "goto": "GOTO", "computedGoto": "computed GOTO",
+           "arithmeticIf": "arithmetic IF", "exit": "EXIT and break", "cycle": "CYCLE and continue",
+           "stop": "STOP", "where": "WHERE", "forall": "FORALL", "pointerAssign": "pointer assignment",
+           "allocate": "allocation", "deallocate": "deallocation", "io": "input/output statements",
+           "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
+
+
+class AdjointContext(TangentContext):
+    """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
+
+    def __init__(self, ruleset, facts, **kw):
+        super().__init__(ruleset, facts, **kw)
+        self.c = self.lang in ("c", "cuda")
+        self._branch = None
+        self._top_level, self._last = set(), None
+        self.statuses = {}  # procedure -> the RW statuses of its adjoint arguments ("x:out", ...)
+
+    def start(self, proc):
+        """Before differentiating the Procedure proc: its own fresh branch variable; which of
+        its statements are at the top of its body (declarations) and last (return)."""
+        self.procedure, self.extra_declarations, self._branch = proc, [], None
+        body = proc.node.kids[7].kids if proc.node.kids[7] is not None else ()
+        self._top_level = {id(k) for k in body}
+        self._last = body[-1] if body else None
+        for stmt in walk(body):  # C pointers that move: their values would need saving too
+            if isinstance(stmt, Node) and stmt.op == "assign" and stmt.kids[0].op == "ident":
+                sym = proc.scope.lookup(stmt.kids[0].kids[0])
+                if sym is not None and sym.ptr:
+                    self.refuse(stmt, f"assigning the pointer {sym.name}")
+
+    def refuse(self, node: Node, what: str):
+        raise UnsupportedError(f"adjoint mode does not support {what} yet", self.filename, node.line)
+
+    # --- the stack (Tapenade's API: pushReal8(x) / CALL PUSHREAL8(x)) ----------------------------
+    def _stack_name(self, verb: str, what: str) -> str:
+        return f"{verb}{what}" if self.c else f"{verb}{what}".lower()
+
+    def _kind_word(self, ref: Node, typ: Node | None) -> str:
+        typ = typ if typ is not None else self.element_type(ref)
+        if typ is None or typ.op != "type" or typ.kids[0] not in ("real", "integer"):
+            self.refuse(ref, f"saving {self._show(ref)} on the stack (its type is not real or integer)")
+        kind = typ.kids[1] or 4
+        return f"Real{kind}" if typ.kids[0] == "real" else f"Integer{kind}"
+
+    def push(self, ref: Node, typ: Node | None = None) -> Node:
+        if not self.scalar_reference(ref):
+            self.refuse(ref, f"saving the array {self._show(ref)} on the stack")
+        return Node("call", (self._stack_name("push", self._kind_word(ref, typ)), (ref,)))
+
+    def pop(self, ref: Node, typ: Node | None = None) -> Node:
+        target = Node("address", (ref,)) if self.c else ref
+        return Node("call", (self._stack_name("pop", self._kind_word(ref, typ)), (target,)))
+
+    def push_control(self, branch: int) -> Node:
+        return Node("call", (self._stack_name("push", "Control1b"), (Node("intCst", (branch, None)),)))
+
+    def pop_control(self, variable: Node) -> Node:
+        return Node("call", (self._stack_name("pop", "Control1b"), (Node("address", (variable,)) if self.c else variable,)))
+
+    def push_choice(self, way: int, ways: int) -> Node:
+        return Node("call", (self._stack_name("push", f"Control{_bits(ways)}b"), (Node("intCst", (way, None)),)))
+
+    def selection(self, stmt: Node, pairs: tuple) -> Node:
+        """The conclusion of A-select: the SELECT with each case pushing its number at its end
+        (a CASE DEFAULT that only pushes where there is none), and the backward chain of IFs
+        on the popped number."""
+        selector, cases, _ = stmt.kids
+        ways = len(cases) + (0 if any(not c.kids[0] for c in cases) else 1)
+        forward = [c.with_kids(c.kids[0], Node("block", (p.kids[0], self.push_choice(k, ways))))
+                   for k, (c, p) in enumerate(zip(cases, pairs))]
+        backward = [p.kids[1] for p in pairs]
+        if len(forward) < ways:
+            forward.append(Node("case", ((), Node("block", (self.push_choice(len(forward), ways),)))))
+            backward.append(Node("block", ()))
+        branch = self.branch_variable()
+        chain = backward[-1]
+        for k in range(len(backward) - 2, -1, -1):
+            test = Node("eq", (branch, Node("intCst", (k, None))))
+            chain = Node("block", (Node("if", (test, backward[k], chain)),))
+        pop = Node("call", (self._stack_name("pop", f"Control{_bits(ways)}b"),
+                            (Node("address", (branch,)) if self.c else branch,)))
+        return Node("block", (Node("block", (stmt.with_kids(selector, tuple(forward), False),)),
+                              Node("block", (pop, chain))))
+
+    # --- fresh variables ------------------------------------------------------------------------
+    def branch_variable(self) -> Node:
+        """The integer that receives the branch popped in the backward sweep (one per procedure)."""
+        if self._branch is None:
+            self._branch = self.fresh("branch", INTEGER)
+        return self._branch
+
+    def fresh(self, base: str, typ: Node) -> Node:
+        """newFreeVar: a new local of type typ (an IL type, or a real kind)."""
+        name = self.names.temp(base, derivative=typ != INTEGER)
+        self.extra_declarations.append((name, typ, ()))
+        return Node("ident", (name,))
+
+    def loop_variables(self, loop: Node) -> tuple:
+        """VF, VT, VS of the loop rule: the first value, the last value and the stride (a C
+        loop's stride is a constant: VF, VT)."""
+        return tuple(self.fresh(base, INTEGER) for base in ("ad_from", "ad_to", "ad_stride")[:3 if loop.op == "do" else 2])
+
+    def adjoint_temporary(self, lhs: Node) -> Node:
+        """The temporary V of the assignment rules: the adjoint of the value assigned, held
+        while the lhs adjoint is reset (its kind: the lhs's)."""
+        typ = self.element_type(lhs)
+        return self.fresh("tempb", typ.kids[1] if typ is not None and typ.op == "type" else 8)
+
+    # --- side conditions ---------------------------------------------------------------------------
+    def scalar_reference(self, ref: Node) -> bool:
+        """ref denotes one scalar: no array section, not a whole array."""
+        if any(n.op == "arrayTriplet" for n in walk(ref)):
+            return False
+        sym = self.symbol_of(ref)
+        if sym is None:
+            return True
+        accesses = sum(1 for n in walk(ref) if n.op in ("arrayAccess", "deref"))
+        return not sym.dims or accesses > 0
+
+    def array_reference(self, ref: Node) -> bool:
+        return not self.scalar_reference(ref)
+
+    def may_alias(self, stmt: Node) -> bool:
+        """The lhs's variable is referenced in the rhs (x = x*x + y, a(i) = 2*a(j)): the
+        adjoint of the value goes through a temporary, since a leaf of the rhs may be the
+        lhs itself (the paper's V)."""
+        root = _root(stmt.kids[0])
+        return any(n.op == "ident" and n.kids[0] == root for n in walk(stmt.kids[1]))
+
+    def no_alias(self, stmt: Node) -> bool:
+        return not self.may_alias(stmt)
+
+    def self_reference(self, stmt: Node) -> bool:
+        """The lhs appears in the rhs, and only as itself (`c = c*a`, `a(i) = a(i) + x`): each
+        occurrence is the same memory as the lhs, none may merely alias it."""
+        lhs, root = stmt.kids[0], _root(stmt.kids[0])
+        refs = [n for n in walk(stmt.kids[1]) if n.op in ("ident", "arrayAccess", "deref") and _root(n) == root]
+        outer = [n for n in refs if n == lhs]
+        inside = {id(m) for n in outer for m in walk(n)}
+        return bool(outer) and all(id(n) in inside or n == lhs for n in refs)
+
+    def possible_alias(self, stmt: Node) -> bool:
+        return self.may_alias(stmt) and not self.self_reference(stmt)
+
+    def self_update(self, instrs: Node, lhs_b: Node, zero: Node) -> Node:
+        """The increments of the other leaves first (they read LHSb), then LHSb = the sum of
+        what its own occurrences receive (0 when none is active; nothing for LHSb = LHSb)."""
+        others, own = [], []
+        for stmt in flattened(instrs).kids:
+            value = stmt.kids[1]
+            if stmt.kids[0] == lhs_b:
+                own.append(Node("neg", (value.kids[1],)) if value.op == "sub" else value.kids[1])
+            else:
+                others.append(stmt)
+        total = own[0] if own else zero
+        for term in own[1:]:
+            total = Node("sub", (total, term.kids[0])) if term.op == "neg" else Node("add", (total, term))
+        last = () if total == lhs_b else (Node("assign", (lhs_b, total)),)
+        return Node("block", tuple(others) + last)
+
+    def by_value_formal(self, ref: Node) -> bool:
+        """C: a formal argument passed by value, whose adjoint is a pointer (`double *xb`)."""
+        if not self.c or ref.op != "ident" or self.procedure is None or ref.kids[0] not in self.procedure.formals:
+            return False
+        sym = self.symbol_of(ref)
+        return sym is not None and not sym.ptr and not sym.dims
+
+    def not_by_value_formal(self, ref: Node) -> bool:
+        return not self.by_value_formal(ref)
+
+    def top_level(self, stmt: Node) -> bool:
+        return id(stmt) in self._top_level
+
+    def last_statement(self, stmt: Node) -> bool:
+        return stmt is self._last
+
+    def refused(self, stmt: Node) -> bool:
+        """A-refuse applies: a statement of REFUSED, a return before the end, a C declaration
+        inside a nested block."""
+        if stmt.op == "switch":  # C's: refused where it matters (else A-control-dead)
+            return stmt.kids[2] and self.facts.is_live_for_diff(stmt)
+        return stmt.op in REFUSED or (stmt.op == "return" and not self.last_statement(stmt)) \
+            or (stmt.op == "varDecl" and not self.top_level(stmt))
+
+    def refused_what(self, stmt: Node) -> str:
+        if stmt.op == "return":
+            return "a return before the end of the procedure"
+        if stmt.op == "varDecl":
+            return "a declaration inside a nested block"
+        return REFUSED[stmt.op]
+
+    def refused_expression(self, expr: Node) -> bool:
+        """A-expr-refuse applies to an active expr: no operator nor intrinsic, or one that
+        A-expr-chain does not take."""
+        return expr.op not in CHAIN_OPS or not self.scalar_operation(expr)
+
+    def scalar_operation(self, expr: Node) -> bool:
+        """A-expr-chain takes the operator or intrinsic: its operands are scalars (no whole
+        array, section or array constructor: their adjoints are the array adjoints of
+        fig. 14), and a linear intrinsic has no keyword argument (real(x), dble(x),
+        merge(a, b, c): the table's scalar partials)."""
+        if expr.op == "intrinsic" and self.linear_intrinsic(expr) and any(
+                isinstance(a, Node) and a.op == "namedArg" for a in expr.kids[1]):
+            return False
+        if any(n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in walk(expr)):
+            return False
+        indexed = {id(n.kids[0]) for n in walk(expr) if n.op == "arrayAccess"}
+        for n in walk(expr):
+            if n.op == "ident" and id(n) not in indexed:
+                sym = self.symbol_of(n)
+                if sym is not None and sym.dims:
+                    return False
+        return True
+
+    def result_adjoint(self) -> Node:
+        """The adjoint of the function's value, P_b's last argument (fig. 8)."""
+        node = self.procedure.node
+        return Node("ident", (self.names.var(node.kids[0] if self.c else node.kids[3] or node.kids[0]),))
+
+    def pattern_push(self, value) -> Node:
+        """push of an integer (the loop rule's bounds): a pattern, value may be a variable."""
+        return pattern("call", self._stack_name("push", "Integer4"), (value,))
+
+    def pattern_pop(self, variable) -> Node:
+        return pattern("call", self._stack_name("pop", "Integer4"), (pattern("address", variable) if self.c else variable,))
+
+    def index_restored(self, loop: Node) -> bool:
+        """The loop's index is in TBR⁻ of the loop: an earlier derivative instruction reads
+        its value, which the loop overwrites (push(I) / pop(I) of the loop rule)."""
+        index = loop.kids[0] if loop.op == "do" else loop.kids[0].kids[0]
+        return _root(index) in self.facts.tbr_before(loop)
+
+    def index_not_restored(self, loop: Node) -> bool:
+        return not self.index_restored(loop)
+
+    # --- C for loops ---------------------------------------------------------------------------------
+    def for_loop_parts(self, loop: Node) -> tuple:
+        """(I, F, S) of a C loop `for (I = F; I op T; I = I ± S)` with a constant stride S
+        that its body does not assign I: the only form whose iterations the backward loop
+        can replay from the bounds; anything else is refused."""
+        init, cond, step, body = loop.kids
+        if init is not None and init.op == "varDecl":
+            init = self._hoisted_index(loop, init)
+        index = init.kids[0] if init is not None and init.op == "assign" else None
+        stride = _constant_stride(step, index)
+        if index is None or index.op != "ident" or stride is None or cond is None \
+                or cond.op not in ("lt", "le", "gt", "ge", "ne") or cond.kids[0] != index:
+            self.refuse(loop, "this form of C for loop (the backward loop needs for (i = F; i < T; i += S) with "
+                              "a constant stride S)")
+        if any(n.op == "assign" and _root(n.kids[0]) == index.kids[0] for n in walk(body)):
+            self.refuse(loop, f"a for loop whose body assigns its index {index.kids[0]}")
+        return index, init.kids[1], Node("intCst", (stride, None))
+
+    def _hoisted_index(self, loop: Node, decl: Node) -> Node | None:
+        """`for (int i = F; ...)`: i is declared once for the procedure, so that the forward
+        sweep reads its last value after the loop and the backward loop runs on it (refused
+        where the procedure knows another i); the init becomes `i = F`."""
+        typ, _, declarators = decl.kids
+        if len(declarators) != 1 or declarators[0].kids[1] or declarators[0].kids[3] \
+                or declarators[0].kids[2] is None:
+            return None
+        name = declarators[0].kids[0]
+        proc = self.procedure.node
+        others = {d.kids[0] for n in walk(proc.kids[6] + proc.kids[7].kids) if isinstance(n, Node)
+                  and n.op == "varDecl" and not any(n is f.kids[0] for f in walk(proc.kids[7]) if f.op == "for")
+                  for d in n.kids[2]}
+        file_scope = {d.kids[0] for f in self.program.files for u in f.kids if u.op == "varDecl" for d in u.kids[2]}
+        if name in others or name in proc.kids[2] or name in file_scope:
+            self.refuse(loop, f"a for loop declaring {name}, a name the function uses elsewhere")
+        known = [t for n, t, _ in self.extra_declarations if n == name]
+        if known and known[0] != typ:
+            self.refuse(loop, f"for loops declaring {name} with different types")
+        if not known:
+            self.extra_declarations.append((name, typ, ()))
+        return Node("assign", (Node("ident", (name,)), declarators[0].kids[2]), decl.ann)
+
+    def backward_condition(self, index: Node, first: Node, stride: Node) -> Node:
+        """The test of the backward loop, which runs from the last index value down to F."""
+        return Node("ge" if stride.kids[0] > 0 else "le", (index, first))
+
+    @staticmethod
+    def minus_stride(index: Node, stride: Node) -> Node:
+        """I - S for the constant S (I + 1 rather than I - -1)."""
+        value = stride.kids[0]
+        return Node("sub" if value > 0 else "add", (index, Node("intCst", (abs(value), None))))
+
+    # --- the procedure ---------------------------------------------------------------------------------
+    def adjoint_procedure(self, proc: Node, forward: Node, backward: Node) -> Node:
+        """procedure P_b(ARGSb) {DECLSb; forward sweep; adjoint initialisations; backward sweep}
+        (the joint rule of 5.4). ARGSb: each formal with an adjoint followed by it; for a
+        function, the adjoint of its result last (fig. 8): P_b is a subroutine (void in C)."""
+        name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
+        if contains:
+            self.refuse(proc, "a procedure with internal procedures")
+        if self.facts.memory_formals(name):
+            self.refuse(proc, "an active argument that is no independent nor dependent ("
+                              + ", ".join(self.facts.memory_formals(name)) + ")")
+        diff = self.facts.diff_variables(name)
+        declared = {d.kids[0] for decl in decls + tuple(proc.kids[7].kids if proc.kids[7] is not None else ())
+                    if isinstance(decl, Node) and decl.op == "varDecl" and "common" not in decl.kids[1]
+                    for d in decl.kids[2]}
+        commons = {_root(v) for decl in decls if decl.op == "common" for v in decl.kids[1]}
+        shared = sorted((diff - declared - set(params) - {result or name}) | (diff & commons))
+        if shared:
+            self.refuse(proc, "active global variables (COMMON, module, file scope: " + ", ".join(shared) + ")")
+        scope = self.program.procedure(name).scope
+        complex_ = sorted(v for v in diff if scope.lookup(v) is not None and scope.lookup(v).type is not None
+                          and scope.lookup(v).type.op == "type" and scope.lookup(v).type.kids[0] == "complex")
+        if complex_:  # their adjoints need the conjugate partials
+            self.refuse(proc, "active complex variables (" + ", ".join(complex_) + ")")
+        formals = self.facts.diff_formals(name)
+        args = differentiated_arguments(params, lambda f: f in formals, self.names.var)
+        valued = kind == "function" and not is_void(rtype)
+        result_name = None if not valued else name if self.c else (result or name)
+        declared = self.derivative_declarations(decls, diff)
+        declared = tuple(self._adjoint_declaration(d, formals) for d in declared)
+        zeros, statuses = self._argument_initialisations(name, formals)
+        zeros += self._local_zeros(decls, diff - set(formals) - {result_name})  # passive formals' too
+        if valued:
+            result_b = self.names.var(result_name)
+            args += (result_b,)
+            statuses.append(f"{result_name}:{self._result_status(result_name)}")
+            if rtype is not None and (self.c or not any(d.op == "varDecl" and any(x.kids[0] == result_name
+                                                                                   for x in d.kids[2]) for d in decls)):
+                if not self.c:
+                    declared = (Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),))),) \
+                        + declared
+                declared += (Node("varDecl", (rtype, (), (Node("declarator", (result_b, None, None, 0)),))),)
+        temps = tuple(Node("varDecl", (typ if isinstance(typ, Node) else Node("type", ("real", typ, None)), (),
+                                       (Node("declarator", (temp, None, None, 0)),)))
+                      for temp, typ, _ in self.extra_declarations)
+        self.statuses[name] = statuses
+        body = flattened(Node("block", forward.kids + zeros + backward.kids))
+        new_kind = "function" if self.c else "subroutine"
+        void = Node("type", ("void", None, None)) if self.c else None
+        return Node("procedure", (self.names.proc(name), new_kind, args, None, void, attrs, declared + temps, body, ()),
+                    proc.ann)
+
+    def _adjoint_declaration(self, decl: Node, formals) -> Node:
+        """The declaration of adjoints: no INTENT (the adjoint of an input is written); C: the
+        adjoint of a by-value formal is a pointer."""
+        if decl.op != "varDecl" or not any(d.kids[0] in self.names.derivative_names() for d in decl.kids[2]):
+            return decl
+        attrs = tuple(a for a in decl.kids[1] if not a.startswith("intent"))
+        originals = {self.names.var(f): f for f in formals}
+        declarators = tuple(d.with_kids(d.kids[0], d.kids[1], d.kids[2], 1)
+                            if self.c and d.kids[0] in originals and self.by_value_formal(Node("ident", (originals[d.kids[0]],)))
+                            else d for d in decl.kids[2])
+        return Node("varDecl", (decl.kids[0], attrs, declarators), decl.ann)
+
+    def _argument_initialisations(self, name: str, formals) -> tuple:
+        """The adjoints of the independents that are no dependents are overwritten
+        (TAPENADE.md: `x:out`): set to 0 before the backward sweep increments them, when
+        their whole size is known here; else the caller passes them zeroed (`x:incr`).
+        The dependents' adjoints are read: `in-zero` when the procedure overwrites the
+        dependent wholly (its adjoint is then reset), else `in-out`."""
+        proc = self.procedure
+        indeps, deps = self.facts.results.heads.get(proc.name, (0, 0))
+        zeros, statuses = (), []
+        for position, formal in enumerate(proc.formals):
+            if formal not in formals:
+                continue
+            zones = proc.zones.formal_zones[position] & proc.zones.differentiable_mask
+            is_indep, is_dep = bool(zones & indeps), bool(zones & deps)
+            if is_dep and is_indep:
+                statuses.append(f"{formal}:in-out")
+            elif is_dep:
+                statuses.append(f"{formal}:{self._consumed(zones)}")
+            else:
+                sym = proc.scope.lookup(formal)
+                ref = Node("ident", (formal,))
+                found = (Node("assign", (self._adjoint_of(ref), self.zero_like(ref))),) if not sym.dims and not sym.ptr \
+                    else self._whole_zero(sym)
+                statuses.append(f"{formal}:{'incr' if found is None else 'out'}")
+                zeros += found or ()
+        return zeros, statuses
+
+    def _consumed(self, zones: int) -> str:
+        """A dependent's adjoint: `in-zero` when P overwrites the dependent wholly without
+        reading it (its adjoint is then reset), else `in-out`."""
+        proc = self.procedure
+        summary = self.facts.results.inout.summary(proc)
+        whole = zones & self.facts.results.inout.must_written(proc) == zones and summary is not None \
+            and not summary[0] & zones
+        return "in-zero" if whole else "in-out"
+
+    def _result_status(self, result_name: str) -> str:
+        """The adjoint of a function's value: C passes it by value (`in`); a Fortran function
+        overwrites its result, whose adjoint it consumes like a dependent's."""
+        loc = self.procedure.zones.vars.get(result_name)
+        if self.c or loc is None:
+            return "in"
+        return self._consumed(loc.all & self.procedure.zones.differentiable_mask)
+
+    def _adjoint_of(self, ref: Node) -> Node:
+        ref_b = Node("ident", (self.names.var(ref.kids[0]),))
+        return Node("deref", (ref_b,)) if self.by_value_formal(ref) else ref_b
+
+    def _local_zeros(self, decls, locals_) -> tuple:
+        """The adjoints that are no arguments (of locals, and of formals with no adjoint
+        argument) start the backward sweep at 0 (C locals: their declarations zero them, A-decl)."""
+        out = []
+        for decl in decls:
+            if decl.op != "varDecl" or "parameter" in decl.kids[1]:
+                continue
+            for d in decl.kids[2]:
+                if d.kids[0] in locals_:
+                    ref = Node("ident", (d.kids[0],))
+                    out.extend(self.zero_assignments(self._adjoint_of(ref), ref, EMPTY_ANN))
+        return tuple(out)
+
+    def adjoint_declaration(self, decl: Node) -> Node:
+        """C: a local declaration, then its adjoints' with the initial value 0 (A-decl)."""
+        derived = self.derivative_declarations((decl,), self.facts.diff_variables(self.procedure.name))
+        if len(derived) == 1:
+            return Node("block", derived)
+        typ, attrs, declarators = derived[1].kids
+        zero = Node("realCst", ("0.0", typ.kids[1] if typ.op == "type" and typ.kids[1] else 8))
+        zeroed = tuple(d.with_kids(d.kids[0], d.kids[1], Node("arrayConstructor", ((Node("intCst", (0, None)),),))
+                                   if d.kids[1] else zero, d.kids[3]) for d in declarators)
+        return Node("block", (decl, Node("varDecl", (typ, attrs, zeroed), derived[1].ann)))
+
+    def initial_adjoints(self, decl: Node) -> tuple:
+        """((INITi), (Vib)) of the declarators with an adjoint and an initial value, the last
+        one first (the backward sweep's order)."""
+        diff = self.facts.diff_variables(self.procedure.name)
+        pairs = [(d.kids[2], Node("ident", (self.names.var(d.kids[0]),))) for d in reversed(decl.kids[2])
+                 if d.kids[0] in diff and d.kids[2] is not None]
+        return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+
+    @staticmethod
+    def _show(ref: Node) -> str:
+        return _root(ref) or ref.op
+
+
+def flattened(block: Node) -> Node:
+    """The block with the blocks nested in it spliced in (the rules build blocks of blocks),
+    recursively inside the statements that hold blocks."""
+    out = []
+    for kid in block.kids:
+        if isinstance(kid, Node) and kid.op == "block":
+            out.extend(flattened(kid).kids)
+        elif isinstance(kid, Node) and kid.op in ("if", "do", "for"):
+            out.append(kid.with_kids(*(flattened(k) if isinstance(k, Node) and k.op == "block" else k
+                                       for k in kid.kids)))
+        elif isinstance(kid, Node) and kid.op == "switch":
+            cases = tuple(c.with_kids(c.kids[0], flattened(c.kids[1])) for c in kid.kids[1])
+            out.append(kid.with_kids(kid.kids[0], cases, kid.kids[2]))
+        else:
+            out.append(kid)
+    return Node("block", tuple(out), block.ann)
+
+
+def _root(ref: Node) -> str | None:
+    while isinstance(ref, Node) and ref.op in ("arrayAccess", "fieldAccess", "deref", "address"):
+        ref = ref.kids[0]
+    return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
+
+
+def _bits(ways: int) -> int:
+    """The bits of a control push for that many ways (PUSHCONTROL1B .. 8B)."""
+    return max(1, (ways - 1).bit_length())
+
+
+def _constant_stride(step: Node | None, index: Node | None) -> int | None:
+    """S of `I = I + S` / `I = I - S` (C's i++, i += S) for an integer constant S, else None."""
+    if step is None or index is None or step.op != "assign" or step.kids[0] != index:
+        return None
+    value = step.kids[1]
+    if value.op not in ("add", "sub") or value.kids[0] != index or value.kids[1].op != "intCst":
+        return None
+    stride = value.kids[1].kids[0]
+    return stride if value.op == "add" else -stride

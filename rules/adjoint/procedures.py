@@ -1,0 +1,45 @@
+"""Adjoint rules for procedures (paper 5.4, first rules; 4.5, 4.10; fig. 8).
+
+A procedure is differentiated joint (checkpointed, the default of 4.10): P_b runs the forward
+sweep of its body, then the backward sweep. Its arguments are P's, each one with an adjoint
+followed by it (the same ARGS rule as the tangent's); a function's result gets its adjoint
+as a last argument and P_b returns nothing (fig. 8). Split mode (P_fwd / P_bwd) is not in
+this slice: no call is differentiated yet.
+"""
+from __future__ import annotations
+
+from ...engine.kanren_il import eq, lall, pattern, var
+from .ruleset import ADJOINT
+
+
+@ADJOINT.rule("A-proc", judgment="proc", ops=("procedure",), section="5.4", source="verbatim",
+              premises=("isDiffProc(P)", "P →procName Pb", "ARGS →  ARGSb", "DECLS →  DECLSb",
+                        "INSTRS →  [INSTRS→ ; INSTRS←]"),
+              conclusion="procedure P(ARGS) {DECLS; INSTRS}  →  procedure Pb(ARGSb) {DECLSb; INSTRS→; INSTRS←}")
+def a_proc(proc, out, ctx):
+    """The joint rule: the forward sweep, then the backward sweep, in one procedure. Between
+    them the adjoints are initialised (reconstructed: docs/rules.md#a-proc): those of the
+    locals are zeroed (Fortran; C zeroes them in their declarations), and those of the
+    independents that are no dependents are overwritten (TAPENADE.md, `x:out`): zeroed
+    whole when their size is known here, else the caller passes them zeroed (`x:incr`); the
+    header comment says which. The dependents' adjoints are read and consumed (`y:in-zero`
+    where P overwrites y wholly). The primal results of P_b are not those of P: the forward
+    sweep is sliced by diff-liveness (4.9). Joint is the only mode yet (isCalledJoint holds
+    for every procedure: no call is differentiated), so the premise is not written."""
+    name, kind, params, result, rtype, attrs, decls, body, contains = (var() for _ in range(9))
+    forward, backward = var(), var()
+    guard = lall(eq(proc, pattern("procedure", name, kind, params, result, rtype, attrs, decls, body, contains)),
+                 ctx.fact("is_diff_proc", name))
+    conclusion = lall(ctx.derive("adjoint", body, pattern("block", forward, backward)),
+                      ctx.compute(ctx.adjoint_procedure, proc, forward, backward, out))
+    return guard, conclusion
+
+
+@ADJOINT.rule("A-proc-nodiff", judgment="proc", ops=("procedure",), section="5.4",
+              source="reconstructed: docs/rules.md#a-proc",
+              premises=("¬isDiffProc(P)",), conclusion="procedure P  →  (nothing)")
+def a_proc_nodiff(proc, out, ctx):
+    name = var()
+    guard = lall(eq(proc, pattern("procedure", name, var(), var(), var(), var(), var(), var(), var(), var())),
+                 ctx.no_fact("is_diff_proc", name))
+    return guard, eq(out, None)
