@@ -61,9 +61,30 @@ def test_fresh_venv_install(tmp_path):
         assert r.returncode != 0, f"`import {generic}` should fail"
     assert subprocess.run([str(py), "-c", "import adspec.engine.il, adspec.frontends, adspec.backends"],
                           cwd=tmp_path).returncode == 0
+    # every mode runs from the installed package alone (a subpackage missing from pyproject
+    # fails here, not only in the user's hands)
+    source = tmp_path / "poly.f90"
+    source.write_text("subroutine poly(x, y)\n  real(8) :: x, y\n  y = x*x + 3.0d0*x\nend subroutine\n")
+    for mode in ("-d", "-vector", "-b"):
+        run = subprocess.run([str(env_dir / "bin" / "adspec"), mode, "-head", "poly(y)/(x)", str(source),
+                              "-O", str(tmp_path / "out")], capture_output=True, text=True, cwd=tmp_path)
+        assert run.returncode == 0, (mode, run.stderr[-2000:])
     # the runtime of adjoint code is package data: the installed command copies it out
     copied = subprocess.run([str(env_dir / "bin" / "adspec"), "runtime", "-O", str(tmp_path / "rt")],
                             capture_output=True, text=True)
     assert copied.returncode == 0, copied.stderr
     for name in ("adStack.h", "adStack.c", "adStack_cuda.cuh"):
         assert (tmp_path / "rt" / name).read_bytes() == (ROOT / "backends" / "runtime" / name).read_bytes()
+
+
+def test_every_package_folder_is_installed():
+    """Each folder with an __init__.py under the mapped top-level folders is a package that
+    pyproject.toml lists: an unlisted one is left out of `pip install .`."""
+    import tomllib
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    folders = {folder: package for package, folder in config["package-dir"].items()}
+    for top, package in folders.items():
+        for init in (ROOT / top).rglob("__init__.py"):
+            sub = init.parent.relative_to(ROOT / top).parts
+            assert ".".join((package,) + sub) in listed, f"{init.parent} is not in pyproject's packages"
