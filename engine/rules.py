@@ -484,11 +484,4 @@ class Context:
 def _grounding(term, what: str):
     """`state -> the value of term`, for a premise that reads term each time it runs (kanren_il.grounder);
     a variable still unbound is an _UnboundInput naming `what`."""
-    value_of = grounder(term)
-
-    def ground(state):
-        try:
-            return value_of(state)
-        except UnboundVariable:
-            raise _UnboundInput(what) from None
-    return ground
+    return grounder(term, lambda: _UnboundInput(what))
