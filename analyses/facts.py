@@ -92,10 +92,7 @@ class Facts:
             for instr in instrs:
                 sid = instr.node.ann.get("sid")
                 if sid is not None:
-                    split = self._split_calls.get(id(instr.node))
-                    if split is None:  # kept for _reader
-                        split = self._split_calls[id(instr.node)] = (instr.node, _split_calls_of(instr.node, proc.call_results))
-                    for call in split[1]:
+                    for call in self._calls_split_out_of(instr.node, proc):
                         owner[id(call)] = sid
             for instr in instrs:
                 sid = instr.node.ann.get("sid")
@@ -139,11 +136,9 @@ class Facts:
         """(procedure, the instruction that evaluates expr, a sub-tree of stmt): the call
         split out of stmt whose arguments hold expr, else stmt's main instruction."""
         proc, own = self._own(stmt)
-        calls = self._split_calls.get(id(stmt))
-        if calls is None:
-            calls = self._split_calls[id(stmt)] = (stmt, _split_calls_of(stmt, proc.call_results))
-        if calls[1]:
-            holding = [call for call in calls[1] if any(node is expr for arg in call.kids[1] for node in walk(arg))]
+        calls = self._calls_split_out_of(stmt, proc)
+        if calls:
+            holding = [call for call in calls if any(node is expr for arg in call.kids[1] for node in walk(arg))]
             if holding:  # the innermost call: f(f(x)) evaluates x at the inner one
                 innermost = min(holding, key=lambda call: sum(1 for _ in walk(call)))
                 instr = self._call_expr[proc.name].get(id(innermost))
@@ -153,6 +148,13 @@ class Facts:
         if known is None:
             known = self._evaluators[id(stmt)] = (stmt, self._evaluator(stmt, own))
         return proc, known[1]
+
+    def _calls_split_out_of(self, stmt: Node, proc) -> list:
+        """The calls split out of stmt's own expressions (_split_calls_of), found once."""
+        known = self._split_calls.get(id(stmt))
+        if known is None:
+            known = self._split_calls[id(stmt)] = (stmt, _split_calls_of(stmt, proc.call_results))
+        return known[1]
 
     @staticmethod
     def _evaluator(stmt: Node, own: list):
@@ -569,7 +571,7 @@ class Facts:
         a call may overwrite a variable (a global) whose derivative is read later."""
         proc, _ = self._own(stmt)
         killed, partial = set(), set()
-        for call in _split_calls_of(stmt, proc.call_results):
+        for call in self._calls_split_out_of(stmt, proc):
             if not self.is_active_call(call):
                 call_killed, call_partial = self.stale_derivatives_after(call)
                 killed |= call_killed

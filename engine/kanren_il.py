@@ -188,14 +188,21 @@ def ground_value(term, s: Mapping):
     return value
 
 
-def grounder(term):
+def grounder(term, unbound=UnboundVariable):
     """`state -> ground_value(term, state)`, made once for a term read again and again (a
     premise's inputs): a variable, or a tuple of variables, bound to real trees is read by
-    one lookup each; anything else takes ground_value."""
+    one lookup each; anything else takes ground_value. A variable still unbound raises
+    `unbound()` (a caller's exception naming what was read)."""
+    def slow(s):
+        try:
+            return ground_value(term, s)
+        except UnboundVariable:
+            raise unbound() from None
+
     if type(term) is FreshVar:
         def ground_variable(s):
             value = s.get(term, term)
-            return value if type(value) is Node and value._ground is True else ground_value(term, s)
+            return value if type(value) is Node and value._ground is True else slow(s)
         return ground_variable
     if type(term) is tuple and all(type(t) is FreshVar for t in term):
         def ground_variables(s):
@@ -203,11 +210,11 @@ def grounder(term):
             for t in term:
                 value = s.get(t, t)
                 if type(value) is not Node or value._ground is not True:
-                    return ground_value(term, s)
+                    return slow(s)
                 values.append(value)
             return tuple(values)
         return ground_variables
-    return lambda s: ground_value(term, s)
+    return slow
 
 
 def _ground_tuple(terms: tuple, s: Mapping) -> tuple:

@@ -182,8 +182,7 @@ class RuleSet:
         # one query per candidate guard, all from the state that binds the rules' arguments
         start = ctx._arguments(node, inputs)
         held, failures = [], []
-        for rule in self._candidates(judgment, node):
-            guard, body = ctx._relation(rule, len(inputs))
+        for rule, guard, body in ctx._candidate_goals(self, judgment, node, len(inputs)):
             ctx._failed = None
             state = _first(guard, start, rule, node)
             if state is None:
@@ -366,6 +365,7 @@ class Context:
         # each rule's goals, built once (see _relation) over these logic variables
         self._node, self._out, self._inputs = var(), var(), []
         self._relations: dict = {}   # (id(rule), number of inputs) -> (guard, body)
+        self._goals: dict = {}       # see _candidate_goals
 
     # --- premises --------------------------------------------------------------------
 
@@ -462,6 +462,16 @@ class Context:
             goals = self._relations[key] = rule.relation(self._node, self._out, self, *self._inputs[:arity])
         return goals
 
+    def _candidate_goals(self, ruleset: RuleSet, judgment: str, node: Node, arity: int) -> list:
+        """(rule, guard, body) of the candidate rules for the node's operator, looked up once
+        per rule set, judgment, operator and number of inputs."""
+        key = (id(ruleset), judgment, node.op, arity) if type(node) is Node else None
+        goals = self._goals.get(key)
+        if goals is None:   # a node that is no Node raises in _candidates
+            goals = self._goals[key] = [(rule, *self._relation(rule, arity))
+                                        for rule in ruleset._candidates(judgment, node)]
+        return goals
+
     def _arguments(self, node: Node, inputs: tuple) -> dict:
         """The starting state of an application: the rules' arguments bound to the node and inputs."""
         while len(self._inputs) < len(inputs):
@@ -493,11 +503,4 @@ class Context:
 def _grounding(term, what: str):
     """`state -> the value of term`, for a premise that reads term each time it runs (kanren_il.grounder);
     a variable still unbound is an _UnboundInput naming `what`."""
-    value_of = grounder(term)
-
-    def ground(state):
-        try:
-            return value_of(state)
-        except UnboundVariable:
-            raise _UnboundInput(what) from None
-    return ground
+    return grounder(term, lambda: _UnboundInput(what))

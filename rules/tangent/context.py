@@ -391,7 +391,11 @@ class TangentContext(CallHelpers, Context):
 
     def derivative_ann(self, stmt: Node):
         """Annotations of a derivative statement: the source line of the statement it comes from."""
-        return stmt.ann.discard("label").discard("directives").discard("generic").set("derivative", True)
+        ann = stmt.ann
+        for key in _NOT_ON_DERIVATIVES:
+            if key in ann:    # pyrsistent's discard of an absent key raises and catches inside
+                ann = ann.remove(key)
+        return ann.set("derivative", True)
 
     # --- procedures and calls --------------------------------------------------------------------
     def differentiated_procedure(self, proc: Node, body_d: Node) -> Node:
@@ -803,3 +807,4 @@ def _replaced_equal(node, replacements: dict):
     if hit is not None:
         return hit
     return Node(node.op, tuple(_replaced_equal(k, replacements) for k in node.kids), node.ann)
+_NOT_ON_DERIVATIVES = ("label", "directives", "generic")   # annotations a derivative statement does not take
