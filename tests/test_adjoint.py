@@ -291,7 +291,7 @@ def test_command_line_writes_the_adjoint_and_its_messages(tmp_path):
     src = tmp_path / "s.f90"
     src.write_text(STRAIGHT)
     done = subprocess.run([sys.executable, "-m", "adspec", "-b", "-head", "f(y)/(x z)", str(src), "-O", str(tmp_path)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "subroutine f_b(" in (tmp_path / "s_b.f90").read_text()
     assert (tmp_path / "s_b.msg").exists()
@@ -414,7 +414,7 @@ def test_explain_shows_why_a_value_is_pushed(tmp_path):
     src = tmp_path / "b.f90"
     src.write_text(BRANCHES)
     done = subprocess.run([sys.executable, "-m", "adspec", "explain", str(src), "-head", "br(y a)/(x y a)",
-                           "--line", "7", "-b"], capture_output=True, text=True)
+                           "--line", "7", "-b"], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "A-record at line 7" in done.stdout and "✓ is_restored(y = y*a(i))" in done.stdout
 

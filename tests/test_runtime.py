@@ -228,7 +228,7 @@ def test_cuda_device_version_compiles_with_nvcc(tmp_path):
 def test_adspec_runtime_copies_the_files_out(tmp_path):
     """`adspec runtime -O DIR` writes the runtime into DIR, where it compiles and links."""
     result = subprocess.run([sys.executable, "-m", "adspec", "runtime", "-O", str(tmp_path / "rt")],
-                            capture_output=True, text=True, timeout=60)
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     copied = tmp_path / "rt"
     for name in ("adStack.h", "adStack.c", "adStack_cuda.cuh"):
@@ -243,7 +243,7 @@ def test_adspec_runtime_copies_the_files_out(tmp_path):
 def test_adspec_runtime_into_a_file_is_a_one_line_error(tmp_path):
     (tmp_path / "taken").write_text("")
     result = subprocess.run([sys.executable, "-m", "adspec", "runtime", "-O", str(tmp_path / "taken")],
-                            capture_output=True, text=True, timeout=60)
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert result.returncode == 1
     assert result.stderr.startswith(f"adspec: cannot write the runtime into {tmp_path / 'taken'}:"), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

@@ -172,7 +172,7 @@ def test_work_pointer_of_a_helper_passive_at_its_calls_is_refused(tmp_path):
     path = tmp_path / "g.c"
     path.write_text(source)
     run = subprocess.run([sys.executable, "-m", "adspec", "-d", "-head", "f(y)/(x)", str(path), "-O",
-                          str(tmp_path / "out")], capture_output=True, text=True)
+                          str(tmp_path / "out")], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode != 0 and f"{path}:2: a derivative pointer (wd)" in run.stderr, run.stderr
     assert not (tmp_path / "out" / "g_d.c").exists()
 
