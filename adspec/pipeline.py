@@ -60,6 +60,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     from .backends import unparse
     from .engine.program import build_program
     from .heads import parse_heads, resolve_heads
+    from .interfaces import with_derivative_interfaces
     from .rules.naming import Namer, program_names
     from .rules.adjoint import ADJOINT
     from .rules.adjoint.context import AdjointContext
@@ -121,9 +122,13 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         units = fortran_units(entries, ctx)
     else:
         units = c_units([u for _, us in entries for u in us], ctx)
+    derived_from = {u.kids[0]: proc.source_name for proc, us in entries for u in us if u.op == "procedure"}
     if mode == "vector":
         units = _vectorized(units, names, procedure_names, file_lang, ctx.filename, files)
         procedure_names = {k: names.vector_proc(k) for k in procedure_names}
+        derived_from = {names.vector_proc(o): o for o in derived_from.values()}
+    if file_lang == "fortran":
+        units = with_derivative_interfaces(units, derived_from)
     stem = os.path.splitext(os.path.basename(first.ann.get("filename", "out")))[0]
     ext = os.path.splitext(first.ann.get("filename", ""))[1] or (".f90" if file_lang == "fortran" else ".c")
     if out_lang == "cuda":
