@@ -238,6 +238,7 @@ def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
     else:
         units, global_ranks = vector_modules(units, derivatives, renamed, filename, names.vector_module, structures)
     types = TypeTable(files)
+    array_dummies = {p.kids[0]: _array_positions(p) for p in procedures if p.op == "procedure" and p.kids[0] in renamed}
 
     def vectorized(unit):
         if unit.op == "module":
@@ -245,8 +246,15 @@ def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
         if unit.op != "procedure":
             return unit
         return vectorize_procedure(unit, derivatives, renamed, filename, names.temp, lang, valued, global_ranks,
-                                   structures, types)
+                                   structures, types, array_dummies)
     return [vectorized(u) for u in units]
+
+
+def _array_positions(proc) -> frozenset:
+    """The positions of proc's dummies that are declared arrays."""
+    arrays = {x.kids[0] for d in proc.kids[6] if d.op in ("varDecl", "attrDecl") for x in d.kids[-1]
+              if isinstance(x, Node) and x.op == "declarator" and x.kids[1]}
+    return frozenset(k for k, param in enumerate(proc.kids[2]) if param in arrays)
 
 
 def _head_names(program, proc_name, zones) -> HeadNames:

@@ -126,6 +126,8 @@ PROGRAMS = [
                                                     ("n", I, (), 3)]),
     case("l03_read_over_active", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None), ("n", I, (), 1)]),
     case("l04_keyword_call", "f(y)/(x z)", [("x", R, (), None), ("z", R, (), None), ("y", R, (), None)]),
+    case("l06_sequence_association.f", "f(y s)/(x y s)", [("x", R, (4, 3), None), ("y", R, (4, 3), None),
+                                                           ("s", R, (), None), ("m", I, (), 4)]),
     case("l05_assumed_shape_interface", "f(y s)/(x y s)", [("x", R, (5,), None), ("y", R, (5,), None),
                                                            ("s", R, (), None), ("n", I, (), 5)]),
 ]

@@ -127,9 +127,10 @@ class CallHelpers:
             else:  # fig. 8: a dummy derivative, zero, for this call's passive actual
                 formal_sym = callee.scope.lookup(formal)
                 if formal_sym is not None and formal_sym.dims:  # a scalar zero (v(1)) would be written past
-                    self.unsupported(call, _PASSIVE_ARRAY)
-                out.append(self.dummy_zero(actual, before, call, formal_sym.type if formal_sym is not None else None,
-                                           stmt))
+                    out.append(self.dummy_zero_array(actual, before, call))
+                else:
+                    out.append(self.dummy_zero(actual, before, call,
+                                               formal_sym.type if formal_sym is not None else None, stmt))
         return tuple(before), tuple(out)
 
     def memory_actual(self, call: Node, index: int, callee, before: list, stmt: Node) -> Node:
@@ -242,6 +243,23 @@ class CallHelpers:
         self.extra_declarations.append((temp, zero.kids[1], ()))
         before.append(Node("assign", (Node("ident", (temp,)), zero), call.ann.discard("label")))
         return Node("ident", (temp,))
+
+
+    def dummy_zero_array(self, actual: Node, before: list, call: Node) -> Node:
+        """A zero derivative for a passive actual passed to an array dummy (Fortran): a zeroed
+        array shaped like the actual's whole array, passed as the actual is (dummyzerod for c,
+        dummyzerod(2) for c(2): the dummy may reach every element after it by sequence
+        association; dummyzerod(2:5) for c(2:5))."""
+        base = actual.kids[0] if actual.op == "arrayAccess" else actual
+        sym = self.symbol_of(base) if base.op == "ident" else None
+        if self.lang != "fortran" or sym is None or not sym.dims or sym.attrs & {"pointer", "allocatable"} \
+                or any(d.kids[1] is None or d.kids[1].op == "star" for d in sym.dims):
+            self.unsupported(call, _PASSIVE_ARRAY)
+        temp = Node("ident", (self.names.temp("dummyzerod", derivative=True),))
+        zero = self.zero_like(base)
+        self.extra_declarations.append((temp.kids[0], zero.kids[1], (), tuple(sym.dims)))
+        before.append(Node("assign", (temp, zero), call.ann.discard("label")))
+        return temp if actual.op == "ident" else Node("arrayAccess", (temp, actual.kids[1]))
 
 
 _PASSIVE_ARRAY = "a passive array passed where the callee expects a derivative"

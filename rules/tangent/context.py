@@ -32,7 +32,7 @@ class TangentContext(CallHelpers, Context):
         self.messages = []  # warnings for the .msg file: "file:line: message"
         self._warned = set()  # the same, to find one fast
         self._kinds = {}  # id(expression) -> (expression, procedure, kind_of)
-        self.extra_declarations = []  # (name, real kind or IL type, attributes) of the temporaries it needs
+        self.extra_declarations = []  # (name, real kind or IL type, attributes[, dims]) of the temporaries it needs
         self.pending = []  # derivative calls split out of the statement being differentiated
         self.replacements = {}  # id(call expression) -> the temporary holding its result
         self._active_commons = None
@@ -435,8 +435,8 @@ class TangentContext(CallHelpers, Context):
                                        f"caller knows,")
         body_d = Node("block", self.memory_argument_zeros(proc) + self.initial_zeros(name, decls) + body_d.kids)
         temps = tuple(Node("varDecl", (kind if isinstance(kind, Node) else Node("type", ("real", kind, None)), attrs,
-                                       (Node("declarator", (temp, None, None, 0)),)))
-                      for temp, kind, attrs in self.extra_declarations)
+                                       (Node("declarator", (temp, dims[0] if dims else None, None, 0)),)))
+                      for temp, kind, attrs, *dims in self.extra_declarations)
         if kind == "function" and not is_void(rtype) and self.lang != "fortran":
             # C (fig. 8): F_D returns the derivative; the value goes out through a last pointer argument
             result_name = self.c_result_name(proc)

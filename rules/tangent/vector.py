@@ -112,13 +112,15 @@ def vector_modules(units: list, derivatives: frozenset, renamed: dict, filename:
 
 def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filename: str, temp,
                         lang: str = "fortran", valued: dict | None = None, file_scope: dict | None = None,
-                        structures: StructureTypes | None = None, types: TypeTable | None = None) -> Node:
+                        structures: StructureTypes | None = None, types: TypeTable | None = None,
+                        array_dummies: dict | None = None) -> Node:
     """F_D -> F_DV. derivatives: the names of the derivative variables of proc; names:
     differentiated procedure name (_d) -> its vector name (_dv); temp(base): a fresh
     variable name (the partials computed once outside the direction loops, C's derivative
     results); valued: the differentiated functions with a value -> its type; file_scope: the
     ranks of the global derivatives (C file scope, Fortran modules); structures: the
-    structure types of the derivatives; types: the program's own structure types."""
+    structure types of the derivatives; types: the program's own structure types;
+    array_dummies: differentiated procedure name -> the positions of its array dummies."""
     name, kind, params, result, rtype, attrs, decls, body, contains = proc.kids
     layout = (_CLayout if lang == "c" else _FortranLayout)(filename, structures)
     arrays: dict = dict(file_scope or {})  # derivative variable -> its rank in F_D
@@ -137,6 +139,7 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
     layout.reached_by_name_only(decls, body, types)
     hoist = _Hoister(_variable_types(decls, body), arrays, temp, types)
     vector = _Vectorizer(layout, derivatives, arrays, names, hoist, temp, valued or {}, derivative_result)
+    vector.array_dummies = array_dummies or {}
     vector.dims = {x.kids[0]: x.kids[1] for d in decls if d.op in ("varDecl", "attrDecl") for x in d.kids[-1]
                    if isinstance(x, Node) and x.op == "declarator" and x.kids[1]}
     body_v = vector.block(body)
@@ -163,6 +166,7 @@ class _Vectorizer:
         self.dropped: list = []  # declarations of the derivatives of values a call statement drops
         self.masking = 0  # inside a FORALL or WHERE
         self.dims: dict = {}  # the procedure's arrays -> their dimensions
+        self.array_dummies: dict = {}  # differentiated procedure -> the positions of its array dummies
 
     def block(self, block: Node) -> Node:
         out, run, between = [], [], []  # between: the original assignments that follow the run
@@ -322,7 +326,8 @@ class _Vectorizer:
             if a.op == "fieldAccess" and self.rank_of(a) is not None and self.sectioned(a.kids[0]):
                 self.layout.refuse(stmt, "vector mode for a component of an array of derivative structures "
                                       "as an argument")
-        whole = tuple(self.layout.whole(a, self.rank_of) for a in args)
+        arrays = self.array_dummies.get(name, ())
+        whole = tuple(self.layout.whole(a, self.rank_of, k in arrays) for k, a in enumerate(args))
         if name in self.valued and not value_kept:  # C: F_DV needs somewhere to put the derivatives
             dropped = self.temp(name.rsplit("_", 1)[0] + "d")
             self.dropped.append(self.layout.directions_of(dropped, self.valued[name], {}))
@@ -503,11 +508,14 @@ class _FortranLayout:
             return mk("arrayAccess", _leaf(node.kids[0], indexed), (direction,) + indexed(node.kids[1]))
         return None
 
-    def whole(self, arg: Node, rank_of) -> Node:
+    def whole(self, arg: Node, rank_of, to_array: bool = False) -> Node:
         """A derivative actual argument with all its directions: xd, td%x, a structure td, or
-        ad(:, i) for ad(i)."""
+        ad(:, i) for ad(i); ad(1, i) for ad(i) passed to an array dummy (sequence association:
+        the elements from ad(i) on, with the directions of each)."""
         if arg.op == "arrayAccess" and rank_of(arg.kids[0]) is not None:
-            return mk("arrayAccess", arg.kids[0], (mk("arrayTriplet", None, None, None),) + tuple(arg.kids[1]))
+            first = mk("intCst", 1, None) if to_array and not any(
+                i.op == "arrayTriplet" for i in arg.kids[1]) else mk("arrayTriplet", None, None, None)
+            return mk("arrayAccess", arg.kids[0], (first,) + tuple(arg.kids[1]))
         return arg
 
 
@@ -635,7 +643,7 @@ class _CLayout(_FortranLayout):
             self.refuse(node, f"vector mode for a whole derivative array {_root(node)} in a statement")
         return None
 
-    def whole(self, arg: Node, rank_of) -> Node:
+    def whole(self, arg: Node, rank_of, to_array: bool = False) -> Node:
         """xd, xd + k, &xd[k], &td, td (a by-value derivative), sd, &sd, sd.x all pass every
         direction as they are."""
         return arg
