@@ -58,6 +58,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     from .analyses.facts import Facts
     from .analyses.inout import in_out
     from .backends import unparse
+    from .backends.labels import without_unused_labels
     from .engine.program import build_program
     from .heads import parse_heads, resolve_heads
     from .interfaces import with_derivative_interfaces
@@ -119,7 +120,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         derivations[differentiated.kids[0]] = derivation
         procedure_names[proc.source_name] = differentiated.kids[0]
     if file_lang == "fortran":
-        units = fortran_units(entries, ctx)
+        units = fortran_units(_nested_internal_procedures(entries, ctx.filename), ctx)
     else:
         units = c_units([u for _, us in entries for u in us], ctx)
     derived_from = {u.kids[0]: proc.source_name for proc, us in entries for u in us if u.op == "procedure"}
@@ -128,7 +129,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         procedure_names = {k: names.vector_proc(k) for k in procedure_names}
         derived_from = {names.vector_proc(o): o for o in derived_from.values()}
     if file_lang == "fortran":
-        units = with_derivative_interfaces(units, derived_from)
+        units = [without_unused_labels(u) for u in with_derivative_interfaces(units, derived_from)]
     stem = os.path.splitext(os.path.basename(first.ann.get("filename", "out")))[0]
     ext = os.path.splitext(first.ann.get("filename", ""))[1] or (".f90" if file_lang == "fortran" else ".c")
     if out_lang == "cuda":
@@ -224,7 +225,7 @@ def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
     """F_D -> F_DV for every differentiated procedure (paper 4.7), Fortran's m_diff -> m_diffv,
     the derivative types T_diff widened."""
     from .rules.tangent.structures import TypeTable, structure_types
-    from .rules.tangent.vector import vector_modules, vectorize_procedure, widen_file_scope
+    from .rules.tangent.vector import derivative_ranks, vector_modules, vectorize_procedure, widen_file_scope
     from .rules.tangent.types import is_void
     renamed = {d: names.vector_proc(original) for original, d in procedure_names.items()}
     derivatives = names.derivative_names()
@@ -245,8 +246,16 @@ def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
             return unit.with_kids(unit.kids[0], unit.kids[1], tuple(vectorized(p) for p in unit.kids[2]))
         if unit.op != "procedure":
             return unit
-        return vectorize_procedure(unit, derivatives, renamed, filename, names.temp, lang, valued, global_ranks,
-                                   structures, types, array_dummies)
+        outer = vectorize_procedure(unit, derivatives, renamed, filename, names.temp, lang, valued, global_ranks,
+                                    structures, types, array_dummies)
+        if not any(c.op == "procedure" and c.kids[0] in renamed for c in unit.kids[8]):
+            return outer
+        # the derivatives of internal procedures: the host's derivatives are theirs too
+        reached = {**global_ranks, **derivative_ranks(unit.kids[6], derivatives, filename, structures)}
+        return outer.replace(contains=tuple(
+            vectorize_procedure(c, derivatives, renamed, filename, names.temp, lang, valued, reached, structures,
+                                types, array_dummies) if c.op == "procedure" and c.kids[0] in renamed else c
+            for c in unit.kids[8]))
     return [vectorized(u) for u in units]
 
 
@@ -255,6 +264,38 @@ def _array_positions(proc) -> frozenset:
     arrays = {x.kids[0] for d in proc.kids[6] if d.op in ("varDecl", "attrDecl") for x in d.kids[-1]
               if isinstance(x, Node) and x.op == "declarator" and x.kids[1]}
     return frozenset(k for k, param in enumerate(proc.kids[2]) if param in arrays)
+
+
+def _nested_internal_procedures(entries, filename: str) -> list:
+    """Fortran: the derivatives of internal procedures go in the CONTAINS of their host's
+    derivative, after the host's own internal procedures (which derivative code may still
+    call), where they reach the host's variables and derivatives by host association."""
+    inner: dict = {}
+    for proc, units in entries:
+        if proc.host is not None:
+            inner.setdefault(proc.host.name, []).extend(units)
+    hosts = {proc.name for proc, _ in entries}
+    for proc, _ in entries:
+        if proc.host is not None and proc.host.name not in hosts:
+            raise UnsupportedError(f"differentiating the internal procedure {proc.source_name} of "
+                                   f"{proc.host.source_name}, which is not differentiated, is not supported yet",
+                                   filename, proc.node.line)
+    return [(proc, [u.replace(contains=_called_internal(proc.node.kids[8], (u,) + tuple(inner[proc.name]))
+                                       + tuple(inner[proc.name]))
+                    if u.op == "procedure" and proc.name in inner else u for u in units])
+            for proc, units in entries if proc.host is None]
+
+
+def _called_internal(originals, code) -> tuple:
+    """The original internal procedures that code calls, directly or through one another."""
+    by_name = {p.kids[0]: p for p in originals if p.op == "procedure"}
+    kept, wanted = set(), [code]
+    while wanted:
+        for node in walk(wanted.pop()):
+            if node.op == "call" and node.kids[0] in by_name and node.kids[0] not in kept:
+                kept.add(node.kids[0])
+                wanted.append(by_name[node.kids[0]].kids[7])
+    return tuple(p for p in originals if p.op == "procedure" and p.kids[0] in kept)
 
 
 def _head_names(program, proc_name, zones) -> HeadNames:

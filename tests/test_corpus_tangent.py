@@ -104,15 +104,10 @@ REFUSED = {
     # silently wrong before: `b.i ^= sign bit` flips the sign of b.d, which bd.i = 0 did not follow
     **{("c22_union_bits.c", m): "the derivative of a union (dbits) whose members of other types share its storage"
        for m in ("tangent", "vector")},
-    **{("f05_internal_procs.f90", m): "differentiating a procedure with internal procedures"
-       for m in ("tangent", "vector")},
     **{("f18_reductions.f90", m): "the derivative of an array constructor with a passive item that may be an array"
-       for m in ("tangent", "vector")},
-    **{("f13_recursion.f90", m): "differentiating a procedure with internal procedures"
        for m in ("tangent", "vector")},
     **{("f19_module_only.f90", m): "an active array expression as an actual argument"
        for m in ("tangent", "vector")},
-    **{("f20_implicit_f77.f", m): "an active variable of a host procedure (fac)" for m in ("tangent", "vector")},
     **{("f27_use_rename.f90", m): "an active call of the external function link_energy"
        for m in ("tangent", "vector")},
     **{("f28_optional_kw.f90", m): "a call with optional arguments left out" for m in ("tangent", "vector")},

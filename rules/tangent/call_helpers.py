@@ -28,8 +28,9 @@ class CallHelpers:
         self.extra_declarations.extend(((temp, typ, ()), (temp_d, typ_d, ())))
         function_d = self.names.proc(callee.source_name)
         external = (function_d, typ_d, ("external",))
-        in_module = callee.scope.parent is not None and callee.scope.parent.kind == "module"  # USEd, not EXTERNAL
-        if self.lang == "fortran" and not in_module and external not in self.extra_declarations:
+        # a module's or host's procedure has an explicit interface: no EXTERNAL
+        explicit = callee.scope.parent is not None and callee.scope.parent.kind in ("module", "procedure")
+        if self.lang == "fortran" and not explicit and external not in self.extra_declarations:
             self.extra_declarations.append(external)
         before, actuals = self.call_arguments(call, stmt)
         self.pending.extend(before)

@@ -412,7 +412,7 @@ class TangentContext(CallHelpers, Context):
 
     def _assembled_procedure(self, proc: Node, body_d: Node) -> Node:
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
-        if contains:
+        if contains and self.lang != "fortran":
             self.unsupported(proc, "differentiating a procedure with internal procedures")
         diff_names = self.facts.diff_variables(name)
         declared = {d.kids[0] for decl in proc.kids[6] + tuple(walk_statements(proc.kids[7]))
@@ -422,9 +422,13 @@ class TangentContext(CallHelpers, Context):
             sym = scope.lookup(other)
             if sym is None or sym.kind != "variable":
                 continue
+            if scope.owner_of(other)[0] is scope:  # implicitly typed: its derivative is declared
+                self.extra_declarations.append((self.names.var(other), sym.type, ()))
+                continue
             owner, remote = global_owner(scope, other)
             if owner is None:
-                self.unsupported(proc, f"an active variable of a host procedure ({other})")
+                self._host_derivative(proc, other)
+                continue
             if remote != other:
                 self.unsupported(proc, f"an active module variable renamed by USE ({other} => {remote})")
         args = differentiated_arguments(params, lambda f: self.facts.is_diff_formal_arg(name, f), self.names.var)
@@ -466,6 +470,15 @@ class TangentContext(CallHelpers, Context):
         decls_d = self.derivative_declarations(decls, diff_names) + temps
         return Node("procedure", (self.names.proc(name), kind, args, result, rtype, attrs, decls_d, body_d, ()),
                     proc.ann)
+
+    def _host_derivative(self, proc: Node, variable: str):
+        """An internal procedure's active host variable: its derivative is the host's, which
+        the differentiated internal procedure reaches by host association (the pipeline puts
+        it in the contains of the host's derivative); refused when the host has none."""
+        host = self.procedure.host
+        if host is None or variable not in self.facts.diff_variables(host.name):
+            self.unsupported(proc, f"an active variable of a host procedure ({variable}) that has no derivative "
+                                   f"in the host")
 
     def active_commons(self) -> dict:
         """{COMMON block: its derivative block /c_d/} for the blocks with a variable that has

@@ -79,6 +79,15 @@ def widen_file_scope(units: list, derivatives: frozenset, filename: str, structu
     return [layout.widened(u, derivatives, ranks) if u.op in ("varDecl", "typeDef") else u for u in units], ranks
 
 
+def derivative_ranks(decls, derivatives: frozenset, filename: str, structures=None) -> dict:
+    """Fortran: the ranks in F_D of the derivatives that decls declare (a host's, which its
+    internal procedures reach by host association)."""
+    layout, ranks = _FortranLayout(filename, structures), {}
+    for decl in decls:
+        layout.widened(decl, derivatives, ranks)
+    return ranks
+
+
 def vector_modules(units: list, derivatives: frozenset, renamed: dict, filename: str, module_name,
                    structures=None) -> tuple:
     """Fortran: (units with each tangent module m_diff made m_diffv: its derivatives and T_diff
