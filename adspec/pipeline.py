@@ -120,7 +120,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         derivations[differentiated.kids[0]] = derivation
         procedure_names[proc.source_name] = differentiated.kids[0]
     if file_lang == "fortran":
-        units = fortran_units(_nested_internal_procedures(entries, ctx.filename), ctx)
+        units = fortran_units(_nested_internal_procedures(_called_from_heads(entries, heads), ctx.filename), ctx)
     else:
         units = c_units([u for _, us in entries for u in us], ctx)
     derived_from = {u.kids[0]: proc.source_name for proc, us in entries for u in us if u.op == "procedure"}
@@ -225,7 +225,7 @@ def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
     """F_D -> F_DV for every differentiated procedure (paper 4.7), Fortran's m_diff -> m_diffv,
     the derivative types T_diff widened."""
     from .rules.tangent.structures import TypeTable, structure_types
-    from .rules.tangent.vector import derivative_ranks, vector_modules, vectorize_procedure, widen_file_scope
+    from .rules.tangent.vector import Dummies, derivative_ranks, vector_modules, vectorize_procedure, widen_file_scope
     from .rules.tangent.types import is_void
     renamed = {d: names.vector_proc(original) for original, d in procedure_names.items()}
     derivatives = names.derivative_names()
@@ -239,7 +239,8 @@ def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
     else:
         units, global_ranks = vector_modules(units, derivatives, renamed, filename, names.vector_module, structures)
     types = TypeTable(files)
-    array_dummies = {p.kids[0]: _array_positions(p) for p in procedures if p.op == "procedure" and p.kids[0] in renamed}
+    dummies = {p.kids[0]: Dummies(_array_positions(p), len(p.kids[2]), p.kids[3]) for p in procedures
+               if p.op == "procedure" and p.kids[0] in renamed}
 
     def vectorized(unit):
         if unit.op == "module":
@@ -247,14 +248,14 @@ def _vectorized(units, names, procedure_names, lang, filename, files) -> list:
         if unit.op != "procedure":
             return unit
         outer = vectorize_procedure(unit, derivatives, renamed, filename, names.temp, lang, valued, global_ranks,
-                                    structures, types, array_dummies)
+                                    structures, types, dummies)
         if not any(c.op == "procedure" and c.kids[0] in renamed for c in unit.kids[8]):
             return outer
         # the derivatives of internal procedures: the host's derivatives are theirs too
         reached = {**global_ranks, **derivative_ranks(unit.kids[6], derivatives, filename, structures)}
         return outer.replace(contains=tuple(
             vectorize_procedure(c, derivatives, renamed, filename, names.temp, lang, valued, reached, structures,
-                                types, array_dummies) if c.op == "procedure" and c.kids[0] in renamed else c
+                                types, dummies) if c.op == "procedure" and c.kids[0] in renamed else c
             for c in unit.kids[8]))
     return [vectorized(u) for u in units]
 
@@ -264,6 +265,22 @@ def _array_positions(proc) -> frozenset:
     arrays = {x.kids[0] for d in proc.kids[6] if d.op in ("varDecl", "attrDecl") for x in d.kids[-1]
               if isinstance(x, Node) and x.op == "declarator" and x.kids[1]}
     return frozenset(k for k, param in enumerate(proc.kids[2]) if param in arrays)
+
+
+def _called_from_heads(entries, heads) -> list:
+    """Fortran: the entries of the heads and of the procedures their derivatives call, directly
+    or not. A procedure can be differentiated for nothing: its derivative result useless at
+    every call, each call is to the original (its derivative would only warn, unused)."""
+    by_name = {u.kids[0]: k for k, (_, us) in enumerate(entries) for u in us if u.op == "procedure"}
+    wanted = [k for k, (proc, _) in enumerate(entries) if proc.name in heads]
+    kept = set(wanted)
+    while wanted:
+        for node in walk(tuple(entries[wanted.pop()][1])):
+            k = by_name.get(node.kids[0]) if node.op == "call" else None
+            if k is not None and k not in kept:
+                kept.add(k)
+                wanted.append(k)
+    return [entry for k, entry in enumerate(entries) if k in kept]
 
 
 def _nested_internal_procedures(entries, filename: str) -> list:

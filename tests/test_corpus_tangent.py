@@ -110,9 +110,13 @@ REFUSED = {
        for m in ("tangent", "vector")},
     **{("f27_use_rename.f90", m): "an active call of the external function link_energy"
        for m in ("tangent", "vector")},
-    **{("f28_optional_kw.f90", m): "a call with optional arguments left out" for m in ("tangent", "vector")},
 }
 
+
+# programs whose run passes through a non-differentiable point where it does not matter: the
+# interpreter's complex step refuses them, central differences check them
+AT_A_KINK = {"f28_optional_kw.f90": "Newton's iteration reaches f = 0 exactly, and abs(f) < eps compares abs "
+                                    "at its kink"}
 
 # (program, mode) -> a fault still open, owned elsewhere or left for later: the test fails
 # until it is fixed (strict xfail), then the entry must go
@@ -181,6 +185,9 @@ def test_corpus_tangent(name, tmp_path_factory):
     assert not runs.warnings, runs.compiler_messages
     assert errors["interpreter"] <= SAME_CODE_TOLERANCE, report
     assert errors["primal"] <= SAME_CODE_TOLERANCE, report
+    if name in AT_A_KINK:  # central differences instead, at the tolerance of the compiled tier
+        assert errors["complex step skipped"] and errors["central differences"] <= 1e-6, report
+        return
     assert "complex step skipped" not in errors, report
     assert errors["complex step"] <= COMPLEX_STEP_TOLERANCE, report
     assert runs.checks == "", f"{name}: {runs.checks}\n{case.result.text}"

@@ -129,6 +129,7 @@ PROGRAMS = [
     case("l06_sequence_association.f", "f(y s)/(x y s)", [("x", R, (4, 3), None), ("y", R, (4, 3), None),
                                                            ("s", R, (), None), ("m", I, (), 4)]),
     case("l07_internal_host", "f(y)/(x)", [("x", R, (5,), None), ("y", R, (), None), ("n", I, (), 5)]),
+    case("l08_optional_arguments", "f(y)/(x)", [("x", R, (), None), ("y", R, (), None)]),
     case("l05_assumed_shape_interface", "f(y s)/(x y s)", [("x", R, (5,), None), ("y", R, (5,), None),
                                                            ("s", R, (), None), ("n", I, (), 5)]),
 ]

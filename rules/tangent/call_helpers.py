@@ -35,6 +35,8 @@ class CallHelpers:
         before, actuals = self.call_arguments(call, stmt)
         self.pending.extend(before)
         result_arg = Node("ident", (temp,)) if self.lang == "fortran" else Node("address", (Node("ident", (temp,)),))
+        if None in _in_dummy_order(callee, call.kids[1]):  # after an optional argument left out: by keyword
+            result_arg = Node("namedArg", (callee.node.kids[3] or callee.source_name, result_arg))
         self.pending.append(Node("assign", (Node("ident", (temp_d,)), Node("call", (function_d, actuals + (result_arg,)))),
                                  self.derivative_ann(stmt)))
         self.replacements[id(call)] = Node("ident", (temp,))
@@ -103,36 +105,48 @@ class CallHelpers:
         except KeyError:
             return self.external_call_arguments(call, stmt)
         by_formal = _in_dummy_order(callee, actuals)
-        if len(by_formal) != len(callee.formals):
-            self.unsupported(call, "a call with optional arguments left out")
-        before, out = [], []
-        for formal, (index, actual) in zip(callee.formals, by_formal):
-            out.append(actual)
-            if not self.facts.is_diff_formal_arg(callee.name, formal):
+        before, out, keyword = [], [], False
+        for formal, given in zip(callee.formals, by_formal):
+            if given is None:  # an OPTIONAL argument left out: its derivative too, and what follows goes by keyword
+                if not _is_optional(callee, formal):
+                    self.unsupported(call, f"a call that leaves out argument {formal} of {name}, which is not OPTIONAL,")
+                keyword = True
                 continue
-            if self.facts.actual_is_active(call, index):
-                if actual.op in ("ident", "arrayAccess", "fieldAccess", "address", "deref"):
-                    derived, _ = self.ruleset.apply("ref", actual, self)
-                    out.append(derived)
-                    before.extend(self.zero_fields(actual, derived, self.facts.zero_fields_before_call(call, index),
-                                                   self.derivative_ann(stmt)))
-                else:  # an expression: its value and its derivative go through temporaries
-                    out[-1], derived = self.expression_argument(actual, callee, formal, before, stmt)
-                    out.append(derived)
-            elif formal in self.facts.memory_formals(callee.name):
-                out.append(self.memory_actual(call, index, callee, before, stmt))
-            elif self.lang == "c" and _is_pointer_formal(callee, formal):
-                self.unsupported(call, f"a pointer argument ({index + 1} of {name}) that is passive or not "
-                                       f"recognised as an access path, where {self.names.proc(name)} expects a "
-                                       f"derivative pointer,")
-            else:  # fig. 8: a dummy derivative, zero, for this call's passive actual
-                formal_sym = callee.scope.lookup(formal)
-                if formal_sym is not None and formal_sym.dims:  # a scalar zero (v(1)) would be written past
-                    out.append(self.dummy_zero_array(actual, before, call))
-                else:
-                    out.append(self.dummy_zero(actual, before, call,
-                                               formal_sym.type if formal_sym is not None else None, stmt))
+            start = len(out)
+            self._append_argument(callee, formal, given, call, stmt, before, out)
+            if keyword:  # after an argument left out, the value and derivative go by keyword
+                out[start:] = [Node("namedArg", (n, a)) for n, a in zip((formal, self.names.var(formal)), out[start:])]
         return tuple(before), tuple(out)
+
+    def _append_argument(self, callee, formal: str, given: tuple, call: Node, stmt: Node, before: list, out: list):
+        """Appends to out the actual of formal and, when the callee takes one, its derivative."""
+        name = callee.source_name
+        index, actual = given
+        out.append(actual)
+        if not self.facts.is_diff_formal_arg(callee.name, formal):
+            return
+        if self.facts.actual_is_active(call, index):
+            if actual.op in ("ident", "arrayAccess", "fieldAccess", "address", "deref"):
+                derived, _ = self.ruleset.apply("ref", actual, self)
+                out.append(derived)
+                before.extend(self.zero_fields(actual, derived, self.facts.zero_fields_before_call(call, index),
+                                               self.derivative_ann(stmt)))
+            else:  # an expression: its value and its derivative go through temporaries
+                out[-1], derived = self.expression_argument(actual, callee, formal, before, stmt)
+                out.append(derived)
+        elif formal in self.facts.memory_formals(callee.name):
+            out.append(self.memory_actual(call, index, callee, before, stmt))
+        elif self.lang == "c" and _is_pointer_formal(callee, formal):
+            self.unsupported(call, f"a pointer argument ({index + 1} of {name}) that is passive or not "
+                                   f"recognised as an access path, where {self.names.proc(name)} expects a "
+                                   f"derivative pointer,")
+        else:  # fig. 8: a dummy derivative, zero, for this call's passive actual
+            formal_sym = callee.scope.lookup(formal)
+            if formal_sym is not None and formal_sym.dims:  # a scalar zero (v(1)) would be written past
+                out.append(self.dummy_zero_array(actual, before, call))
+            else:
+                out.append(self.dummy_zero(actual, before, call,
+                                           formal_sym.type if formal_sym is not None else None, stmt))
 
     def memory_actual(self, call: Node, index: int, callee, before: list, stmt: Node) -> Node:
         """The derivative memory of a passive actual passed to a memory formal of the callee
@@ -282,9 +296,9 @@ def _in_dummy_order(callee, actuals: tuple) -> list:
             found[callee.formals.index(actual.kids[0])] = (index, actual.kids[1])
         else:
             found[index] = (index, actual)
-    out = []
-    for position in range(len(callee.formals)):
-        if position not in found:
-            break
-        out.append(found[position])
-    return out
+    return [found.get(position) for position in range(len(callee.formals))]
+
+
+def _is_optional(callee, formal: str) -> bool:
+    sym = callee.scope.lookup(formal)
+    return sym is not None and "optional" in sym.attrs

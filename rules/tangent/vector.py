@@ -54,6 +54,7 @@ derivation of each statement is the tangent's (explain shows it).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...engine.errors import UnsupportedError
 from ...engine.il import Node, mk, walk
@@ -119,17 +120,24 @@ def vector_modules(units: list, derivatives: frozenset, renamed: dict, filename:
     return [unit(u) for u in units], ranks
 
 
+class Dummies(NamedTuple):
+    """What a call of a differentiated procedure needs to know of its dummies."""
+    arrays: frozenset   # the positions of the array dummies
+    count: int          # how many dummies
+    result: str | None  # a Fortran function's result variable (its derivative, in F_D)
+
+
 def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filename: str, temp,
                         lang: str = "fortran", valued: dict | None = None, file_scope: dict | None = None,
                         structures: StructureTypes | None = None, types: TypeTable | None = None,
-                        array_dummies: dict | None = None) -> Node:
+                        dummies: dict | None = None) -> Node:
     """F_D -> F_DV. derivatives: the names of the derivative variables of proc; names:
     differentiated procedure name (_d) -> its vector name (_dv); temp(base): a fresh
     variable name (the partials computed once outside the direction loops, C's derivative
     results); valued: the differentiated functions with a value -> its type; file_scope: the
     ranks of the global derivatives (C file scope, Fortran modules); structures: the
     structure types of the derivatives; types: the program's own structure types;
-    array_dummies: differentiated procedure name -> the positions of its array dummies."""
+    dummies: differentiated procedure name -> its Dummies."""
     name, kind, params, result, rtype, attrs, decls, body, contains = proc.kids
     layout = (_CLayout if lang == "c" else _FortranLayout)(filename, structures)
     arrays: dict = dict(file_scope or {})  # derivative variable -> its rank in F_D
@@ -148,7 +156,7 @@ def vectorize_procedure(proc: Node, derivatives: frozenset, names: dict, filenam
     layout.reached_by_name_only(decls, body, types)
     hoist = _Hoister(_variable_types(decls, body), arrays, temp, types)
     vector = _Vectorizer(layout, derivatives, arrays, names, hoist, temp, valued or {}, derivative_result)
-    vector.array_dummies = array_dummies or {}
+    vector.dummies = dummies or {}
     vector.dims = {x.kids[0]: x.kids[1] for d in decls if d.op in ("varDecl", "attrDecl") for x in d.kids[-1]
                    if isinstance(x, Node) and x.op == "declarator" and x.kids[1]}
     body_v = vector.block(body)
@@ -175,7 +183,7 @@ class _Vectorizer:
         self.dropped: list = []  # declarations of the derivatives of values a call statement drops
         self.masking = 0  # inside a FORALL or WHERE
         self.dims: dict = {}  # the procedure's arrays -> their dimensions
-        self.array_dummies: dict = {}  # differentiated procedure -> the positions of its array dummies
+        self.dummies: dict = {}  # differentiated procedure -> its Dummies
 
     def block(self, block: Node) -> Node:
         out, run, between = [], [], []  # between: the original assignments that follow the run
@@ -232,6 +240,8 @@ class _Vectorizer:
                 flush()
                 callee, args = stmt.kids[1].kids
                 value = self.layout.reference(stmt.kids[0], self.valued.get(callee))
+                if any(a.op == "namedArg" for a in args):  # optional arguments left out: by keyword
+                    value = mk("namedArg", self.dummies[callee].result, value)
                 out.append(self.call(Node("call", (callee, args + (value,)), stmt.ann), value_kept=True))
             elif stmt.ann.get("derivative") or self.writes_derivative(stmt):
                 if stmt.op == "call":
@@ -335,13 +345,16 @@ class _Vectorizer:
             if a.op == "fieldAccess" and self.rank_of(a) is not None and self.sectioned(a.kids[0]):
                 self.layout.refuse(stmt, "vector mode for a component of an array of derivative structures "
                                       "as an argument")
-        arrays = self.array_dummies.get(name, ())
+        arrays, count, _ = self.dummies.get(name, ((), len(args), None))
         whole = tuple(self.layout.whole(a, self.rank_of, k in arrays) for k, a in enumerate(args))
         if name in self.valued and not value_kept:  # C: F_DV needs somewhere to put the derivatives
             dropped = self.temp(name.rsplit("_", 1)[0] + "d")
             self.dropped.append(self.layout.directions_of(dropped, self.valued[name], {}))
             whole += (self.layout.reference(mk("ident", dropped), self.valued[name]),)
-        return Node("call", (self.names[name], whole + (mk("ident", NBDIRS),)), stmt.ann)
+        directions = mk("ident", NBDIRS)
+        if len(args) < count:  # optional arguments left out: the ones after them go by keyword
+            directions = mk("namedArg", NBDIRS, directions)
+        return Node("call", (self.names[name], whole + (directions,)), stmt.ann)
 
     def indexed(self, node):
         """Every reference to a derivative variable, for direction nd."""
