@@ -54,7 +54,7 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     diff_dep = phase("Diff-dep", lambda: dependencies(program, differentiable=True, order=order))
     act = phase("activity", lambda: naive_activity(program) if "activity" in nooptim
                 else activity(program, heads, diff_dep, order))
-    uses = DerivativeUses(program, act)
+    uses = DerivativeUses(program, act, inout)
     live = phase("Diff-live", lambda: diff_liveness(program, dep, uses, inout, order,
                                                      everything_live="diffliveness" in nooptim))
     tbr_solution = adj = snaps = None

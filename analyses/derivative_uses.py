@@ -35,8 +35,8 @@ _ITEM_LISTS = frozenset(("arrayConstructor", "impliedDo"))  # their first child 
 
 
 class DerivativeUses:
-    def __init__(self, program, activity):
-        self.program, self.activity = program, activity
+    def __init__(self, program, activity, inout=None):
+        self.program, self.activity, self.inout = program, activity, inout
         self._cache: dict[int, int] = {}
 
     def has_derivative(self, proc, instr) -> bool:
@@ -53,15 +53,24 @@ class DerivativeUses:
     def call_zones(self, proc, instr) -> int:
         """The caller zones a call passes to its callee, as arguments or globals: the values
         of the actual arguments (the memory of reference actuals) and, for a callee in the
-        source, the global zones it shares with the caller. Only differentiable zones."""
+        source, the global zones it shares with the caller and reads or writes (itself or
+        through its callees: a COMMON block it declares but does not touch is not passed).
+        Only differentiable zones."""
         zones = proc.zones
         site = self.program.call_sites.get(id(instr))
         passed = 0
         if site is not None:
-            passed = site.to_caller(visible_zones(site.callee))
+            passed = site.to_caller(self._passed_to(site.callee))
         for arg in call_arguments(instr):
             passed |= self._actual_zones(proc, arg)
         return passed & zones.differentiable_mask
+
+    def _passed_to(self, callee) -> int:
+        visible = visible_zones(callee)
+        summary = self.inout.summary(callee) if self.inout is not None else None
+        if summary is not None:
+            visible &= ~callee.zones.caller_globals_mask | summary[0] | summary[1]
+        return visible
 
     def _actual_zones(self, proc, arg) -> int:
         value = arg.kids[1] if arg.op == "namedArg" else arg

@@ -121,9 +121,6 @@ AT_A_KINK = {"f28_optional_kw.f90": "Newton's iteration reaches f = 0 exactly, a
 # (program, mode) -> a fault still open, owned elsewhere or left for later: the test fails
 # until it is fixed (strict xfail), then the entry must go
 KNOWN_FAULTS = {
-    ("f08_common_f77.f", "tangent"): "its F_DV fails: see vector",
-    ("f08_common_f77.f", "vector"): "bump_dv(nbdirs) has no derivative work and does not use nbdirs "
-                                    "(gfortran -Wall: unused dummy argument)",
 }
 
 
