@@ -432,6 +432,10 @@ class Facts:
             names |= {name for name, loc in proc.zones.vars.items() if loc.fortran_pointer
                       and _ref_zones(proc, Node("ident", (name,))) & anywhere}
             names |= _pointers_to_active_memory(proc.zones, anywhere)
+            # and a pointer formal whose pointee's pointer fields point to active memory (*m->data)
+            names |= {base for z in proc.zones.zones if z.kind == "pointee" and (anywhere >> z.index) & 1
+                      for base in [z.name.lstrip("*").split("->")[0]]
+                      if base in proc.zones.vars and proc.zones.vars[base].pointer}
             # and a C pointer whose pointee's fields have (not through a pointer field: another issue)
             names |= {z.name.split("->")[0] for z in proc.zones.zones
                       if z.name.count("->") == 1 and not z.name.startswith("*") and (anywhere >> z.index) & 1
@@ -757,8 +761,12 @@ def _pointers_to_active_memory(zones, active: int) -> set:
     array, a formal's pointee): they get a derivative pointer, moved with them (4.2)."""
     out = set()
     for name, loc in zones.vars.items():
-        if not loc.pointer or loc.zone is None or zones.zones[loc.zone].kind not in ("local", "temp"):
-            continue
-        if any(t.all & active for t in zones.pts.get(loc.zone, ())):
+        leaves = [leaf for leaf in loc.pointer_leaves() if leaf.zone is not None]
+        if not leaves or zones.zones[leaves[0].zone].kind not in ("local", "temp"):
+            continue   # a local pointer, or a local structure with pointer fields (Matrix a; a.data)
+        targets = [t for leaf in leaves for t in zones.pts.get(leaf.zone, ())]
+        if not loc.pointer and not all(zones.zones[z].kind == "heap" for t in targets for z in zones_of(t.all)):
+            continue   # a pointer field set to other memory than allocated blocks: not yet (refused)
+        if any(t.all & active for t in targets):
             out.add(name)
     return out

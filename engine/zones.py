@@ -29,7 +29,9 @@ Implementation choices (beyond the interface):
 - A global C pointer (or Fortran module pointer) gets a global pointee zone `*g`: what it points
   to when set outside the procedure; assignments `g = &v` inside a procedure add v.
 - A pointer whose value comes from an unknown function call may point to every pointee and heap
-  zone of the procedure (and the `&`-taken variables).
+  zone of the procedure (and the `&`-taken variables); from a call to a procedure returning a
+  pointer to a structure type, to those of that type, or to a heap zone of the call site (memory
+  the callee allocated). A field access skips targets of another structure type.
 - Points-to is intraprocedural: a callee setting a pointer through `&p` is not seen.
 - Zone of a pointer: type `pointerType(T)` (not differentiable). Named constants (Fortran
   PARAMETER) and procedure names have no zone: they read as nothing.
@@ -85,7 +87,7 @@ class Loc:
     fragments) or a structure (fields). A pointer leaf's zone holds the pointer value; what it
     points to is in ZoneMap.pts."""
     __slots__ = ("name", "all", "zone", "fields", "is_array", "ndims", "pointer", "fortran_pointer",
-                 "target_type", "target_ptr", "target_dims", "scope", "partial")
+                 "target_type", "target_ptr", "target_dims", "scope", "partial", "structure")
 
     def __init__(self, name, all_zones=0, zone=None, fields=None, is_array=False, ndims=0):
         self.name, self.all, self.zone, self.fields = name, all_zones, zone, fields
@@ -94,6 +96,7 @@ class Loc:
         self.target_type = self.target_dims = self.scope = None
         self.target_ptr = 0
         self.partial = False      # shares its zones with other storage: never totally written
+        self.structure = None     # the name of its structure type (a Loc with fields)
 
     def __repr__(self):
         return f"Loc({self.name})"
@@ -153,6 +156,7 @@ class _Numbering:
                     fields[fname] = self.make(self.field_name(name, fname), var, ftype, fptr, fdims,
                                               "pointer" in fattrs, scope, kind, formal, is_array, depth + 1)
             loc = Loc(name, 0, None, fields, is_array, ndims)
+            loc.structure = base.kids[0]
             for f in fields.values():
                 loc.all |= f.all
             return loc
@@ -339,6 +343,7 @@ class ZoneMap:
         self.pts: dict[int, frozenset] = {}   # pointer zone -> Locs it may point to
         self.heap: dict[int, Loc] = {}        # id(allocate node) -> heap Loc
         self.unknown_targets: frozenset = frozenset()
+        self.call_targets: dict = {}          # id(call returning a structure pointer) -> its Locs
         self._numbering = _Numbering(self.zones, lang, filename)
         self._frozen = False
         self._ref_cache: dict = {}
@@ -471,6 +476,9 @@ class ZoneMap:
             base, field = e.kids
             items, total = self._ref(base)
             out = []
+            # a pointer the analysis cannot resolve to one type may hold targets of other
+            # structure types: C's typing says they are not what the access reaches
+            typed = [loc for loc, _ in items if loc.fields is not None and field in loc.fields]
             for loc, _ in items:
                 if loc.fields is None:
                     out.append((loc, 0))      # opaque storage: a COMMON member, unknown type
@@ -478,6 +486,9 @@ class ZoneMap:
                     continue
                 sub = loc.fields.get(field)
                 if sub is None:
+                    if typed:
+                        total = False
+                        continue
                     self._error(f"{loc.name!r} has no field {field!r}", e)
                 out.append((sub, sub.ndims))
                 total = total and not sub.partial   # a union field shares its zone
@@ -511,7 +522,9 @@ class ZoneMap:
             return self._value_targets(e.kids[1])
         if op == "ifExpr":
             return self._value_targets(e.kids[1]) | self._value_targets(e.kids[2])
-        if op == "call" or (op == "intrinsic" and e.kids[0] != "null"):
+        if op == "call":
+            return self.call_targets.get(id(e), self.unknown_targets)
+        if op == "intrinsic" and e.kids[0] != "null":
             return self.unknown_targets
         return frozenset()
 
@@ -941,6 +954,7 @@ class _ProcedureBuilder:
         for name in names:
             if name not in zm.vars and name not in zm.no_zone:
                 self._resolve(name, equiv)
+        self._field_pointees()
         self._points_to()
         zm._frozen = True
         return zm
@@ -1016,6 +1030,20 @@ class _ProcedureBuilder:
             if sub.zone not in zm.pts:
                 self._pointee(sub, kind, formal, True, memo)
 
+    def _field_pointees(self):
+        """The pointer fields of a local structure may be set by a procedure it is passed to
+        (mat_alloc(&m) sets m.data): each points to memory of its own as well, a pointee zone
+        `*m.data`, which the call translates to the callee's."""
+        for name, loc in list(self.zm.vars.items()):
+            if loc.fields is None or loc.zone is not None or not any(True for _ in loc.pointer_leaves()):
+                continue
+            if self.zm.zones[next(loc.pointer_leaves()).zone].kind != "local":
+                continue
+            memo: dict = {}
+            for leaf in list(loc.pointer_leaves()):
+                if leaf.zone not in self.zm.pts:
+                    self._pointee(leaf, "heap", None, True, memo)
+
     def _indexed_names(self) -> set:
         """Pointer names used as arrays (indexed or in pointer arithmetic): their pointee is an
         array."""
@@ -1090,9 +1118,15 @@ class _ProcedureBuilder:
         if not stmts:
             zm.unknown_targets = frozenset()
             return
+        calls = self._structure_calls(body)
         for _ in range(100):
             zm.unknown_targets = self._unknown_targets()
             changed = False
+            for call, (structure, returned) in calls.items():
+                zm.call_targets[call] = frozenset(t for t in zm.unknown_targets if self._may_be(t, structure)) | {
+                    returned}
+                for leaf in returned.pointer_leaves():   # its pointers: set by the callee, to anything
+                    changed |= self._add_targets(leaf, zm.unknown_targets)
             for s in stmts:
                 with at_line(s.line):
                     changed |= self._constraint(s)
@@ -1110,6 +1144,34 @@ class _ProcedureBuilder:
         if sym is not None and sym.kind == "procedure" and sym.node is not None and sym.node.kids[7] is not None:
             return []
         return [x for x in walk(body) if x.op == "call" and x.kids[0] == "cudaMalloc" and x.kids[1]]
+
+    def _structure_calls(self, body) -> dict:
+        """id(call) -> (structure name, Loc of the memory it returns) of the calls of the body
+        to procedures of the program returning a pointer to a structure. What such a call
+        returns is a structure of that type: one the procedure sees of that type, or one it
+        does not see (allocated by the callee: a heap Loc of the call site)."""
+        out = {}
+        for x in walk(body):
+            if x.op != "call":
+                continue
+            sym = self.scope.lookup(x.kids[0])
+            if sym is None or sym.kind != "procedure" or sym.node is None or sym.node.op != "procedure":
+                continue
+            base, extra, owner = resolve_type(sym.node.kids[4], self.scope)
+            if extra == 1 and base.op == "typeDef" and base.kids[2] not in UNION_STYLES:
+                returned = self._heap(x, mk("typeRef", base.kids[0]), 0, owner)
+                memo: dict = {}
+                for leaf in list(returned.pointer_leaves()):   # and what the callee allocated for them
+                    self._pointee(leaf, "heap", None, True, memo)
+                out[id(x)] = (base.kids[0], returned)
+        return out
+
+    def _may_be(self, loc: Loc, structure: str) -> bool:
+        """Whether loc may be a structure of that type: it is one, or its type is unknown."""
+        if loc.fields is not None:
+            return loc.structure == structure
+        t = self.zm.zones[loc.zone].type if loc.zone is not None else None
+        return t is None or t.op == "typeRef"
 
     def _unknown_targets(self) -> frozenset:
         out = set()
@@ -1157,12 +1219,15 @@ class _ProcedureBuilder:
             target, dims, typ = s.kids
             for loc, _ in zm._ref_raw(target)[0]:
                 if loc.pointer:
-                    changed |= self._add_targets(loc, frozenset((self._heap(s, loc, typ),)))
+                    site = self._heap(s, typ, 0, loc.scope) if typ is not None else \
+                        self._heap(s, loc.target_type, loc.target_ptr, loc.scope)
+                    changed |= self._add_targets(loc, frozenset((site,)))
             return changed
         if op == "call":        # cudaMalloc(pp, bytes): *pp gets new device memory
             for loc, _ in zm._ref(mk("deref", s.kids[1][0]))[0]:
                 if loc.pointer:
-                    changed |= self._add_targets(loc, frozenset((self._heap(s, loc, None),)))
+                    changed |= self._add_targets(loc, frozenset((self._heap(s, loc.target_type, loc.target_ptr,
+                                                                            loc.scope),)))
             return changed
         return False
 
@@ -1181,18 +1246,15 @@ class _ProcedureBuilder:
             return changed
         return False
 
-    def _heap(self, site: Node, leaf: Loc, typ) -> Loc:
+    def _heap(self, site: Node, typ, ptr: int, scope) -> Loc:
+        """The memory of an allocation site (or of a call returning memory of its own), of
+        type typ with ptr C stars."""
         zm = self.zm
         loc = zm.heap.get(id(site))
         if loc is None:
             name = f"heap@{site.line}" if site.line is not None else f"heap#{len(zm.heap)}"
             start = len(zm.zones)
-            if typ is None:
-                typ, ptr = leaf.target_type, leaf.target_ptr
-            else:
-                ptr = 0
-            loc = zm._numbering.make(name, None, typ, ptr, None, False, leaf.scope or self.scope, "heap",
-                                     None, True)
+            loc = zm._numbering.make(name, None, typ, ptr, None, False, scope or self.scope, "heap", None, True)
             zm._register_range(start, "heap")
             zm.heap[id(site)] = loc
         return loc
