@@ -202,12 +202,14 @@ class Facts:
 
         A control is live, too, when a statement inside it resets a derivative to zero (4.6:
         `sd = 0` where s gets a passive value while its old derivative may still be read):
-        that is derivative code, with no use(I'), so diff-liveness alone does not see it."""
+        that is derivative code, with no use(I'), so diff-liveness alone does not see it. So
+        is freeing (or allocating) the derivative memory of a variable that has a derivative."""
         proc, instrs = self._all(stmt)
         if any(self.live.is_live_for_diff(proc, i) for i in instrs):
             return True
         return stmt.op in _CONTROL_STATEMENTS and any(
-            self._resets_a_derivative(s) for s in walk(stmt.kids)
+            self._resets_a_derivative(s) or (s.op in ("allocate", "deallocate") and self.has_derivative(s.kids[0], s))
+            for s in walk(stmt.kids)
             if s.ann.get("sid") is not None)  # statements, not calls in expressions
 
     def _resets_a_derivative(self, stmt: Node) -> bool:
