@@ -1122,11 +1122,11 @@ class _ProcedureBuilder:
         for _ in range(100):
             zm.unknown_targets = self._unknown_targets()
             changed = False
-            for call, (structure, returned) in calls.items():
-                zm.call_targets[call] = frozenset(t for t in zm.unknown_targets if self._may_be(t, structure)) | {
-                    returned}
-                for leaf in returned.pointer_leaves():   # its pointers: set by the callee, to anything
-                    changed |= self._add_targets(leaf, zm.unknown_targets)
+            for call, (structure, returned, node) in calls.items():
+                reachable = self._reachable(node)
+                zm.call_targets[call] = frozenset(t for t in reachable if self._may_be(t, structure)) | {returned}
+                for leaf in returned.pointer_leaves():   # its pointers: set by the callee
+                    changed |= self._add_targets(leaf, frozenset(t for t in reachable if self._may_point(leaf, t)))
             for s in stmts:
                 with at_line(s.line):
                     changed |= self._constraint(s)
@@ -1146,10 +1146,11 @@ class _ProcedureBuilder:
         return [x for x in walk(body) if x.op == "call" and x.kids[0] == "cudaMalloc" and x.kids[1]]
 
     def _structure_calls(self, body) -> dict:
-        """id(call) -> (structure name, Loc of the memory it returns) of the calls of the body
-        to procedures of the program returning a pointer to a structure. What such a call
-        returns is a structure of that type: one the procedure sees of that type, or one it
-        does not see (allocated by the callee: a heap Loc of the call site)."""
+        """id(call) -> (structure name, Loc of the memory it returns, call) of the calls of the
+        body to procedures of the program returning a pointer to a structure. What such a call
+        returns is a structure of that type: one the callee can reach (_reachable), or one the
+        caller does not see (allocated by the callee: a heap Loc of the call site, whose
+        pointers point to what the callee can reach or to memory of their own)."""
         out = {}
         for x in walk(body):
             if x.op != "call":
@@ -1163,8 +1164,38 @@ class _ProcedureBuilder:
                 memo: dict = {}
                 for leaf in list(returned.pointer_leaves()):   # and what the callee allocated for them
                     self._pointee(leaf, "heap", None, True, memo)
-                out[id(x)] = (base.kids[0], returned)
+                out[id(x)] = (base.kids[0], returned, x)
         return out
+
+    def _reachable(self, call: Node) -> frozenset:
+        """The Locs a callee may reach: what the actual arguments point to (and structures
+        passed by value hold pointers to), the global variables and their targets, closed
+        under the pointers they hold."""
+        zm = self.zm
+        start = set(loc for name, loc in zm.vars.items() if loc.all & zm.globals_mask)
+        for a in call.kids[1]:
+            start |= zm._value_targets(a)
+            if a.op in _REF_OPS:
+                start |= {loc for loc, _ in zm._ref(a)[0] if loc.fields}
+        out, stack = set(), list(start)
+        while stack:
+            loc = stack.pop()
+            if loc in out:
+                continue
+            out.add(loc)
+            for leaf in loc.pointer_leaves():
+                stack.extend(zm.pts.get(leaf.zone, ()))
+        return frozenset(out)
+
+    def _may_point(self, leaf: Loc, loc: Loc) -> bool:
+        """Whether pointer leaf may point to loc as C types it: a structure pointer to a
+        structure of its type, a pointer to reals or integers to no structure."""
+        base, extra, _ = resolve_type(leaf.target_type, leaf.scope or self.scope)
+        if leaf.target_ptr or extra:
+            return True
+        if base.op == "typeDef" and base.kids[2] not in UNION_STYLES:
+            return self._may_be(loc, base.kids[0])
+        return loc.fields is None or base.op != "type" or base.kids[0] == "void"
 
     def _may_be(self, loc: Loc, structure: str) -> bool:
         """Whether loc may be a structure of that type: it is one, or its type is unknown."""

@@ -50,6 +50,7 @@ C_CASES = [
     ("c20_struct_function_nested.c", "csum(s)/(x)", [real("x", 3), real("s", 1), integer("n", 3)]),
     ("c25_struct_diff_types.c", "sdiff(r)/(a)", [real("a", 4), real("r", 1), integer("n", 4)]),
     ("c26_chained_assignment.c", "chain(r)/(a)", [real("a", 4), real("r", 2), integer("n", 4)]),
+    ("c27_typed_pointer_targets.c", "typed(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4)]),
     ("c28_struct_pointer_field.c", "fieldptr(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4)]),
     ("cj01_goto_targets.c", "jumps(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4)]),
     # active arrays and pointers that are no independent nor dependent: their derivatives are

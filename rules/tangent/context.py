@@ -5,7 +5,7 @@ predicates the paper does "not detail", DECLS → DECLSd)."""
 from __future__ import annotations
 
 from ...analyses.facts import sized_by_caller
-from ...analyses.pointers_set import check_pointers_set
+from ...analyses.pointers_set import check_pointer_fields_set, check_pointers_set
 from ...engine.bitsets import zones_of
 from ...engine.errors import SourceError, UnsupportedError
 from ...engine.il import EMPTY_ANN, Node, walk, walk_statements
@@ -408,7 +408,21 @@ class TangentContext(CallHelpers, Context):
         if self.lang == "c":
             assembled = _without_unread(assembled, pointers)
         check_pointers_set(assembled, pointers, self.filename)
+        check_pointer_fields_set(assembled, self._derivative_pointer_fields(proc.kids[0]), self.filename)
         return assembled
+
+    def _derivative_pointer_fields(self, proc_name: str) -> dict:
+        """derivative name -> pointer field names, of the local structures with a derivative."""
+        zones = self.program.procedure(proc_name).zones
+        out = {}
+        for v in self.facts.diff_variables(proc_name):
+            loc = zones.vars.get(v)
+            if loc is None or loc.fields is None or loc.zone is not None:
+                continue
+            leaves = {name for name, sub in loc.fields.items() if sub.pointer}
+            if leaves and zones.zones[zones.vars[v].fields[next(iter(leaves))].zone].kind == "local":
+                out[self.names.var(v)] = leaves
+        return out
 
     def _assembled_procedure(self, proc: Node, body_d: Node) -> Node:
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
