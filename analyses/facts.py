@@ -30,7 +30,7 @@ from ..engine.effects import instruction_effects
 from ..engine.errors import SourceError
 from ..engine.il import Node, walk
 from ..engine.program import _CONTAINER_KINDS, _kid_kinds
-from .common import external_call_effects
+from .common import call_arguments, external_call_effects
 
 _CONTROL_KINDS = ("test", "loop")
 _CONTROL_STATEMENTS = frozenset({"if", "do", "while", "doWhile", "for", "switch", "where", "forall"})
@@ -292,7 +292,11 @@ class Facts:
         in Active⁻ or Active⁺ of the call instruction (analyses/activity.py): the paper's
         isActiveCall, per argument."""
         proc, instr = self._call_instr(call_stmt)
-        return self.uses.actual_is_active(proc, instr, index)
+        if self.uses.actual_is_active(proc, instr, index):
+            return True
+        args = call_arguments(instr)
+        active = self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
+        return 0 <= index < len(args) and bool(_field_pointees(proc, args[index]) & active)
 
     def is_diff_proc(self, proc_name: str) -> bool:
         """isDiffProc(P) — paper 5.3: "true if isActiveCall is true for at least one call to
@@ -341,7 +345,7 @@ class Facts:
             active = (self.activity.active_before(site.caller, site.instr)
                       | self.activity.active_after(site.caller, site.instr))
             for pos, actual in site.pairs:
-                if self.uses._actual_zones(site.caller, actual) & active:
+                if (self.uses._actual_zones(site.caller, actual) | _field_pointees(site.caller, actual)) & active:
                     chosen.add(pos)
         return chosen
 
@@ -772,3 +776,26 @@ def _pointers_to_active_memory(zones, active: int) -> set:
         if any(t.all & active for t in targets):
             out.add(name)
     return out
+
+
+def _field_pointees(proc, actual: Node) -> int:
+    """The differentiable memory the pointer fields of the structure an actual passes (by
+    value, by address or by pointer) point to: a Matrix passes its data."""
+    value = actual.kids[1] if actual.op == "namedArg" else actual
+    target = value.kids[0] if value.op == "address" else value
+    zones = proc.zones
+    if proc.lang != "c" or target.op not in ("ident", "arrayAccess", "fieldAccess", "deref"):
+        return 0
+    try:
+        locs = [loc for loc, _ in zones._ref(target)[0]]
+        if value.op != "address" and target.op == "ident":
+            locs += [loc for loc, _ in zones._ref(Node("deref", (target,)))[0]]
+    except SourceError:   # a procedure name
+        return 0
+    out = 0
+    for loc in locs:
+        if loc.fields:
+            for leaf in loc.pointer_leaves():
+                for t in zones.pts.get(leaf.zone, ()):
+                    out |= t.all
+    return out & zones.differentiable_mask
