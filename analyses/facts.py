@@ -30,6 +30,7 @@ from ..engine.effects import instruction_effects
 from ..engine.errors import SourceError
 from ..engine.il import Node, walk
 from ..engine.program import _CONTAINER_KINDS, _kid_kinds
+from .allocators import allocating_formals, root_of
 from .common import call_arguments, external_call_effects
 
 _CONTROL_KINDS = ("test", "loop")
@@ -66,6 +67,8 @@ class Facts:
         self._formal_cache: dict[str, tuple] = {}
         self._active_vars: dict[str, frozenset] = {}
         self._memory_cache: dict[str, tuple] = {}
+        self._allocating: dict | None = None      # analyses/allocators.py, computed on first use
+        self._allocation_sites: dict[int, bool] = {}
         self._answers: dict[tuple, tuple] = {}     # see _remembered
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
@@ -209,6 +212,7 @@ class Facts:
             return True
         return stmt.op in _CONTROL_STATEMENTS and any(
             self._resets_a_derivative(s) or (s.op in ("allocate", "deallocate") and self.has_derivative(s.kids[0], s))
+            or (s.op == "call" and self._allocation_call(s))
             for s in walk(stmt.kids)
             if s.ann.get("sid") is not None)  # statements, not calls in expressions
 
@@ -283,7 +287,51 @@ class Facts:
         caller (COMMON, module variables: implicit arguments). call_stmt is a `call`
         statement, or a function call expression (split out of its statement)."""
         proc, instr = self._call_instr(call_stmt)
-        return self.uses.is_active_call(proc, instr)
+        return self.uses.is_active_call(proc, instr) or self._allocation_call(call_stmt)
+
+    def _allocation_call(self, call_stmt: Node) -> bool:
+        """A call that allocates or frees the memory of a structure with a derivative
+        (analyses/allocators.py): its derivative allocates the derivative's too."""
+        if call_stmt.op != "call" or call_stmt.ann.get("sid") is None:
+            return False
+        _, instr = self._call_instr(call_stmt)
+        site = self.program.call_sites.get(id(instr))
+        return site is not None and self._allocation_site(site)
+
+    def _allocation_site(self, site) -> bool:
+        if self._allocating is None:
+            self._allocating = allocating_formals(self.program)
+        known = self._allocation_sites.get(id(site))
+        if known is None:
+            self._allocation_sites[id(site)] = False   # a recursive call meanwhile: not (yet)
+            positions = self._allocating.get(site.callee.name, ())
+            derivatives = None
+            known = False
+            for pos, actual in site.pairs:
+                if pos in positions:
+                    if derivatives is None:
+                        derivatives = self._active_variables(site.caller) | set(self.diff_formals(site.caller.name))
+                    known = known or root_of(actual) in derivatives
+            self._allocation_sites[id(site)] = known
+        return known
+
+    def allocating_procedures(self) -> frozenset:
+        """The source names of the procedures that allocate or free through a formal."""
+        if self._allocating is None:
+            self._allocating = allocating_formals(self.program)
+        return frozenset(self.program.procedure(n).source_name for n, ks in self._allocating.items() if ks)
+
+    def _allocated_formals(self, proc) -> set:
+        """The allocating formals of proc that some allocation site passes a structure with a
+        derivative."""
+        if self._allocating is None:
+            self._allocating = allocating_formals(self.program)
+        positions = self._allocating.get(proc.name, frozenset())
+        out = set()
+        for site in self.program.call_sites.values():
+            if site.callee is proc and positions and self._allocation_site(site):
+                out |= {pos for pos, actual in site.pairs if pos in positions}
+        return out
 
     @_remembered
     def actual_is_active(self, call_stmt: Node, index: int) -> bool:
@@ -294,6 +342,10 @@ class Facts:
         proc, instr = self._call_instr(call_stmt)
         if self.uses.actual_is_active(proc, instr, index):
             return True
+        site = self.program.call_sites.get(id(instr))
+        if site is not None and self._allocation_site(site) and any(
+                k == index and pos in self._allocating.get(site.callee.name, ()) for k, (pos, _) in enumerate(site.pairs)):
+            return True   # the structure whose memory the callee allocates: its derivative's too
         args = call_arguments(instr)
         active = self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
         return 0 <= index < len(args) and bool(_field_pointees(proc, args[index]) & active)
@@ -306,7 +358,7 @@ class Facts:
         if proc.name in self.results.heads:
             return True
         return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
-                   for site in self.program.call_sites.values())
+                   for site in self.program.call_sites.values()) or bool(self._allocated_formals(proc))
 
     def is_diff_formal_arg(self, proc_name: str, formal_name: str) -> bool:
         """isDiffFormalArg(ARG) — paper 5.3: "true if at least one call to the current
@@ -338,7 +390,7 @@ class Facts:
     def _site_formals(self, proc) -> set:
         """The positions of the formals of proc that some active call site feeds an actual
         active at the call (isDiffFormalArg of the paper)."""
-        chosen = set()
+        chosen = self._allocated_formals(proc)
         for site in self.program.call_sites.values():
             if site.callee is not proc or not self.uses.is_active_call(site.caller, site.instr):
                 continue

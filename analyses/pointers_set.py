@@ -20,6 +20,7 @@ from ..engine.errors import UnsupportedError
 from ..engine.flowgraph_builder import build_flow_graph
 from ..engine.il import Node, walk, walk_statements
 from ..engine.solver import FORWARD, INTRA, Analysis, solve_flow
+from .allocators import root_of
 
 _SETTERS = ("assign", "pointerAssign", "allocate")
 
@@ -123,12 +124,13 @@ def check_pointers_set(proc: Node, candidates, filename: str) -> None:
                                    f"{proc.kids[0]}, is not supported yet", filename, instr.line)
 
 
-def check_pointer_fields_set(proc: Node, fields: dict, filename: str) -> None:
+def check_pointer_fields_set(proc: Node, fields: dict, allocators, filename: str) -> None:
     """Refuse (file:line) a differentiated procedure that uses a pointer field of one of its
     local derivative structures (`fields`: name -> its pointer field names) that no statement
-    of it sets: the primal's field was set by a procedure it was passed to (mat_alloc(&m)),
-    which gives the derivative no memory. Flow-insensitive: where it is set, the must-be-set
-    order along paths is the primal's, which allocates the two together."""
+    of it sets, nor a call of one of `allocators` (analyses/allocators.py: mat_alloc_d(&m,
+    &md) sets md.data) it is passed to: the primal's field was set by a procedure that gives
+    the derivative no memory. Flow-insensitive: where it is set, the must-be-set order along
+    paths is the primal's, which allocates the two together."""
     if not fields or proc.kids[7] is None:
         return
     set_here, used = set(), []
@@ -140,6 +142,10 @@ def check_pointer_fields_set(proc: Node, fields: dict, filename: str) -> None:
         for x in walk(tuple(k for k in stmt.kids if not (isinstance(k, Node) and k.op == "block"))):
             if isinstance(x, Node) and _field_of(x, fields):
                 used.append((_field_of(x, fields), stmt))
+    for call in walk(proc.kids[7]):   # calls are expressions to walk_statements
+        if isinstance(call, Node) and call.op == "call" and call.kids[0] in allocators:
+            set_here.update((name, f) for name in {root_of(a) for a in call.kids[1]} & fields.keys()
+                            for f in fields[name])
     for (name, field), stmt in used:
         if (name, field) not in set_here:
             raise UnsupportedError(f"the derivative of the pointer field {field} of a structure whose memory a "

@@ -53,6 +53,8 @@ C_CASES = [
     ("c27_typed_pointer_targets.c", "typed(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4)]),
     ("c28_struct_pointer_field.c", "fieldptr(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4)]),
     ("c29_skinning.c", "skin(err)/(theta target)", [real("theta", 4), real("target", 8), real("err", 1)]),
+    ("c30_skinning_helpers.c", "skin(err)/(theta rest target)",
+     [real("theta", 4), real("rest", 8), real("target", 8), real("err", 1)]),
     ("cj01_goto_targets.c", "jumps(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4)]),
     # active arrays and pointers that are no independent nor dependent: their derivatives are
     # arguments (Plus diff mem management of), the harness passes them zeroed

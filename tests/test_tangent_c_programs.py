@@ -337,10 +337,10 @@ def test_matrix_derivative_holds_the_data_pointer_allocated_next_to_the_primal()
 
 
 @pytest.mark.parametrize("body, line, what", [
-    # a helper allocates the primal's data: nothing allocates the derivative's
-    ("static void alloc(Matrix *m, int n) { m->data = (double *)malloc(n * sizeof(double)); }\n"
-     "void f(double *x, double *y, int n) {\n  Matrix a;\n  alloc(&a, 2);\n  a.data[0] = x[0] * x[0];\n"
-     "  y[0] = a.data[0];\n  free(a.data);\n}\n", 7, "the derivative of the pointer field data"),
+    # a helper returns the data it allocates: nothing allocates the derivative's
+    ("static double *alloc(int n) { double *p = (double *)malloc(n * sizeof(double)); return p; }\n"
+     "void f(double *x, double *y, int n) {\n  Matrix a;\n  a.data = alloc(2);\n  a.data[0] = x[0] * x[0];\n"
+     "  y[0] = a.data[0];\n  free(a.data);\n}\n", 4, "the derivative of a"),
     # a helper returns a Matrix it allocates: no derivative comes back with it
     ("static Matrix *fresh(int n) { Matrix *m = (Matrix *)malloc(sizeof(Matrix));\n"
      "  m->data = (double *)malloc(n * sizeof(double)); return m; }\n"
@@ -349,10 +349,31 @@ def test_matrix_derivative_holds_the_data_pointer_allocated_next_to_the_primal()
     # the data of a struct points to an argument's memory: not yet
     ("void f(double *x, double *y, int n) {\n  Matrix a;\n  a.data = x;\n  y[0] = a.data[0] * a.data[1];\n}\n",
      3, "the derivative of a"),
-], ids=["allocated-by-a-callee", "returned-by-a-callee", "pointing-to-an-argument"])
+], ids=["data-returned-by-a-callee", "matrix-returned-by-a-callee", "pointing-to-an-argument"])
 def test_matrix_whose_data_the_tangent_cannot_give_a_derivative_is_refused_with_its_line(body, line, what):
-    """Before: silently zero derivatives (the callee's allocation not seen), or a derivative
-    pointer never set. Now a refusal at the line, never wrong numbers."""
+    """Before: silently zero derivatives (the callee's allocation not seen). Now a refusal at
+    the line, never wrong numbers."""
     with pytest.raises(UnsupportedError) as e:
         tangent_text(MATRIX + body, "f(y)/(x)")
     assert e.value.line == line and what in e.value.message and "not supported yet" in e.value.message, str(e.value)
+
+
+def test_matrix_data_a_helper_allocates_gets_its_derivative_allocated_by_the_helper_derivative():
+    """alloc(&a, 2) sets a.data: alloc_d(&a, &ad, 2) calloc's ad.data too (before: the
+    callee's allocation was not seen, and the derivative was silently zero)."""
+    src = MATRIX + """static void alloc(Matrix *m, int n) { m->data = (double *)malloc(n * sizeof(double)); }
+static void release(Matrix *m) { free(m->data); }
+void f(double *x, double *y, int n) {
+  Matrix a;
+  alloc(&a, 2);
+  a.data[0] = x[0] * x[1];
+  a.data[1] = x[2] * a.data[0];
+  y[0] = a.data[0] + a.data[1];
+  y[1] = x[1];
+  release(&a);
+}
+"""
+    text = tangent_text(src, "f(y)/(x)")
+    assert "m->data = (double*)malloc(n * sizeof(double));\n    md->data = (double*)calloc(n, sizeof(double));" in text
+    assert "alloc_d(&a, &ad, 2);" in text and "release_d(&a, &ad);" in text and "free(md->data);" in text
+    assert_numbers(src, "f(y)/(x)", X3)

@@ -298,7 +298,7 @@ class TangentContext(CallHelpers, Context):
     def zero_like(self, ref: Node) -> Node:
         """0.0 of the kind of the reference's variable (of its field, for a structure)."""
         typ = self.element_type(ref)
-        if ref.op == "fieldAccess" and self.procedure is not None:
+        if ref.op != "ident" and self.procedure is not None:   # a field, or memory a pointer field reaches
             try:
                 zones = self.procedure.zones.ref(ref).zones
             except SourceError:  # a reference the zones do not resolve: keep the variable's type
@@ -408,7 +408,8 @@ class TangentContext(CallHelpers, Context):
         if self.lang == "c":
             assembled = _without_unread(assembled, pointers)
         check_pointers_set(assembled, pointers, self.filename)
-        check_pointer_fields_set(assembled, self._derivative_pointer_fields(proc.kids[0]), self.filename)
+        allocators = {self.names.proc(name) for name in self.facts.allocating_procedures()}
+        check_pointer_fields_set(assembled, self._derivative_pointer_fields(proc.kids[0]), allocators, self.filename)
         return assembled
 
     def _derivative_pointer_fields(self, proc_name: str) -> dict:
