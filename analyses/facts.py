@@ -68,7 +68,7 @@ class Facts:
         self._active_vars: dict[str, frozenset] = {}
         self._memory_cache: dict[str, tuple] = {}
         self._allocating: dict | None = None      # analyses/allocators.py, computed on first use
-        self._allocation_sites: dict[int, bool] = {}
+        self._allocation_sites: dict[int, frozenset] = {}
         self._answers: dict[tuple, tuple] = {}     # see _remembered
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
@@ -296,41 +296,38 @@ class Facts:
             return False
         _, instr = self._call_instr(call_stmt)
         site = self.program.call_sites.get(id(instr))
-        return site is not None and self._allocation_site(site)
+        return site is not None and bool(self._allocated_actuals(site))
 
-    def _allocation_site(self, site) -> bool:
-        if self._allocating is None:
-            self._allocating = allocating_formals(self.program)
+    def _allocated_actuals(self, site) -> frozenset:
+        """The positions (in site.pairs) of the actuals of a call that a callee allocates or
+        frees through and that have a derivative in the caller."""
         known = self._allocation_sites.get(id(site))
         if known is None:
-            self._allocation_sites[id(site)] = False   # a recursive call meanwhile: not (yet)
-            positions = self._allocating.get(site.callee.name, ())
-            derivatives = None
-            known = False
-            for pos, actual in site.pairs:
-                if pos in positions:
-                    if derivatives is None:
-                        derivatives = self._active_variables(site.caller) | set(self.diff_formals(site.caller.name))
-                    known = known or root_of(actual) in derivatives
+            self._allocation_sites[id(site)] = frozenset()   # a recursive call meanwhile: none (yet)
+            positions = self._allocating_formals().get(site.callee.name, frozenset())
+            known = frozenset()
+            if any(pos in positions for pos, _ in site.pairs):
+                derivatives = self._active_variables(site.caller) | set(self.diff_formals(site.caller.name))
+                known = frozenset(k for k, (pos, actual) in enumerate(site.pairs)
+                                  if pos in positions and root_of(actual) in derivatives)
             self._allocation_sites[id(site)] = known
         return known
 
+    def _allocating_formals(self) -> dict:
+        if self._allocating is None:
+            self._allocating = allocating_formals(self.program)
+        return self._allocating
+
     def allocating_procedures(self) -> frozenset:
         """The source names of the procedures that allocate or free through a formal."""
-        if self._allocating is None:
-            self._allocating = allocating_formals(self.program)
-        return frozenset(self.program.procedure(n).source_name for n, ks in self._allocating.items() if ks)
+        return frozenset(self.program.procedure(n).source_name for n, ks in self._allocating_formals().items() if ks)
 
     def _allocated_formals(self, proc) -> set:
-        """The allocating formals of proc that some allocation site passes a structure with a
-        derivative."""
-        if self._allocating is None:
-            self._allocating = allocating_formals(self.program)
-        positions = self._allocating.get(proc.name, frozenset())
+        """The allocating formals of proc that some call passes a structure with a derivative."""
         out = set()
         for site in self.program.call_sites.values():
-            if site.callee is proc and positions and self._allocation_site(site):
-                out |= {pos for pos, actual in site.pairs if pos in positions}
+            if site.callee is proc:
+                out |= {site.pairs[k][0] for k in self._allocated_actuals(site)}
         return out
 
     @_remembered
@@ -343,8 +340,7 @@ class Facts:
         if self.uses.actual_is_active(proc, instr, index):
             return True
         site = self.program.call_sites.get(id(instr))
-        if site is not None and self._allocation_site(site) and any(
-                k == index and pos in self._allocating.get(site.callee.name, ()) for k, (pos, _) in enumerate(site.pairs)):
+        if site is not None and index in self._allocated_actuals(site):
             return True   # the structure whose memory the callee allocates: its derivative's too
         args = call_arguments(instr)
         active = self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
