@@ -344,6 +344,7 @@ class ZoneMap:
         self.heap: dict[int, Loc] = {}        # id(allocate node) -> heap Loc
         self.unknown_targets: frozenset = frozenset()
         self.call_targets: dict = {}          # id(call returning a structure pointer) -> its Locs
+        self.returned: dict = {}              # the heap Loc of such a call -> the callee's name
         self._numbering = _Numbering(self.zones, lang, filename)
         self._frozen = False
         self._ref_cache: dict = {}
@@ -1165,6 +1166,7 @@ class _ProcedureBuilder:
                 for leaf in list(returned.pointer_leaves()):   # and what the callee allocated for them
                     self._pointee(leaf, "heap", None, True, memo)
                 out[id(x)] = (base.kids[0], returned, x)
+                self.zm.returned[returned] = x.kids[0]
         return out
 
     def _reachable(self, call: Node) -> frozenset:

@@ -345,7 +345,8 @@ def test_matrix_derivative_holds_the_data_pointer_allocated_next_to_the_primal()
     ("static Matrix *fresh(int n) { Matrix *m = (Matrix *)malloc(sizeof(Matrix));\n"
      "  m->data = (double *)malloc(n * sizeof(double)); return m; }\n"
      "void f(double *x, double *y, int n) {\n  Matrix *a = fresh(2);\n  a->data[0] = x[0] * x[0];\n"
-     "  y[0] = a->data[0];\n  free(a->data);\n  free(a);\n}\n", 5, "the derivative of a"),
+     "  y[0] = a->data[0];\n  free(a->data);\n  free(a);\n}\n", 5,
+     "the derivative of a, pointing to a structure that fresh returns"),
     # the data of a struct points to an argument's memory: not yet
     ("void f(double *x, double *y, int n) {\n  Matrix a;\n  a.data = x;\n  y[0] = a.data[0] * a.data[1];\n}\n",
      3, "the derivative of a"),

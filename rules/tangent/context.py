@@ -60,6 +60,13 @@ class TangentContext(CallHelpers, Context):
         declares; refused otherwise (a variable reached through a pointer or an alias)."""
         name = ref.kids[0]
         if self.procedure is not None and name not in self.facts.diff_variables(self.procedure.name):
+            zones = self.procedure.zones
+            loc = zones.vars.get(name)
+            callees = sorted({zones.returned[t] for t in zones.pts.get(loc.zone, ()) if t in zones.returned}) \
+                if loc is not None and loc.pointer else []
+            if callees:
+                self.unsupported(ref, f"the derivative of {name}, pointing to a structure that {callees[0]} "
+                                      f"returns, whose pointer fields reach active memory,")
             self.unsupported(ref, f"the derivative of {name} (reached through a pointer or an alias)")
         return name
 
