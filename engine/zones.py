@@ -32,7 +32,9 @@ Implementation choices (beyond the interface):
   zone of the procedure (and the `&`-taken variables); from a call to a procedure returning a
   pointer to a structure type, to those of that type, or to a heap zone of the call site (memory
   the callee allocated). A field access skips targets of another structure type.
-- Points-to is intraprocedural: a callee setting a pointer through `&p` is not seen.
+- Points-to is intraprocedural: a callee setting a pointer through `&p` is not seen; a local
+  structure's pointer fields point to a pointee zone of their own too (`*m.data`), which stands
+  for what a callee it is passed to sets them to (mat_alloc(&m)).
 - Zone of a pointer: type `pointerType(T)` (not differentiable). Named constants (Fortran
   PARAMETER) and procedure names have no zone: they read as nothing.
 """
