@@ -30,7 +30,8 @@ from ..engine.effects import instruction_effects
 from ..engine.errors import SourceError
 from ..engine.il import Node, walk
 from ..engine.program import _CONTAINER_KINDS, _kid_kinds
-from .common import external_call_effects
+from .allocators import allocating_formals, root_of
+from .common import call_arguments, external_call_effects
 
 _CONTROL_KINDS = ("test", "loop")
 _CONTROL_STATEMENTS = frozenset({"if", "do", "while", "doWhile", "for", "switch", "where", "forall"})
@@ -66,6 +67,8 @@ class Facts:
         self._formal_cache: dict[str, tuple] = {}
         self._active_vars: dict[str, frozenset] = {}
         self._memory_cache: dict[str, tuple] = {}
+        self._allocating: dict | None = None      # analyses/allocators.py, computed on first use
+        self._allocation_sites: dict[int, frozenset] = {}
         self._answers: dict[tuple, tuple] = {}     # see _remembered
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
@@ -202,12 +205,15 @@ class Facts:
 
         A control is live, too, when a statement inside it resets a derivative to zero (4.6:
         `sd = 0` where s gets a passive value while its old derivative may still be read):
-        that is derivative code, with no use(I'), so diff-liveness alone does not see it."""
+        that is derivative code, with no use(I'), so diff-liveness alone does not see it. So
+        is freeing (or allocating) the derivative memory of a variable that has a derivative."""
         proc, instrs = self._all(stmt)
         if any(self.live.is_live_for_diff(proc, i) for i in instrs):
             return True
         return stmt.op in _CONTROL_STATEMENTS and any(
-            self._resets_a_derivative(s) for s in walk(stmt.kids)
+            self._resets_a_derivative(s) or (s.op in ("allocate", "deallocate") and self.has_derivative(s.kids[0], s))
+            or (s.op == "call" and self._allocation_call(s))
+            for s in walk(stmt.kids)
             if s.ann.get("sid") is not None)  # statements, not calls in expressions
 
     def _resets_a_derivative(self, stmt: Node) -> bool:
@@ -281,7 +287,48 @@ class Facts:
         caller (COMMON, module variables: implicit arguments). call_stmt is a `call`
         statement, or a function call expression (split out of its statement)."""
         proc, instr = self._call_instr(call_stmt)
-        return self.uses.is_active_call(proc, instr)
+        return self.uses.is_active_call(proc, instr) or self._allocation_call(call_stmt)
+
+    def _allocation_call(self, call_stmt: Node) -> bool:
+        """A call that allocates or frees the memory of a structure with a derivative
+        (analyses/allocators.py): its derivative allocates the derivative's too."""
+        if call_stmt.op != "call" or call_stmt.ann.get("sid") is None:
+            return False
+        _, instr = self._call_instr(call_stmt)
+        site = self.program.call_sites.get(id(instr))
+        return site is not None and bool(self._allocated_actuals(site))
+
+    def _allocated_actuals(self, site) -> frozenset:
+        """The positions (in site.pairs) of the actuals of a call that a callee allocates or
+        frees through and that have a derivative in the caller."""
+        known = self._allocation_sites.get(id(site))
+        if known is None:
+            self._allocation_sites[id(site)] = frozenset()   # a recursive call meanwhile: none (yet)
+            positions = self._allocating_formals().get(site.callee.name, frozenset())
+            known = frozenset()
+            if any(pos in positions for pos, _ in site.pairs):
+                derivatives = self._active_variables(site.caller) | set(self.diff_formals(site.caller.name))
+                known = frozenset(k for k, (pos, actual) in enumerate(site.pairs)
+                                  if pos in positions and root_of(actual) in derivatives)
+            self._allocation_sites[id(site)] = known
+        return known
+
+    def _allocating_formals(self) -> dict:
+        if self._allocating is None:
+            self._allocating = allocating_formals(self.program)
+        return self._allocating
+
+    def allocating_procedures(self) -> frozenset:
+        """The source names of the procedures that allocate or free through a formal."""
+        return frozenset(self.program.procedure(n).source_name for n, ks in self._allocating_formals().items() if ks)
+
+    def _allocated_formals(self, proc) -> set:
+        """The allocating formals of proc that some call passes a structure with a derivative."""
+        out = set()
+        for site in self.program.call_sites.values():
+            if site.callee is proc:
+                out |= {site.pairs[k][0] for k in self._allocated_actuals(site)}
+        return out
 
     @_remembered
     def actual_is_active(self, call_stmt: Node, index: int) -> bool:
@@ -290,7 +337,14 @@ class Facts:
         in Active⁻ or Active⁺ of the call instruction (analyses/activity.py): the paper's
         isActiveCall, per argument."""
         proc, instr = self._call_instr(call_stmt)
-        return self.uses.actual_is_active(proc, instr, index)
+        if self.uses.actual_is_active(proc, instr, index):
+            return True
+        site = self.program.call_sites.get(id(instr))
+        if site is not None and index in self._allocated_actuals(site):
+            return True   # the structure whose memory the callee allocates: its derivative's too
+        args = call_arguments(instr)
+        active = self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
+        return 0 <= index < len(args) and bool(_field_pointees(proc, args[index]) & active)
 
     def is_diff_proc(self, proc_name: str) -> bool:
         """isDiffProc(P) — paper 5.3: "true if isActiveCall is true for at least one call to
@@ -300,7 +354,7 @@ class Facts:
         if proc.name in self.results.heads:
             return True
         return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
-                   for site in self.program.call_sites.values())
+                   for site in self.program.call_sites.values()) or bool(self._allocated_formals(proc))
 
     def is_diff_formal_arg(self, proc_name: str, formal_name: str) -> bool:
         """isDiffFormalArg(ARG) — paper 5.3: "true if at least one call to the current
@@ -332,14 +386,14 @@ class Facts:
     def _site_formals(self, proc) -> set:
         """The positions of the formals of proc that some active call site feeds an actual
         active at the call (isDiffFormalArg of the paper)."""
-        chosen = set()
+        chosen = self._allocated_formals(proc)
         for site in self.program.call_sites.values():
             if site.callee is not proc or not self.uses.is_active_call(site.caller, site.instr):
                 continue
             active = (self.activity.active_before(site.caller, site.instr)
                       | self.activity.active_after(site.caller, site.instr))
             for pos, actual in site.pairs:
-                if self.uses._actual_zones(site.caller, actual) & active:
+                if (self.uses._actual_zones(site.caller, actual) | _field_pointees(site.caller, actual)) & active:
                     chosen.add(pos)
         return chosen
 
@@ -432,6 +486,10 @@ class Facts:
             names |= {name for name, loc in proc.zones.vars.items() if loc.fortran_pointer
                       and _ref_zones(proc, Node("ident", (name,))) & anywhere}
             names |= _pointers_to_active_memory(proc.zones, anywhere)
+            # and a pointer formal whose pointee's pointer fields point to active memory (*m->data)
+            names |= {base for z in proc.zones.zones if z.kind == "pointee" and (anywhere >> z.index) & 1
+                      for base in [z.name.lstrip("*").split("->")[0]]
+                      if base in proc.zones.vars and proc.zones.vars[base].pointer}
             # and a C pointer whose pointee's fields have (not through a pointer field: another issue)
             names |= {z.name.split("->")[0] for z in proc.zones.zones
                       if z.name.count("->") == 1 and not z.name.startswith("*") and (anywhere >> z.index) & 1
@@ -757,8 +815,35 @@ def _pointers_to_active_memory(zones, active: int) -> set:
     array, a formal's pointee): they get a derivative pointer, moved with them (4.2)."""
     out = set()
     for name, loc in zones.vars.items():
-        if not loc.pointer or loc.zone is None or zones.zones[loc.zone].kind not in ("local", "temp"):
-            continue
-        if any(t.all & active for t in zones.pts.get(loc.zone, ())):
+        leaves = [leaf for leaf in loc.pointer_leaves() if leaf.zone is not None]
+        if not leaves or zones.zones[leaves[0].zone].kind not in ("local", "temp"):
+            continue   # a local pointer, or a local structure with pointer fields (Matrix a; a.data)
+        targets = [t for leaf in leaves for t in zones.pts.get(leaf.zone, ())]
+        if not loc.pointer and not all(zones.zones[z].kind == "heap" for t in targets for z in zones_of(t.all)):
+            continue   # a pointer field set to other memory than allocated blocks: not yet (refused)
+        if any(t.all & active for t in targets):
             out.add(name)
     return out
+
+
+def _field_pointees(proc, actual: Node) -> int:
+    """The differentiable memory the pointer fields of the structure an actual passes (by
+    value, by address or by pointer) point to: a Matrix passes its data."""
+    value = actual.kids[1] if actual.op == "namedArg" else actual
+    target = value.kids[0] if value.op == "address" else value
+    zones = proc.zones
+    if proc.lang != "c" or target.op not in ("ident", "arrayAccess", "fieldAccess", "deref"):
+        return 0
+    try:
+        locs = [loc for loc, _ in zones._ref(target)[0]]
+        if value.op != "address" and target.op == "ident":
+            locs += [loc for loc, _ in zones._ref(Node("deref", (target,)))[0]]
+    except SourceError:   # a procedure name
+        return 0
+    out = 0
+    for loc in locs:
+        if loc.fields:
+            for leaf in loc.pointer_leaves():
+                for t in zones.pts.get(leaf.zone, ()):
+                    out |= t.all
+    return out & zones.differentiable_mask

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from ..engine.errors import UnsupportedError
 from ..engine.flowgraph_builder import build_flow_graph
-from ..engine.il import Node
+from ..engine.il import Node, walk, walk_statements
 from ..engine.solver import FORWARD, INTRA, Analysis, solve_flow
+from .allocators import root_of
 
 _SETTERS = ("assign", "pointerAssign", "allocate")
 
@@ -121,3 +122,44 @@ def check_pointers_set(proc: Node, candidates, filename: str) -> None:
         if unset:
             raise UnsupportedError(f"a derivative pointer ({unset[0]}) that may be used before it is set, in "
                                    f"{proc.kids[0]}, is not supported yet", filename, instr.line)
+
+
+def check_pointer_fields_set(proc: Node, fields: dict, allocators, filename: str) -> None:
+    """Refuse (file:line) a differentiated procedure that uses a pointer field of one of its
+    local derivative structures (`fields`: name -> its pointer field names) that no statement
+    of it sets, nor a call of one of `allocators` (analyses/allocators.py: mat_alloc_d(&m,
+    &md) sets md.data) it is passed to: the primal's field was set by a procedure that gives
+    the derivative no memory. Flow-insensitive: where it is set, the must-be-set order along
+    paths is the primal's, which allocates the two together."""
+    if not fields or proc.kids[7] is None:
+        return
+    set_here, used = set(), []
+    for stmt in walk_statements(proc.kids[7]):
+        if stmt.op == "block":
+            continue
+        if stmt.op in _SETTERS and _field_of(stmt.kids[0], fields):
+            set_here.add(_field_of(stmt.kids[0], fields))
+        for x in walk(tuple(k for k in stmt.kids if not (isinstance(k, Node) and k.op == "block"))):
+            if isinstance(x, Node) and _field_of(x, fields):
+                used.append((_field_of(x, fields), stmt))
+    for call in walk(proc.kids[7]):   # calls are expressions to walk_statements
+        if isinstance(call, Node) and call.op == "call" and call.kids[0] in allocators:
+            set_here.update((name, f) for name in {root_of(a) for a in call.kids[1]} & fields.keys()
+                            for f in fields[name])
+    for (name, field), stmt in used:
+        if (name, field) not in set_here:
+            raise UnsupportedError(f"the derivative of the pointer field {field} of a structure whose memory a "
+                                   f"called procedure allocates ({name}.{field}), in {proc.kids[0]}, is not supported "
+                                   f"yet", filename, stmt.line)
+
+
+def _field_of(ref, fields: dict):
+    """(structure name, pointer field) when ref is `sd.f` or `sd[k].f` for f a pointer field of sd."""
+    if not isinstance(ref, Node) or ref.op != "fieldAccess":
+        return None
+    base = ref.kids[0]
+    while base.op == "arrayAccess":
+        base = base.kids[0]
+    if base.op == "ident" and ref.kids[1] in fields.get(base.kids[0], ()):
+        return base.kids[0], ref.kids[1]
+    return None

@@ -160,16 +160,17 @@ class CallSite:
         if pointee and formal is not None and not formal.pointer:
             # a structure by value with pointer fields: each field's pointee is what the
             # actual's same field points to
-            for path, leaf in _pointer_fields(formal):
-                field = actual
-                for name in path:
-                    field = mk("fieldAccess", field, name)
-                targets = self.caller.zones.targets(field)
-                pointees = [z for loc in self.callee.zones.pts.get(leaf.zone, ()) for z in zones_of(loc.all)]
-                self._pair(sides, pointees, targets, False, writes=True)
+            self._pair_pointer_fields(sides, formal, actual)
             pointee = []
         if pointee:
             target = actual.kids[0] if actual.op == "address" else mk("deref", actual)
+            # a pointer to a structure with pointer fields (Matrix *m, m->data): what its
+            # fields point to is what the same fields of the actual's target point to
+            fields = [loc for loc in self.callee.zones.pts.get(formal.zone, ()) if loc.fields] \
+                if formal is not None and formal.pointer and target.op in REFERENCE_OPS else []
+            if len(fields) == 1:
+                paired = self._pair_pointer_fields(sides, fields[0], target)
+                pointee = [z for z in pointee if z not in paired]
             targets = self._ref(target)
             value = self._value(actual)
             if targets is not None:
@@ -182,6 +183,20 @@ class CallSite:
             self._pair(sides, own, ref.zones, ref.total, writes=True)
         else:
             self._pair(sides, own, self._value(actual), False, writes=False)
+
+    def _pair_pointer_fields(self, sides, structure, actual: Node) -> set:
+        """Pair the pointees of the pointer fields of a callee structure with what the same
+        fields of the caller's `actual` point to; the callee zones paired."""
+        paired = set()
+        for path, leaf in _pointer_fields(structure):
+            field = actual
+            for name in path:
+                field = mk("fieldAccess", field, name)
+            targets = self.caller.zones.targets(field)
+            pointees = [z for loc in self.callee.zones.pts.get(leaf.zone, ()) for z in zones_of(loc.all)]
+            self._pair(sides, pointees, targets, False, writes=True)
+            paired.update(pointees)
+        return paired
 
     def _value(self, actual: Node) -> int:
         """The caller zones holding the value an actual passes (the indices or pointers used

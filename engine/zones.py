@@ -29,8 +29,12 @@ Implementation choices (beyond the interface):
 - A global C pointer (or Fortran module pointer) gets a global pointee zone `*g`: what it points
   to when set outside the procedure; assignments `g = &v` inside a procedure add v.
 - A pointer whose value comes from an unknown function call may point to every pointee and heap
-  zone of the procedure (and the `&`-taken variables).
-- Points-to is intraprocedural: a callee setting a pointer through `&p` is not seen.
+  zone of the procedure (and the `&`-taken variables); from a call to a procedure returning a
+  pointer to a structure type, to those of that type, or to a heap zone of the call site (memory
+  the callee allocated). A field access skips targets of another structure type.
+- Points-to is intraprocedural: a callee setting a pointer through `&p` is not seen; a local
+  structure's pointer fields point to a pointee zone of their own too (`*m.data`), which stands
+  for what a callee it is passed to sets them to (mat_alloc(&m)).
 - Zone of a pointer: type `pointerType(T)` (not differentiable). Named constants (Fortran
   PARAMETER) and procedure names have no zone: they read as nothing.
 """
@@ -85,7 +89,7 @@ class Loc:
     fragments) or a structure (fields). A pointer leaf's zone holds the pointer value; what it
     points to is in ZoneMap.pts."""
     __slots__ = ("name", "all", "zone", "fields", "is_array", "ndims", "pointer", "fortran_pointer",
-                 "target_type", "target_ptr", "target_dims", "scope", "partial")
+                 "target_type", "target_ptr", "target_dims", "scope", "partial", "structure")
 
     def __init__(self, name, all_zones=0, zone=None, fields=None, is_array=False, ndims=0):
         self.name, self.all, self.zone, self.fields = name, all_zones, zone, fields
@@ -94,6 +98,7 @@ class Loc:
         self.target_type = self.target_dims = self.scope = None
         self.target_ptr = 0
         self.partial = False      # shares its zones with other storage: never totally written
+        self.structure = None     # the name of its structure type (a Loc with fields)
 
     def __repr__(self):
         return f"Loc({self.name})"
@@ -153,6 +158,7 @@ class _Numbering:
                     fields[fname] = self.make(self.field_name(name, fname), var, ftype, fptr, fdims,
                                               "pointer" in fattrs, scope, kind, formal, is_array, depth + 1)
             loc = Loc(name, 0, None, fields, is_array, ndims)
+            loc.structure = base.kids[0]
             for f in fields.values():
                 loc.all |= f.all
             return loc
@@ -339,6 +345,8 @@ class ZoneMap:
         self.pts: dict[int, frozenset] = {}   # pointer zone -> Locs it may point to
         self.heap: dict[int, Loc] = {}        # id(allocate node) -> heap Loc
         self.unknown_targets: frozenset = frozenset()
+        self.call_targets: dict = {}          # id(call returning a structure pointer) -> its Locs
+        self.returned: dict = {}              # the heap Loc of such a call -> the callee's name
         self._numbering = _Numbering(self.zones, lang, filename)
         self._frozen = False
         self._ref_cache: dict = {}
@@ -471,6 +479,9 @@ class ZoneMap:
             base, field = e.kids
             items, total = self._ref(base)
             out = []
+            # a pointer the analysis cannot resolve to one type may hold targets of other
+            # structure types: C's typing says they are not what the access reaches
+            typed = [loc for loc, _ in items if loc.fields is not None and field in loc.fields]
             for loc, _ in items:
                 if loc.fields is None:
                     out.append((loc, 0))      # opaque storage: a COMMON member, unknown type
@@ -478,6 +489,9 @@ class ZoneMap:
                     continue
                 sub = loc.fields.get(field)
                 if sub is None:
+                    if typed:
+                        total = False
+                        continue
                     self._error(f"{loc.name!r} has no field {field!r}", e)
                 out.append((sub, sub.ndims))
                 total = total and not sub.partial   # a union field shares its zone
@@ -511,7 +525,9 @@ class ZoneMap:
             return self._value_targets(e.kids[1])
         if op == "ifExpr":
             return self._value_targets(e.kids[1]) | self._value_targets(e.kids[2])
-        if op == "call" or (op == "intrinsic" and e.kids[0] != "null"):
+        if op == "call":
+            return self.call_targets.get(id(e), self.unknown_targets)
+        if op == "intrinsic" and e.kids[0] != "null":
             return self.unknown_targets
         return frozenset()
 
@@ -941,6 +957,7 @@ class _ProcedureBuilder:
         for name in names:
             if name not in zm.vars and name not in zm.no_zone:
                 self._resolve(name, equiv)
+        self._field_pointees()
         self._points_to()
         zm._frozen = True
         return zm
@@ -1016,6 +1033,20 @@ class _ProcedureBuilder:
             if sub.zone not in zm.pts:
                 self._pointee(sub, kind, formal, True, memo)
 
+    def _field_pointees(self):
+        """The pointer fields of a local structure may be set by a procedure it is passed to
+        (mat_alloc(&m) sets m.data): each points to memory of its own as well, a pointee zone
+        `*m.data`, which the call translates to the callee's."""
+        for name, loc in list(self.zm.vars.items()):
+            if loc.fields is None or loc.zone is not None or not any(True for _ in loc.pointer_leaves()):
+                continue
+            if self.zm.zones[next(loc.pointer_leaves()).zone].kind != "local":
+                continue
+            memo: dict = {}
+            for leaf in list(loc.pointer_leaves()):
+                if leaf.zone not in self.zm.pts:
+                    self._pointee(leaf, "heap", None, True, memo)
+
     def _indexed_names(self) -> set:
         """Pointer names used as arrays (indexed or in pointer arithmetic): their pointee is an
         array."""
@@ -1090,9 +1121,15 @@ class _ProcedureBuilder:
         if not stmts:
             zm.unknown_targets = frozenset()
             return
+        calls = self._structure_calls(body)
         for _ in range(100):
             zm.unknown_targets = self._unknown_targets()
             changed = False
+            for call, (structure, returned, node) in calls.items():
+                reachable = self._reachable(node)
+                zm.call_targets[call] = frozenset(t for t in reachable if self._may_be(t, structure)) | {returned}
+                for leaf in returned.pointer_leaves():   # its pointers: set by the callee
+                    changed |= self._add_targets(leaf, frozenset(t for t in reachable if self._may_point(leaf, t)))
             for s in stmts:
                 with at_line(s.line):
                     changed |= self._constraint(s)
@@ -1110,6 +1147,66 @@ class _ProcedureBuilder:
         if sym is not None and sym.kind == "procedure" and sym.node is not None and sym.node.kids[7] is not None:
             return []
         return [x for x in walk(body) if x.op == "call" and x.kids[0] == "cudaMalloc" and x.kids[1]]
+
+    def _structure_calls(self, body) -> dict:
+        """id(call) -> (structure name, Loc of the memory it returns, call) of the calls of the
+        body to procedures of the program returning a pointer to a structure. What such a call
+        returns is a structure of that type: one the callee can reach (_reachable), or one the
+        caller does not see (allocated by the callee: a heap Loc of the call site, whose
+        pointers point to what the callee can reach or to memory of their own)."""
+        out = {}
+        for x in walk(body):
+            if x.op != "call":
+                continue
+            sym = self.scope.lookup(x.kids[0])
+            if sym is None or sym.kind != "procedure" or sym.node is None or sym.node.op != "procedure":
+                continue
+            base, extra, owner = resolve_type(sym.node.kids[4], self.scope)
+            if extra == 1 and base.op == "typeDef" and base.kids[2] not in UNION_STYLES:
+                returned = self._heap(x, mk("typeRef", base.kids[0]), 0, owner)
+                memo: dict = {}
+                for leaf in list(returned.pointer_leaves()):   # and what the callee allocated for them
+                    self._pointee(leaf, "heap", None, True, memo)
+                out[id(x)] = (base.kids[0], returned, x)
+                self.zm.returned[returned] = x.kids[0]
+        return out
+
+    def _reachable(self, call: Node) -> frozenset:
+        """The Locs a callee may reach: what the actual arguments point to (and structures
+        passed by value hold pointers to), the global variables and their targets, closed
+        under the pointers they hold."""
+        zm = self.zm
+        start = set(loc for name, loc in zm.vars.items() if loc.all & zm.globals_mask)
+        for a in call.kids[1]:
+            start |= zm._value_targets(a)
+            if a.op in _REF_OPS:
+                start |= {loc for loc, _ in zm._ref(a)[0] if loc.fields}
+        out, stack = set(), list(start)
+        while stack:
+            loc = stack.pop()
+            if loc in out:
+                continue
+            out.add(loc)
+            for leaf in loc.pointer_leaves():
+                stack.extend(zm.pts.get(leaf.zone, ()))
+        return frozenset(out)
+
+    def _may_point(self, leaf: Loc, loc: Loc) -> bool:
+        """Whether pointer leaf may point to loc as C types it: a structure pointer to a
+        structure of its type, a pointer to reals or integers to no structure."""
+        base, extra, _ = resolve_type(leaf.target_type, leaf.scope or self.scope)
+        if leaf.target_ptr or extra:
+            return True
+        if base.op == "typeDef" and base.kids[2] not in UNION_STYLES:
+            return self._may_be(loc, base.kids[0])
+        return loc.fields is None or base.op != "type" or base.kids[0] == "void"
+
+    def _may_be(self, loc: Loc, structure: str) -> bool:
+        """Whether loc may be a structure of that type: it is one, or its type is unknown."""
+        if loc.fields is not None:
+            return loc.structure == structure
+        t = self.zm.zones[loc.zone].type if loc.zone is not None else None
+        return t is None or t.op == "typeRef"
 
     def _unknown_targets(self) -> frozenset:
         out = set()
@@ -1157,12 +1254,15 @@ class _ProcedureBuilder:
             target, dims, typ = s.kids
             for loc, _ in zm._ref_raw(target)[0]:
                 if loc.pointer:
-                    changed |= self._add_targets(loc, frozenset((self._heap(s, loc, typ),)))
+                    site = self._heap(s, typ, 0, loc.scope) if typ is not None else \
+                        self._heap(s, loc.target_type, loc.target_ptr, loc.scope)
+                    changed |= self._add_targets(loc, frozenset((site,)))
             return changed
         if op == "call":        # cudaMalloc(pp, bytes): *pp gets new device memory
             for loc, _ in zm._ref(mk("deref", s.kids[1][0]))[0]:
                 if loc.pointer:
-                    changed |= self._add_targets(loc, frozenset((self._heap(s, loc, None),)))
+                    changed |= self._add_targets(loc, frozenset((self._heap(s, loc.target_type, loc.target_ptr,
+                                                                            loc.scope),)))
             return changed
         return False
 
@@ -1181,18 +1281,15 @@ class _ProcedureBuilder:
             return changed
         return False
 
-    def _heap(self, site: Node, leaf: Loc, typ) -> Loc:
+    def _heap(self, site: Node, typ, ptr: int, scope) -> Loc:
+        """The memory of an allocation site (or of a call returning memory of its own), of
+        type typ with ptr C stars."""
         zm = self.zm
         loc = zm.heap.get(id(site))
         if loc is None:
             name = f"heap@{site.line}" if site.line is not None else f"heap#{len(zm.heap)}"
             start = len(zm.zones)
-            if typ is None:
-                typ, ptr = leaf.target_type, leaf.target_ptr
-            else:
-                ptr = 0
-            loc = zm._numbering.make(name, None, typ, ptr, None, False, leaf.scope or self.scope, "heap",
-                                     None, True)
+            loc = zm._numbering.make(name, None, typ, ptr, None, False, scope or self.scope, "heap", None, True)
             zm._register_range(start, "heap")
             zm.heap[id(site)] = loc
         return loc

@@ -5,8 +5,10 @@ statements (a prefix effect before the statement, a postfix one after it). That 
 C meaning when C itself fixes no order that the split would change: an object modified
 twice, or modified and also read, in one full expression without a sequence point between
 is unspecified or undefined in C (`i++ + i`, `a[i] = i++`, `f(i++, i)`), and is refused.
-Effects are tracked per variable name (an array or struct is one object: `a[0]++ + a[1]` is
-refused too); writes through pointers (`*p`, `p->f`) have no name and are not tracked.
+Effects are tracked per object path: a variable, its fields and its elements at constant
+indices (`a.x = a.y = 0` and `b[0] = b[1] = e` modify different objects; `b[i]` may be any
+element of b). A read inside an assignment comes before that assignment's own write
+(`x = y = y + 1`). Writes through pointers (`*p`, `p->f`) have no name and are not tracked.
 
 `check_full_expression(n, statement)` raises `SequencingError(message, node)`; with
 statement=True, `n` is an assignment or `++`/`--` statement whose own target may also be read
@@ -38,35 +40,61 @@ def is_side_effect(n) -> bool:
 
 @dataclass
 class _Mod:
-    key: str | None   # the variable modified (None: through a pointer)
-    post: bool        # a postfix ++/--: its write is hoisted after the statement
+    key: tuple | None   # the object modified, a path (None: through a pointer)
+    post: bool          # a postfix ++/--: its write is hoisted after the statement
     node: object
-    place_keys: frozenset = frozenset()  # variables its target's place depends on (a[k]: k)
+    place_keys: frozenset = frozenset()  # objects its target's place depends on (a[k]: k)
 
 
 @dataclass
 class _Accesses:
     mods: list = field(default_factory=list)   # of _Mod
-    reads: dict = field(default_factory=dict)  # variable name -> first node reading it
+    reads: dict = field(default_factory=dict)  # object path -> the nodes reading it
 
     def add(self, other: "_Accesses") -> "_Accesses":
         self.mods += other.mods
-        for k, n in other.reads.items():
-            self.reads.setdefault(k, n)
+        for k, nodes in other.reads.items():
+            self.read(k, *nodes)
         return self
 
+    def read(self, key: tuple, *nodes) -> None:
+        self.reads.setdefault(key, []).extend(nodes)
 
-def lvalue_key(n) -> str | None:
-    """The variable an lvalue belongs to; None when it is reached through a pointer."""
+
+def _constant_index(n) -> int | None:
+    if isinstance(n, c_ast.Constant) and n.type == "int":
+        digits = n.value.rstrip("uUlL")
+        base = 16 if digits[:2].lower() == "0x" else 8 if len(digits) > 1 and digits[0] == "0" else 10
+        return int(digits, base)
+    return None
+
+
+def lvalue_key(n) -> tuple | None:
+    """The object an lvalue names, as a path: (("", variable), (".", field) or ("[", constant
+    index or None for any)...); None when it is reached through a pointer."""
+    parts = []
     while True:
         if isinstance(n, c_ast.ID):
-            return n.name
-        if isinstance(n, c_ast.ArrayRef) or (isinstance(n, c_ast.StructRef) and n.type == "."):
+            return (("", n.name),) + tuple(reversed(parts))
+        if isinstance(n, c_ast.ArrayRef):
+            parts.append(("[", _constant_index(n.subscript)))
+            n = n.name
+        elif isinstance(n, c_ast.StructRef) and n.type == ".":
+            parts.append((".", n.field.name))
             n = n.name
         elif isinstance(n, c_ast.Cast):
             n = n.expr
         else:
             return None
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    """Whether two object paths may share storage: one holds the other, or an index is unknown."""
+    return all(x == y or x[1] is None or y[1] is None for x, y in zip(a, b))
+
+
+def _name(key: tuple) -> str:
+    return key[0][1]
 
 
 def _address(n) -> _Accesses:
@@ -86,7 +114,7 @@ def _address(n) -> _Accesses:
 
 def _side_effect(n, target, post: bool) -> _Accesses:
     acc = _address(target)
-    place = frozenset(acc.reads) | frozenset(m.key for m in acc.mods)
+    place = frozenset(acc.reads) | frozenset(m.key for m in acc.mods if m.key is not None)
     if isinstance(n, c_ast.Assignment):
         acc.add(_accesses(n.rvalue))
     acc.mods.append(_Mod(lvalue_key(target), post, n, place))
@@ -101,11 +129,12 @@ def _sequenced(first, later: list, where: str) -> _Accesses:
         after = _accesses(n)
         if after.mods:
             raise SequencingError(f"a side effect in {where} is not supported", after.mods[0].node)
-        for key, node in after.reads.items():
-            if any(m.key == key and m.post for m in acc.mods):
-                raise SequencingError(f"{key}++/-- before {where} that reads {key} is not supported", node)
+        for key, nodes in after.reads.items():
+            if any(m.key is not None and _overlap(m.key, key) and m.post for m in acc.mods):
+                raise SequencingError(f"{_name(key)}++/-- before {where} that reads {_name(key)} is not supported",
+                                      nodes[0])
             if not any(m.key == key for m in acc.mods):
-                acc.reads.setdefault(key, node)
+                acc.read(key, *nodes)
     return acc
 
 
@@ -117,21 +146,27 @@ def _comma(n) -> _Accesses:
         check_full_expression(left, statement=is_side_effect(left))
         sub = _accesses(left)
         acc.mods += [_Mod(m.key, False, m.node) for m in sub.mods]
-        for k, node in sub.reads.items():
-            acc.reads.setdefault(k, node)
+        for k, nodes in sub.reads.items():
+            acc.read(k, *nodes)
     last = _accesses(n.exprs[-1])
     acc.mods += last.mods
-    for k, node in last.reads.items():
+    for k, nodes in last.reads.items():
         if not any(m.key == k for m in acc.mods):
-            acc.reads.setdefault(k, node)
+            acc.read(k, *nodes)
     return acc
 
 
 def _accesses(n) -> _Accesses:
     if n is None or isinstance(n, (c_ast.Constant, c_ast.Typename)):
         return _Accesses()
-    if isinstance(n, c_ast.ID):
-        return _Accesses(reads={n.name: n})
+    if isinstance(n, (c_ast.ID, c_ast.ArrayRef)) or (isinstance(n, c_ast.StructRef) and n.type == "."):
+        key = lvalue_key(n)
+        if key is not None:
+            acc = _address(n)
+            acc.read(key, n)
+            return acc
+    if isinstance(n, c_ast.StructRef):   # p->f reads p, not a variable named f
+        return _accesses(n.name)
     if isinstance(n, c_ast.Assignment):
         return _side_effect(n, n.lvalue, False)
     if isinstance(n, c_ast.UnaryOp):
@@ -182,20 +217,28 @@ def check_full_expression(n, statement: bool = False) -> None:
         acc.mods.append(_Mod(lvalue_key(target), False, None))  # the statement's own write
     else:
         acc = _accesses(n)
-    counts: dict = {}
+    modified = [m.key for m in acc.mods if m.key is not None]
     for m in acc.mods:
-        if m.key is not None:
-            counts[m.key] = counts.get(m.key, 0) + 1
-    for m in acc.mods:
-        if m.post and m.place_keys & counts.keys():
+        if m.post and any(_overlap(k, other) for k in m.place_keys for other in modified):
             # the write is hoisted after the statement: its place must not have changed then
             raise SequencingError(f"a postfix {m.node.op[1:]} whose target depends on a variable the same "
                                   f"expression modifies is not supported", m.node)
         if m.node is None or m.key is None:
             continue
-        if counts[m.key] > 1 or m.key in acc.reads:
-            raise SequencingError(f"{m.key} is modified and also used elsewhere in the same expression: "
+        before = _subtree(m.node)   # what m's own computation reads comes before its write
+        if sum(_overlap(m.key, other) for other in modified) > 1 or any(
+                _overlap(m.key, key) and id(node) not in before for key, nodes in acc.reads.items() for node in nodes):
+            raise SequencingError(f"{_name(m.key)} is modified and also used elsewhere in the same expression: "
                                   f"unspecified order of evaluation", m.node)
+
+
+def _subtree(n) -> set:
+    stack, seen = [n], set()
+    while stack:
+        x = stack.pop()
+        seen.add(id(x))
+        stack.extend(child for _, child in x.children())
+    return seen
 
 
 # ---------------------------------------------------------------------------------------------

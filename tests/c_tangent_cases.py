@@ -49,6 +49,12 @@ C_CASES = [
     ("c19_static_local.c", "twice(y)/(x)", [real("x", 2), real("y", 1)]),
     ("c20_struct_function_nested.c", "csum(s)/(x)", [real("x", 3), real("s", 1), integer("n", 3)]),
     ("c25_struct_diff_types.c", "sdiff(r)/(a)", [real("a", 4), real("r", 1), integer("n", 4)]),
+    ("c26_chained_assignment.c", "chain(r)/(a)", [real("a", 4), real("r", 2), integer("n", 4)]),
+    ("c27_typed_pointer_targets.c", "typed(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4)]),
+    ("c28_struct_pointer_field.c", "fieldptr(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4)]),
+    ("c29_skinning.c", "skin(err)/(theta target)", [real("theta", 4), real("target", 8), real("err", 1)]),
+    ("c30_skinning_helpers.c", "skin(err)/(theta rest target)",
+     [real("theta", 4), real("rest", 8), real("target", 8), real("err", 1)]),
     ("cj01_goto_targets.c", "jumps(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4)]),
     # active arrays and pointers that are no independent nor dependent: their derivatives are
     # arguments (Plus diff mem management of), the harness passes them zeroed

@@ -558,6 +558,32 @@ def test_nested_and_compound_assignments_are_hoisted_in_order():
     assert body("x = (j = i + 1) * 2.0;") == (asg(J, mk("add", I, i(1))), asg(X, mk("mul", J, mk("realCst", "2.0", 8))))
 
 
+CHAIN_DECLS = "struct pt { double x; double y; }; struct pt a; double b[3]; double c[3];"
+
+
+def test_chained_assignments_to_different_parts_of_one_object_are_hoisted():
+    """C defines `t1 = t2 = e` when t1 and t2 are different objects: fields of one struct,
+    elements at different constant indices, elements of different arrays."""
+    ax, ay = (mk("fieldAccess", mk("ident", "a"), f) for f in "xy")
+    b = lambda k: A(mk("ident", "b"), k)
+    assert body("a.x = a.y = 0;", CHAIN_DECLS) == (asg(ay, i(0)), asg(ax, ay))
+    assert body("b[0] = b[1] = b[2] = x;", CHAIN_DECLS) == (asg(b(i(2)), X), asg(b(i(1)), b(i(2))),
+                                                           asg(b(i(0)), b(i(1))))
+    assert body("b[0x1] = c[i] = b[0] * y;", CHAIN_DECLS)[0] == asg(A(mk("ident", "c"), I),
+                                                                    mk("mul", b(i(0)), Y))
+    # what an inner assignment reads comes before its own write
+    assert body("x = y = y + 1;") == (asg(Y, mk("add", Y, i(1))), asg(X, Y))
+    assert body("a.x = a.y = a.y * a.x;", CHAIN_DECLS)[0] == asg(ay, mk("mul", ay, ax))
+
+
+@pytest.mark.parametrize("src", ["a.x = a.x = 0;", "b[1] = b[01] = x;", "b[i] = b[j] = x;",
+                                 "x = (y = y + 1) + y;", "b[0] = (b[1] = x) + b[i];", "b[b[0] = 1] = x;"])
+def test_chained_assignments_that_may_share_an_object_stay_refused(src):
+    with pytest.raises(UnsupportedError) as e:
+        body(src, CHAIN_DECLS)
+    assert e.value.line == 3 and "unspecified order of evaluation" in e.value.message, e.value.message
+
+
 def test_side_effect_in_a_while_condition_runs_at_every_trip():
     (w,) = body("while ((j = g(i)) > 0) x = j;", "int g(int k);")
     call = mk("call", "g", (I,))

@@ -316,3 +316,65 @@ void f(double *x, double *y, int n) {
 }
 """
     assert_numbers(src, "f(y)/(x)", X3)
+
+
+# --- issue 17: pointers stored in struct fields --------------------------------------------------
+MATRIX = "#include <stdlib.h>\ntypedef struct { int nrows, ncols; double *data; } Matrix;\n"
+
+
+def test_matrix_derivative_holds_the_data_pointer_allocated_next_to_the_primal():
+    """Tapenade's model: Matrix_diff { double *data; }, its data calloc'd where the primal's is
+    malloc'd and freed with it; vector mode points it to rows of directions."""
+    text = tangent_text(source("c28_struct_pointer_field.c"), "fieldptr(y)/(x)")
+    assert "typedef struct {\n    double *data;\n} Matrix_diff;" in text
+    assert "Matrix_diff ad, rowsd[2];" in text
+    assert "a.data = (double*)malloc(n * sizeof(double));\n    ad.data = (double*)calloc(n, sizeof(double));" in text
+    assert "free(rows[k].data);\n        free(rowsd[k].data);" in text   # a loop of frees only, differentiated
+    vector = adspec.differentiate(source("c28_struct_pointer_field.c"), head="fieldptr(y)/(x)", mode="vector",
+                                  lang="c", filename="c28.c").text
+    assert "typedef struct {\n    double (*data)[NBDirsMax];\n} Matrix_diff;" in vector
+    assert "ad.data = (double (*)[NBDirsMax])calloc(n, sizeof(double[NBDirsMax]));" in vector
+
+
+@pytest.mark.parametrize("body, line, what", [
+    # a helper returns the data it allocates: nothing allocates the derivative's
+    ("static double *alloc(int n) { double *p = (double *)malloc(n * sizeof(double)); return p; }\n"
+     "void f(double *x, double *y, int n) {\n  Matrix a;\n  a.data = alloc(2);\n  a.data[0] = x[0] * x[0];\n"
+     "  y[0] = a.data[0];\n  free(a.data);\n}\n", 4, "the derivative of a"),
+    # a helper returns a Matrix it allocates: no derivative comes back with it
+    ("static Matrix *fresh(int n) { Matrix *m = (Matrix *)malloc(sizeof(Matrix));\n"
+     "  m->data = (double *)malloc(n * sizeof(double)); return m; }\n"
+     "void f(double *x, double *y, int n) {\n  Matrix *a = fresh(2);\n  a->data[0] = x[0] * x[0];\n"
+     "  y[0] = a->data[0];\n  free(a->data);\n  free(a);\n}\n", 5,
+     "the derivative of a, pointing to a structure that fresh returns"),
+    # the data of a struct points to an argument's memory: not yet
+    ("void f(double *x, double *y, int n) {\n  Matrix a;\n  a.data = x;\n  y[0] = a.data[0] * a.data[1];\n}\n",
+     3, "the derivative of a"),
+], ids=["data-returned-by-a-callee", "matrix-returned-by-a-callee", "pointing-to-an-argument"])
+def test_matrix_whose_data_the_tangent_cannot_give_a_derivative_is_refused_with_its_line(body, line, what):
+    """Before: silently zero derivatives (the callee's allocation not seen). Now a refusal at
+    the line, never wrong numbers."""
+    with pytest.raises(UnsupportedError) as e:
+        tangent_text(MATRIX + body, "f(y)/(x)")
+    assert e.value.line == line and what in e.value.message and "not supported yet" in e.value.message, str(e.value)
+
+
+def test_matrix_data_a_helper_allocates_gets_its_derivative_allocated_by_the_helper_derivative():
+    """alloc(&a, 2) sets a.data: alloc_d(&a, &ad, 2) calloc's ad.data too (before: the
+    callee's allocation was not seen, and the derivative was silently zero)."""
+    src = MATRIX + """static void alloc(Matrix *m, int n) { m->data = (double *)malloc(n * sizeof(double)); }
+static void release(Matrix *m) { free(m->data); }
+void f(double *x, double *y, int n) {
+  Matrix a;
+  alloc(&a, 2);
+  a.data[0] = x[0] * x[1];
+  a.data[1] = x[2] * a.data[0];
+  y[0] = a.data[0] + a.data[1];
+  y[1] = x[1];
+  release(&a);
+}
+"""
+    text = tangent_text(src, "f(y)/(x)")
+    assert "m->data = (double*)malloc(n * sizeof(double));\n    md->data = (double*)calloc(n, sizeof(double));" in text
+    assert "alloc_d(&a, &ad, 2);" in text and "release_d(&a, &ad);" in text and "free(md->data);" in text
+    assert_numbers(src, "f(y)/(x)", X3)

@@ -473,3 +473,47 @@ def test_c_enumerator_with_a_non_constant_value_is_refused_with_its_line():
     with pytest.raises(UnsupportedError) as e_:
         program_of("int k;\nenum e {\n A = 1,\n B = k\n};\nvoid f(void) { }", "c")
     assert e_.value.line == 4
+
+
+TYPED_TARGETS = """
+typedef struct { int nrows, ncols; double *data; } Matrix;
+typedef struct { int verts[3]; } Triangle;
+double g;
+static Matrix *pick(Matrix *pool, int k) { return &pool[k]; }
+static Matrix *fresh(int n) { Matrix *m = (Matrix *)malloc(sizeof(Matrix)); m->data = (double *)malloc(n * sizeof(double)); return m; }
+void f(Matrix *pool, Triangle *triangles, double *x, int n) {
+    Triangle *t = triangles;
+    Matrix *vp = pick(pool, 1);
+    Matrix *m = fresh(n);
+    vp->data[t->verts[0]] = x[0];
+    m->data[0] = vp->data[1];
+}"""
+
+
+def test_a_call_returning_a_structure_pointer_points_to_that_type_or_to_memory_of_its_own():
+    """Issue 17: every pointee of the procedure used to be a target of a call's value, so
+    vp->data met *triangles ("'*triangles' has no field 'data'"). A call returning Matrix *
+    reaches the Matrix structures its arguments lead to, or memory the callee allocates."""
+    zm = program_of(TYPED_TARGETS, "c").procedures["f"].zones
+    assert names(zm, zm.targets(e("vp", "c"))) == ["heap#0.data", "heap#0.ncols", "heap#0.nrows",
+                                                   "pool->data", "pool->ncols", "pool->nrows"]
+    # what the callee can reach from pool (its data), or memory of its own; never x nor a Triangle
+    assert names(zm, zm.ref(e("vp->data[0]", "c")).zones) == ["*heap#0.data", "*pool->data"]
+    assert names(zm, zm.targets(e("m", "c"))) == ["heap#1.data", "heap#1.ncols", "heap#1.nrows"]
+    assert names(zm, zm.ref(e("m->data[0]", "c")).zones) == ["*heap#1.data"]
+    assert names(zm, zm.ref(e("t->verts[0]", "c")).zones) == ["triangles->verts"]
+
+def test_a_field_access_skips_targets_of_another_structure_type_and_refuses_a_field_none_has():
+    src = """
+    typedef struct { double *data; } Matrix;
+    typedef struct { int verts[3]; } Triangle;
+    void f(Matrix *a, Triangle *b, int k, double *out) {
+        void *p = k ? (void *)a : (void *)b;
+        Matrix *q = (Matrix *)p;
+        *out = q->data[0];
+    }"""
+    zm = program_of(src, "c").procedures["f"].zones
+    assert names(zm, zm.ref(e("q->data", "c")).zones) == ["a->data"]
+    assert not zm.ref(e("q->data", "c")).total
+    with pytest.raises(SourceError, match="has no field 'size'"):
+        zm.ref(e("q->size", "c"))

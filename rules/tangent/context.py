@@ -5,7 +5,7 @@ predicates the paper does "not detail", DECLS → DECLSd)."""
 from __future__ import annotations
 
 from ...analyses.facts import sized_by_caller
-from ...analyses.pointers_set import check_pointers_set
+from ...analyses.pointers_set import check_pointer_fields_set, check_pointers_set
 from ...engine.bitsets import zones_of
 from ...engine.errors import SourceError, UnsupportedError
 from ...engine.il import EMPTY_ANN, Node, walk, walk_statements
@@ -60,6 +60,13 @@ class TangentContext(CallHelpers, Context):
         declares; refused otherwise (a variable reached through a pointer or an alias)."""
         name = ref.kids[0]
         if self.procedure is not None and name not in self.facts.diff_variables(self.procedure.name):
+            zones = self.procedure.zones
+            loc = zones.vars.get(name)
+            callees = sorted({zones.returned[t] for t in zones.pts.get(loc.zone, ()) if t in zones.returned}) \
+                if loc is not None and loc.pointer else []
+            if callees:
+                self.unsupported(ref, f"the derivative of {name}, pointing to a structure that {callees[0]} "
+                                      f"returns, whose pointer fields reach active memory,")
             self.unsupported(ref, f"the derivative of {name} (reached through a pointer or an alias)")
         return name
 
@@ -298,7 +305,7 @@ class TangentContext(CallHelpers, Context):
     def zero_like(self, ref: Node) -> Node:
         """0.0 of the kind of the reference's variable (of its field, for a structure)."""
         typ = self.element_type(ref)
-        if ref.op == "fieldAccess" and self.procedure is not None:
+        if ref.op != "ident" and self.procedure is not None:   # a field, or memory a pointer field reaches
             try:
                 zones = self.procedure.zones.ref(ref).zones
             except SourceError:  # a reference the zones do not resolve: keep the variable's type
@@ -408,7 +415,22 @@ class TangentContext(CallHelpers, Context):
         if self.lang == "c":
             assembled = _without_unread(assembled, pointers)
         check_pointers_set(assembled, pointers, self.filename)
+        allocators = {self.names.proc(name) for name in self.facts.allocating_procedures()}
+        check_pointer_fields_set(assembled, self._derivative_pointer_fields(proc.kids[0]), allocators, self.filename)
         return assembled
+
+    def _derivative_pointer_fields(self, proc_name: str) -> dict:
+        """derivative name -> pointer field names, of the local structures with a derivative."""
+        zones = self.program.procedure(proc_name).zones
+        out = {}
+        for v in self.facts.diff_variables(proc_name):
+            loc = zones.vars.get(v)
+            if loc is None or loc.fields is None or loc.zone is not None:
+                continue
+            leaves = {name for name, sub in loc.fields.items() if sub.pointer}
+            if leaves and zones.zones[zones.vars[v].fields[next(iter(leaves))].zone].kind == "local":
+                out[self.names.var(v)] = leaves
+        return out
 
     def _assembled_procedure(self, proc: Node, body_d: Node) -> Node:
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids

@@ -70,10 +70,12 @@ class StructureTypes:
 
     def component(self, structure: str, field: str):
         """(rank, structure name or None) of a component of the derivative of a structure, or
-        None if it has no derivative."""
+        None if it has no derivative; C's pointer component has the rank "pointer"."""
         typ, declarator = self.table.fields(mk("typeRef", structure)).get(field, (None, None))
         if typ is None or not self.differentiable(typ):
             return None
+        if declarator.kids[3]:   # C: a pointer to rows of directions, like a pointer argument
+            return "pointer", self.of(typ)
         return len(declarator.kids[1] or ()), self.of(typ)
 
     def definition(self, tdef: Node, layout) -> Node:
@@ -84,8 +86,8 @@ class StructureTypes:
             if field.op != "varDecl" or not self.differentiable(field.kids[0]):
                 continue
             if "pointer" in field.kids[1] or any(x.kids[3] for x in field.kids[2]):
-                layout.refuse(field, f"vector mode for the pointer component {field.kids[2][0].kids[0]} "
-                                     f"of a structure")
+                fields.append(layout.pointer_component(field))
+                continue
             fields.append(layout.widened(field, frozenset(x.kids[0] for x in field.kids[2]), {}))
         return tdef.with_kids(tdef.kids[0], tuple(fields), tdef.kids[2])
 

@@ -394,7 +394,7 @@ class _Vectorizer:
             return isinstance(found, _Structure) and found.rank not in (0, "pointer")
         if ref.op == "fieldAccess":
             component = self.component_of(ref)
-            return self.sectioned(ref.kids[0]) or (component is not None and component[0] > 0)
+            return self.sectioned(ref.kids[0]) or (component is not None and component[0] != 0)
         return ref.op == "arrayAccess" and any(i.op == "arrayTriplet" for i in ref.kids[1])
 
     def structure_of(self, ref: Node) -> str | None:
@@ -496,6 +496,10 @@ class _FortranLayout:
                 self.refuse(decl, f"vector mode for the declaration of the derivative structure {name}")
             arrays[name] = _Structure(structure, "pointer" if ptr else len(dims or ()))
         return True
+
+    def pointer_component(self, field: Node) -> Node:
+        """The vector T_diff's declaration of the pointer component field of T_diff."""
+        self.refuse(field, f"vector mode for the pointer component {field.kids[2][0].kids[0]} of a structure")
 
     def allocation(self, stmt: Node) -> Node:
         """allocate(td(n)) -> allocate(td(nbdirsmax, n)), once for all directions."""
@@ -620,6 +624,14 @@ class _CLayout(_FortranLayout):
         for x in declarators:
             arrays[x.kids[0]] = "pointer"
         return decl.with_kids(self.rows_of(typ), attrs, declarators)
+
+    def pointer_component(self, field: Node) -> Node:
+        """`double *data;` -> `double (*data)[NBDirsMax];`: it points to rows of directions, as
+        a derivative pointer declared in the body does (pointer_to_rows)."""
+        typ, attrs, declarators = field.kids
+        if "pointer" in attrs or any(x.kids[3] != 1 or x.kids[1] for x in declarators):
+            return super().pointer_component(field)
+        return field.with_kids(self.rows_of(typ), attrs, declarators)
 
     def allocation(self, stmt: Node) -> Node:
         """wd = calloc(n, sizeof(double)) -> wd = calloc(n, sizeof(double[NBDirsMax])): n rows of
