@@ -13,7 +13,7 @@ allocation.
 from __future__ import annotations
 
 from ...engine.il import Node
-from ...engine.kanren_il import eq, lall, pattern, var
+from ...engine.kanren_il import conda, eq, lall, member, pattern, var
 from .context import REFUSED
 from .ruleset import ADJOINT
 
@@ -171,43 +171,54 @@ def a_for(stmt, out, ctx):
     return guard, body
 
 
-@ADJOINT.rule("A-save-index", judgment="save", ops=("do", "for"), section="5.4", source="verbatim",
+LOOP_OPS = ("do", "for")
+
+
+@ADJOINT.rule("A-save-index", judgment="save", ops=LOOP_OPS, section="5.4", source="verbatim",
               premises=("I ∈ TBR⁻(LOOP)",), conclusion="LOOP on I  →save  [push(I) ; pop(I)]")
 def a_save_index(stmt, out, ctx):
     index, push, pop = var(), var(), var()
-    guard = ctx.check(ctx.index_restored, stmt)
-    body = lall(ctx.compute(_loop_index, stmt, index),
-                ctx.compute(ctx.push, index, push), ctx.compute(ctx.pop, index, pop),
+    guard = lall(conda((eq(stmt, pattern("do", index, var(), var(), var(), var())),),
+                       (eq(stmt, pattern("for", pattern("assign", index, var()), var(), var(), var())),)),
+                 ctx.check(ctx.index_restored, stmt))
+    body = lall(ctx.compute(ctx.push, index, push), ctx.compute(ctx.pop, index, pop),
                 eq(out, pattern("block", push, pop)))
     return guard, body
 
 
-@ADJOINT.rule("A-save-none", judgment="save", ops=("do", "for"), section="5.4",
+@ADJOINT.rule("A-save-none", judgment="save", ops=LOOP_OPS, section="5.4",
               source="reconstructed: docs/rules.md#a-for",
               premises=("I ∉ TBR⁻(LOOP)",), conclusion="LOOP on I  →save  [{} ; {}]")
 def a_save_none(stmt, out, ctx):
     """No derivative instruction before the loop reads its index: nothing to save (TBR)."""
-    return ctx.check(ctx.index_not_restored, stmt), eq(out, pattern("block", EMPTY, EMPTY))
+    op = var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, LOOP_OPS), ctx.check(ctx.index_not_restored, stmt))
+    return guard, eq(out, pattern("block", EMPTY, EMPTY))
 
 
-def _loop_index(loop: Node) -> Node:
-    return loop.kids[0] if loop.op == "do" else loop.kids[0].kids[0]
+CONTROL_OPS = ("if", "do", "for", "switch")
 
 
-@ADJOINT.rule("A-control-dead", judgment="adjoint", ops=("if", "do", "for", "switch"), section="5.4", source="verbatim",
+@ADJOINT.rule("A-control-dead", judgment="adjoint", ops=CONTROL_OPS, section="5.4", source="verbatim",
               premises=("¬isLiveForDiff(CONTROL)",), conclusion="CONTROL INSTRS  →  [{} ; {}]")
 def a_control_dead(stmt, out, ctx):
     """Nothing inside the control computes a value the derivatives need, nor has an adjoint
     (diff-liveness slicing, 4.9): both sweeps drop it."""
-    return ctx.no_fact("is_live_for_diff", stmt), eq(out, pattern("block", EMPTY, EMPTY))
+    op = var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, CONTROL_OPS), ctx.no_fact("is_live_for_diff", stmt))
+    return guard, eq(out, pattern("block", EMPTY, EMPTY))
 
 
-@ADJOINT.rule("A-nop", judgment="adjoint", ops=("nop", "comment"), section="5.4",
+NOTHING_OPS = ("nop", "comment")
+
+
+@ADJOINT.rule("A-nop", judgment="adjoint", ops=NOTHING_OPS, section="5.4",
               source="reconstructed: docs/rules.md#a-seq",
               premises=(), conclusion="CONTINUE | comment  →  [{} ; {}]")
 def a_nop(stmt, out, ctx):
     """No value and no control: nothing in either sweep (a comment is not copied)."""
-    return lall(), eq(out, pattern("block", EMPTY, EMPTY))
+    op = var()
+    return lall(eq(stmt, pattern(op, rest=var())), member(op, NOTHING_OPS)), eq(out, pattern("block", EMPTY, EMPTY))
 
 
 @ADJOINT.rule("A-decl", judgment="adjoint", ops=("varDecl",), section="4.2",
@@ -268,12 +279,16 @@ def a_return_end(stmt, out, ctx):
     return guard, eq(out, pattern("block", EMPTY, EMPTY))
 
 
-@ADJOINT.rule("A-refuse", judgment="adjoint", ops=tuple(sorted(REFUSED)) + ("return", "varDecl"), section="5.4",
+REFUSED_OPS = tuple(sorted(REFUSED)) + ("return", "varDecl")
+
+
+@ADJOINT.rule("A-refuse", judgment="adjoint", ops=REFUSED_OPS, section="5.4",
               source="reconstructed: docs/rules.md#a-refuse",
               premises=("INSTR not in this slice of adjoint mode",), conclusion="INSTR  →  file:line: refused")
 def a_refuse(stmt, out, ctx):
     """What adjoint mode does not differentiate yet is refused at its line, never
     differentiated wrongly: the statements of REFUSED, a `return` before the end, a C
     declaration inside a nested block."""
-    guard = ctx.check(ctx.refused, stmt)
+    op = var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, REFUSED_OPS), ctx.check(ctx.refused, stmt))
     return guard, ctx.compute(lambda s: ctx.refuse(s, ctx.refused_what(s)), stmt, out)

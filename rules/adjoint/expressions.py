@@ -11,9 +11,9 @@ passed by value has a pointer adjoint, `x` → `*xb`.
 from __future__ import annotations
 
 from ...engine.il import EXPRESSION_OPS, Node
-from ...engine.kanren_il import eq, lall, pattern, var
+from ...engine.kanren_il import eq, lall, member, pattern, var
 from ..derivatives import derivative
-from ..tangent.expressions import OPERATOR_OPS, REFERENCE_OPS, _is_one, _times, operands
+from ..tangent.expressions import CHAIN_OPS, REFERENCE_OPS, _is_one, _times, operands
 from .ruleset import ADJOINT
 
 
@@ -56,32 +56,39 @@ def a_ref_deref(ref, out, ctx):
     return guard, lall(ctx.derive("ref", base, base_b), eq(out, pattern("deref", base_b)))
 
 
-@ADJOINT.rule("A-ref-refuse", judgment="ref", ops=("fieldAccess", "address", "add", "sub"), section="4.2",
+REFUSED_REFS = ("fieldAccess", "address", "add", "sub")
+
+
+@ADJOINT.rule("A-ref-refuse", judgment="ref", ops=REFUSED_REFS, section="4.2",
               source="reconstructed: docs/rules.md#a-ref",
               premises=(), conclusion="REF  →ref  file:line: refused (structures, pointer arithmetic)")
 def a_ref_refuse(ref, out, ctx):
     """Structure components and pointer arithmetic need the T_diff types and the pointer
     saving of later slices: refused at their line."""
-    return lall(), ctx.compute(lambda r: ctx.refuse(r, "structures and pointer arithmetic"), ref, out)
+    op = var()
+    guard = lall(eq(ref, pattern(op, rest=var())), member(op, REFUSED_REFS))
+    return guard, ctx.compute(lambda r: ctx.refuse(r, "structures and pointer arithmetic"), ref, out)
 
 
 # --- expressions ------------------------------------------------------------------------------
 @ADJOINT.rule("A-expr-passive", judgment="adjexpr", ops=tuple(sorted(EXPRESSION_OPS)), section="5.4",
               source="verbatim", premises=("¬isActiveExpr(EXPR)",), conclusion="EXPR, VAL  →adjexpr  {}")
 def a_expr_passive(expr, out, ctx, value, stmt):
-    return ctx.no_fact("is_active_expr", expr, stmt), eq(out, pattern("block"))
+    op = var()
+    guard = lall(eq(expr, pattern(op, rest=var())), member(op, EXPRESSION_OPS), ctx.no_fact("is_active_expr", expr, stmt))
+    return guard, eq(out, pattern("block"))
 
 
 @ADJOINT.rule("A-expr-ref", judgment="adjexpr", ops=REFERENCE_OPS, section="5.4", source="verbatim",
               premises=("isActiveExpr(REF)", "REF →ref REFb"), conclusion="REF, VAL  →adjexpr  {REFb = REFb + VAL}")
 def a_expr_ref(expr, out, ctx, value, stmt):
-    ref_b = var()
-    guard = ctx.fact("is_active_expr", expr, stmt)
+    op, ref_b = var(), var()
+    guard = lall(eq(expr, pattern(op, rest=var())), member(op, REFERENCE_OPS), ctx.fact("is_active_expr", expr, stmt))
     body = lall(ctx.derive("ref", expr, ref_b), ctx.compute(increment, ref_b, value, out))
     return guard, body
 
 
-@ADJOINT.rule("A-expr-chain", judgment="adjexpr", ops=OPERATOR_OPS + ("intrinsic",), section="5.4",
+@ADJOINT.rule("A-expr-chain", judgment="adjexpr", ops=CHAIN_OPS, section="5.4",
               source="reconstructed: docs/rules.md#a-expr (the paper shows the product rule only)",
               premises=("isActiveExpr(f(A1..An))", "scalarOperands(f)", "∂f/∂Ai = Pi (derivative table)",
                         "Ai, Pi*VAL →adjexpr INSTRSi"),
@@ -92,8 +99,9 @@ def a_expr_chain(expr, out, ctx, value, stmt):
     (an inactive argument: sign's second, an integer exponent) gets nothing. A linear
     intrinsic of scalars (real, dble, merge) has scalar partials too. Operations on arrays
     (maxval(x), sum(x), x(2:n)*2) need the array adjoints of fig. 14 (A-expr-refuse)."""
-    args, vals, instrs = var(), var(), var()
-    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.scalar_operation, expr))
+    op, args, vals, instrs = var(), var(), var(), var()
+    guard = lall(eq(expr, pattern(op, rest=var())), member(op, CHAIN_OPS), ctx.fact("is_active_expr", expr, stmt),
+                 ctx.check(ctx.scalar_operation, expr))
     body = lall(ctx.compute(lambda e, v, s: adjoint_operands(e, v, ctx, s), expr, value, stmt, (args, vals)),
                 ctx.derive_each("adjexpr", args, instrs, vals, stmt),
                 ctx.compute(lambda blocks: Node("block", blocks), instrs, out))
@@ -111,8 +119,10 @@ def a_expr_cast(expr, out, ctx, value, stmt):
     return guard, ctx.derive("adjexpr", operand, out, value, stmt)
 
 
-@ADJOINT.rule("A-expr-refuse", judgment="adjexpr",
-              ops=tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - {"cast"})), section="5.4",
+REFUSED_EXPRS = tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - {"cast"}))
+
+
+@ADJOINT.rule("A-expr-refuse", judgment="adjexpr", ops=REFUSED_EXPRS, section="5.4",
               source="reconstructed: docs/rules.md#a-expr",
               premises=("isActiveExpr(EXPR)", "¬scalarOperands(EXPR): arrays, a call, C ?:"),
               conclusion="EXPR, VAL  →adjexpr  file:line: refused")
@@ -120,7 +130,9 @@ def a_expr_refuse(expr, out, ctx, value, stmt):
     """Not in this slice: operations on arrays (array adjoints), function calls, C's
     conditional expression, and the other active expressions that are no operator of the
     table, reference or cast."""
-    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.refused_expression, expr))
+    op = var()
+    guard = lall(eq(expr, pattern(op, rest=var())), member(op, REFUSED_EXPRS), ctx.fact("is_active_expr", expr, stmt),
+                 ctx.check(ctx.refused_expression, expr))
     return guard, ctx.compute(lambda e, s: ctx.refuse(s, f"the adjoint of {_name(e)}"), expr, stmt, out)
 
 

@@ -21,7 +21,8 @@ def t_call_passive(stmt, out, ctx):
     it); a derivative read later is reset after the call (4.6, as `ed = 0.0` after an
     assignment in fig. 9), so it does not keep the value from before the call. A variable the
     call may overwrite only in part is refused."""
-    return ctx.no_fact("is_active_call", stmt), ctx.compute(lambda s: ctx.passive_call(s), stmt, out)
+    guard = lall(eq(stmt, pattern("call", var(), var())), ctx.no_fact("is_active_call", stmt))
+    return guard, ctx.compute(lambda s: ctx.passive_call(s), stmt, out)
 
 
 @TANGENT.rule("T-call-active", judgment="tangent", ops=("call",), section="5.3",
