@@ -245,14 +245,13 @@ def a_decl_init(stmt, out, ctx):
     """A C declaration with initial values is an assignment of each: the backward sweep
     propagates the adjoint of each variable into its initial value, last variable first.
     Nothing is pushed: the variable held no value before."""
-    decls, inits, values, instrs, backward = var(), var(), var(), var(), var()
+    decls, inits, values, instrs = var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("varDecl", var(), var(), var())), ctx.check(ctx.top_level, stmt),
                  ctx.check(ctx.active_initial_value, stmt))
     body = lall(ctx.compute(ctx.adjoint_declaration, stmt, decls),
                 ctx.compute(ctx.initial_adjoints, stmt, (inits, values)),
                 ctx.derive_each("adjexpr", inits, instrs, values, stmt),
-                ctx.compute(lambda blocks: Node("block", blocks), instrs, backward),
-                eq(out, pattern("block", decls, backward)))
+                eq(out, pattern("block", decls, pattern("block", rest=instrs))))
     return guard, body
 
 

@@ -21,9 +21,9 @@ from .ruleset import ADJOINT
 @ADJOINT.rule("A-ref-name", judgment="ref", ops=("ident",), section="5.4", source="verbatim",
               premises=("¬byValue(NAME)", "NAME →varName NAMEb"), conclusion="NAME  →ref  NAMEb")
 def a_ref_name(ref, out, ctx):
-    name = var()
+    name, name_b = var(), var()
     guard = lall(eq(ref, pattern("ident", name)), ctx.check(ctx.not_by_value_formal, ref))
-    return guard, ctx.compute(lambda n: Node("ident", (ctx.names.var(n),)), name, out)
+    return guard, lall(ctx.compute(ctx.names.var, name, name_b), eq(out, pattern("ident", name_b)))
 
 
 @ADJOINT.rule("A-ref-value", judgment="ref", ops=("ident",), section="5.4",
@@ -33,8 +33,7 @@ def a_ref_value(ref, out, ctx):
     """C passes x by value, but its adjoint goes back to the caller: `double *xb`."""
     name, name_b = var(), var()
     guard = lall(eq(ref, pattern("ident", name)), ctx.check(ctx.by_value_formal, ref))
-    body = lall(ctx.compute(lambda n: Node("ident", (ctx.names.var(n),)), name, name_b),
-                eq(out, pattern("deref", name_b)))
+    body = lall(ctx.compute(ctx.names.var, name, name_b), eq(out, pattern("deref", pattern("ident", name_b))))
     return guard, body
 
 
@@ -104,7 +103,7 @@ def a_expr_chain(expr, out, ctx, value, stmt):
                  ctx.check(ctx.scalar_operation, expr))
     body = lall(ctx.compute(lambda e, v, s: adjoint_operands(e, v, ctx, s), expr, value, stmt, (args, vals)),
                 ctx.derive_each("adjexpr", args, instrs, vals, stmt),
-                ctx.compute(lambda blocks: Node("block", blocks), instrs, out))
+                eq(out, pattern("block", rest=instrs)))
     return guard, body
 
 

@@ -203,11 +203,12 @@ def t_allocation_diff(stmt, out, ctx):
     the derivative block is zeroed (calloc): its derivatives are zero until written, and the
     analyses see a block as one zone, not which elements are written before being read; its
     elements have the derivative type (a struct's T_diff)."""
-    op, target, target_d = var(), var(), var()
+    op, target, target_d, allocation_d = var(), var(), var(), var()
     guard = lall(eq(stmt, pattern(op, target, rest=var())), member(op, ALLOCATION_OPS),
                  ctx.fact("has_derivative", target, stmt))
     body = lall(ctx.derive("ref", target, target_d),
-                ctx.compute(lambda s, t: Node("block", (s, _allocation_d(s, t, ctx))), stmt, target_d, out))
+                ctx.compute(lambda s, t: _allocation_d(s, t, ctx), stmt, target_d, allocation_d),
+                eq(out, pattern("block", stmt, allocation_d)))
     return guard, body
 
 
@@ -250,11 +251,12 @@ def t_pointer_diff(stmt, out, ctx):
     a pointer is a pointer to derivatives, Tapenade's `pd => ad`), so that `p(i)` and `pd(i)`
     stay the value and the derivative of the same memory. The target's derivative is
     declared like the target, TARGET attribute included."""
-    lhs, target, lhs_d, target_d = var(), var(), var(), var()
+    lhs, target, lhs_d, target_d, ann_d = (var() for _ in range(5))
     guard = lall(eq(stmt, pattern("pointerAssign", lhs, target)), ctx.fact("has_derivative", lhs, stmt),
                  ctx.check(not_null, target), ctx.fact("has_derivative", target, stmt))
     body = lall(ctx.derive("ref", lhs, lhs_d), ctx.derive("ref", target, target_d),
-                ctx.compute(lambda d, t, s: _derivative_then_copy(ctx, s, d, t), lhs_d, target_d, stmt, out))
+                ctx.compute(ctx.derivative_ann, stmt, ann_d),
+                eq(out, pattern("block", pattern("pointerAssign", lhs_d, target_d, ann=ann_d), stmt)))
     return guard, body
 
 
@@ -262,11 +264,11 @@ def t_pointer_diff(stmt, out, ctx):
               source="reconstructed: docs/rules.md#t-pointer",
               premises=("isDiff(P)", "TARGET = null()"), conclusion="P => null()  →  Pd => null() ; P => null()")
 def t_pointer_null(stmt, out, ctx):
-    lhs, lhs_d = var(), var()
-    guard = lall(eq(stmt, pattern("pointerAssign", lhs, pattern("intrinsic", "null", ()))),
+    lhs, null, lhs_d, ann_d = var(), var(), var(), var()
+    guard = lall(eq(stmt, pattern("pointerAssign", lhs, null)), eq(null, pattern("intrinsic", "null", ())),
                  ctx.fact("has_derivative", lhs, stmt))
-    body = lall(ctx.derive("ref", lhs, lhs_d),
-                ctx.compute(lambda d, s: _derivative_then_copy(ctx, s, d, s.kids[1]), lhs_d, stmt, out))
+    body = lall(ctx.derive("ref", lhs, lhs_d), ctx.compute(ctx.derivative_ann, stmt, ann_d),
+                eq(out, pattern("block", pattern("pointerAssign", lhs_d, null, ann=ann_d), stmt)))
     return guard, body
 
 
@@ -283,11 +285,6 @@ def t_pointer_passive_target(stmt, out, ctx):
 
 def not_null(target: Node) -> bool:
     return not (target.op == "intrinsic" and target.kids[0] == "null")
-
-
-def _derivative_then_copy(ctx, stmt: Node, pointer_d: Node, target_d: Node) -> Node:
-    """Pd => TARGETd before the copy of P => TARGET."""
-    return Node("block", (Node("pointerAssign", (pointer_d, target_d), ctx.derivative_ann(stmt)), stmt))
 
 
 @TANGENT.rule("T-local-decl", judgment="tangent", ops=("varDecl",), section="4.2",

@@ -27,9 +27,10 @@ CHAIN_OPS = OPERATOR_OPS + ("intrinsic",)
 @TANGENT.rule("T-ref-name", judgment="ref", ops=("ident",), section="5.3", source="verbatim",
               premises=("NAME →varName NAMEd",), conclusion="NAME  →ref  NAMEd")
 def t_ref_name(ref, out, ctx):
-    name = var()
+    name, name_d = var(), var()
     guard = eq(ref, pattern("ident", name))
-    body = ctx.compute(lambda r: Node("ident", (ctx.names.var(ctx.declared_derivative(r)),)), ref, out)
+    body = lall(ctx.compute(lambda r: ctx.names.var(ctx.declared_derivative(r)), ref, name_d),
+                eq(out, pattern("ident", name_d)))
     return guard, body
 
 
