@@ -41,7 +41,7 @@ def _sequence(pairs: tuple) -> Node:
 
 @ADJOINT.rule("A-if", judgment="adjoint", ops=("if",), section="5.4",
               source="reconstructed: docs/rules.md#a-if",
-              premises=("isLiveForDiff(IF)", "THEN →  [THEN→ ; THEN←]", "ELSE →  [ELSE→ ; ELSE←]",
+              premises=("present(ELSE)", "isLiveForDiff(IF)", "THEN →  [THEN→ ; THEN←]", "ELSE →  [ELSE→ ; ELSE←]",
                         "integer →newFreeVar B"),
               conclusion="if (C) THEN else ELSE  →  [if (C) {THEN→; push(0)} else {ELSE→; push(1)} ;\n"
                          "                          pop(B); if (B == 0) THEN← else ELSE←]")
@@ -89,7 +89,7 @@ def _choice(stmt, cond, then_f, then_b, other_f, other_b, branch, out, ctx):
 
 @ADJOINT.rule("A-select", judgment="adjoint", ops=("switch",), section="5.4",
               source="reconstructed: docs/rules.md#a-if",
-              premises=("isLiveForDiff(SELECT)", "¬fallThrough(SELECT)", "BODYk →  [BODYk→ ; BODYk←]  (each case k)",
+              premises=("isLiveForDiff(SELECT)", "BODYk →  [BODYk→ ; BODYk←]  (each case k)",
                         "integer →newFreeVar B"),
               conclusion="select (E) case Vk: BODYk  →  [select (E) case Vk: {BODYk→; push(k)} (default: push(n)) ;\n"
                          "                             pop(B); if (B == 0) BODY0← else if (B == 1) BODY1← ...]")
@@ -107,8 +107,8 @@ def a_select(stmt, out, ctx):
 
 
 @ADJOINT.rule("A-do", judgment="adjoint", ops=("do",), section="5.4", source="verbatim",
-              premises=("isLiveForDiff(LOOP)", "integer →newFreeVars VF, VT, VS", "INSTRS →  [INSTRS→ ; INSTRS←]",
-                        "I →restore I?"),
+              premises=("isLiveForDiff(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]", "integer →newFreeVars VF, VT, VS",
+                        "LOOP →save [push(I)? ; pop(I)?]"),
               conclusion="do I = F, T, S; INSTRS  →\n"
                          "  [push(I)?; VF = F; VS = S; do I = VF, T, VS; INSTRS→; push(I - VS); push(VF); push(VS) ;\n"
                          "   pop(VS); pop(VF); pop(VT); do I = VT, VF, -VS; INSTRS←; pop(I)?]")
@@ -137,8 +137,8 @@ def a_do(stmt, out, ctx):
 
 @ADJOINT.rule("A-for", judgment="adjoint", ops=("for",), section="5.4",
               source="reconstructed: docs/rules.md#a-for",
-              premises=("isLiveForDiff(LOOP)", "integer →newFreeVars VF, VT", "INSTRS →  [INSTRS→ ; INSTRS←]",
-                        "I →restore I?"),
+              premises=("isLiveForDiff(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]", "integer →newFreeVars VF, VT",
+                        "LOOP →save [push(I)? ; pop(I)?]"),
               conclusion="for (I = F; I op T; I += S) INSTRS  →\n"
                          "  [push(I)?; VF = F; for (I = VF; I op T; I += S) INSTRS→; push(I - S); push(VF) ;\n"
                          "   pop(VF); pop(VT); for (I = VT; I >= VF; I -= S) INSTRS←; pop(I)?]   (<= for S < 0)")
@@ -223,7 +223,8 @@ def a_nop(stmt, out, ctx):
 
 @ADJOINT.rule("A-decl", judgment="adjoint", ops=("varDecl",), section="4.2",
               source="reconstructed: docs/rules.md#a-decl",
-              premises=("atTopOfBody(DECL)", "¬activeInitialValue(DECL)", "DECL →  DECL; DECLb = 0"),
+              premises=("atTopOfBody(DECL)", "¬(hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT))",
+                        "DECL →decls DECL; DECLb = 0"),
               conclusion="T V  →  [T V; T Vb = 0 ; {}]")
 def a_decl(stmt, out, ctx):
     """C declares its locals in the body: a local with an adjoint gets its declaration after
@@ -238,7 +239,8 @@ def a_decl(stmt, out, ctx):
 
 @ADJOINT.rule("A-decl-init", judgment="adjoint", ops=("varDecl",), section="5.4",
               source="reconstructed: docs/rules.md#a-decl",
-              premises=("atTopOfBody(DECL)", "activeInitialValue(DECL)", "DECL →  DECL; DECLb = 0",
+              premises=("atTopOfBody(DECL)", "hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT)",
+                        "DECL →decls DECL; DECLb = 0",
                         "INITi, Vib →adjexpr INSTRSi  (each Vi with an adjoint)"),
               conclusion="T V1 = INIT1, ...  →  [T V1 = INIT1, ...; T V1b = 0, ... ; INSTRSn; ...; INSTRS1]")
 def a_decl_init(stmt, out, ctx):
@@ -257,7 +259,7 @@ def a_decl_init(stmt, out, ctx):
 
 @ADJOINT.rule("A-return-value", judgment="adjoint", ops=("return",), section="5.4",
               source="reconstructed: docs/rules.md#a-return",
-              premises=("lastStatement(return E)", "E, Fb →adjexpr INSTRS"),
+              premises=("present(E)", "lastStatement(return E)", "E, Fb →adjexpr INSTRS"),
               conclusion="return E  →  [{} ; INSTRS]")
 def a_return_value(stmt, out, ctx):
     """C's `return E` as the last statement: E is the function's value, whose adjoint Fb
@@ -283,7 +285,7 @@ REFUSED_OPS = tuple(sorted(REFUSED)) + ("return", "varDecl")
 
 @ADJOINT.rule("A-refuse", judgment="adjoint", ops=REFUSED_OPS, section="5.4",
               source="reconstructed: docs/rules.md#a-refuse",
-              premises=("INSTR not in this slice of adjoint mode",), conclusion="INSTR  →  file:line: refused")
+              premises=("refused(INSTR)  (not in this slice of adjoint mode)",), conclusion="INSTR  →  file:line: refused")
 def a_refuse(stmt, out, ctx):
     """What adjoint mode does not differentiate yet is refused at its line, never
     differentiated wrongly: the statements of REFUSED, a `return` before the end, a C

@@ -89,7 +89,7 @@ def a_expr_ref(expr, out, ctx, value, stmt):
 
 @ADJOINT.rule("A-expr-chain", judgment="adjexpr", ops=CHAIN_OPS, section="5.4",
               source="reconstructed: docs/rules.md#a-expr (the paper shows the product rule only)",
-              premises=("isActiveExpr(f(A1..An))", "scalarOperands(f)", "∂f/∂Ai = Pi (derivative table)",
+              premises=("isActiveExpr(f(A1..An))", "scalarOperands(f)", "f →partials P1..Pn  (∂f/∂Ai = Pi, the derivative table)",
                         "Ai, Pi*VAL →adjexpr INSTRSi"),
               conclusion="f(A1..An), VAL  →adjexpr  {INSTRS1; ...; INSTRSn}")
 def a_expr_chain(expr, out, ctx, value, stmt):
@@ -123,7 +123,7 @@ REFUSED_EXPRS = tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - {"cast"}))
 
 @ADJOINT.rule("A-expr-refuse", judgment="adjexpr", ops=REFUSED_EXPRS, section="5.4",
               source="reconstructed: docs/rules.md#a-expr",
-              premises=("isActiveExpr(EXPR)", "¬scalarOperands(EXPR): arrays, a call, C ?:"),
+              premises=("isActiveExpr(EXPR)", "¬scalarOperands(EXPR)  (arrays, a call, C ?:)"),
               conclusion="EXPR, VAL  →adjexpr  file:line: refused")
 def a_expr_refuse(expr, out, ctx, value, stmt):
     """Not in this slice: operations on arrays (array adjoints), function calls, C's

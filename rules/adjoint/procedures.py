@@ -14,7 +14,7 @@ from .ruleset import ADJOINT
 
 
 @ADJOINT.rule("A-proc", judgment="proc", ops=("procedure",), section="5.4", source="verbatim",
-              premises=("isDiffProc(P)", "P →procName Pb", "ARGS →  ARGSb", "DECLS →  DECLSb",
+              premises=("isDiffProc(P)", "P →procName Pb", "ARGS →args ARGSb", "DECLS →decls DECLSb",
                         "INSTRS →  [INSTRS→ ; INSTRS←]"),
               conclusion="procedure P(ARGS) {DECLS; INSTRS}  →  procedure Pb(ARGSb) {DECLSb; INSTRS→; INSTRS←}")
 def a_proc(proc, out, ctx):

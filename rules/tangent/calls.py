@@ -14,7 +14,7 @@ from .ruleset import TANGENT
 
 @TANGENT.rule("T-call-passive", judgment="tangent", ops=("call",), section="5.3",
               source="reconstructed: docs/rules.md#t-call",
-              premises=("¬isActiveCall(CALL)", "V = variables CALL overwrites whose derivative is read later"),
+              premises=("¬isActiveCall(CALL)", "CALL →resets V  (the variables CALL overwrites whose derivative is read later)"),
               conclusion="call P(ARGS)  →  call P(ARGS) ; Vd = 0")
 def t_call_passive(stmt, out, ctx):
     """What a call that is not active writes has a zero derivative (nothing varied reaches
@@ -27,7 +27,7 @@ def t_call_passive(stmt, out, ctx):
 
 @TANGENT.rule("T-call-active", judgment="tangent", ops=("call",), section="5.3",
               source="reconstructed: docs/rules.md#t-call",
-              premises=("isActiveCall(CALL)", "P →procName Pd", "ARGS →args ARGSd (dummy zero derivatives)"),
+              premises=("isActiveCall(CALL)", "P →procName Pd", "ARGS →args ARGSd  (dummy zero derivatives)"),
               conclusion="call P(ARGS)  →  DUMMIES = 0 ; call Pd(ARGSd)")
 def t_call_active(stmt, out, ctx):
     name, args, args_d = var(), var(), var()

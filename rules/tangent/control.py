@@ -23,7 +23,8 @@ ALLOCATION_OPS = ("allocate", "deallocate")
 @TANGENT.rule("T-seq", judgment="tangent", ops=("block",), section="5.3",
               source="reconstructed: docs/rules.md#t-call",
               premises=("INSTR →  INSTRd", "INSTRS →  INSTRSd",
-                        "V = variables the passive function calls in INSTR overwrite whose derivative is read later"),
+                        "INSTR →resets V  (the variables the passive function calls in INSTR overwrite whose "
+                        "derivative is read later)"),
               conclusion="{L: INSTR ; INSTRS}  →  {L: Vd = 0 ; INSTRd ; INSTRSd}")
 def t_seq(block, out, ctx):
     """The paper's rule, plus: a function called in an expression of INSTR that is not
@@ -113,7 +114,7 @@ def t_loop(stmt, out, ctx):
 
 @TANGENT.rule("T-switch", judgment="tangent", ops=("switch",), section="5.3",
               source="reconstructed: docs/rules.md#t-control",
-              premises=("isLiveForDiff(switch)", "CASEi →  CASEid"),
+              premises=("isLiveForDiff(switch)", "CASEi →  CASEid  (each i)"),
               conclusion="switch (S) {case Vi: CASEi}  →  switch (S) {case Vi: CASEid}")
 def t_switch(stmt, out, ctx):
     selector, cases, fall, bodies, bodies_d, cases_d, ann = (var() for _ in range(7))
@@ -154,7 +155,7 @@ def _with_blocks(kids: tuple, blocks: tuple) -> tuple:
 
 @TANGENT.rule("T-passive-statement", judgment="tangent", ops=PASSIVE_OPS, section="5.3",
               source="reconstructed: docs/rules.md#t-passive",
-              premises=("¬(INSTR a READ that cuts or resets a derivative: T-read)",),
+              premises=("¬cutsOrResets(INSTR)  (not a READ that cuts or resets a derivative: T-read)",),
               conclusion="INSTR  →  INSTR   (no derivative)")
 def t_passive_statement(stmt, out, ctx):
     op = var()
@@ -164,7 +165,8 @@ def t_passive_statement(stmt, out, ctx):
 
 @TANGENT.rule("T-read", judgment="tangent", ops=("io",), section="4.6",
               source="reconstructed: docs/rules.md#t-read",
-              premises=("READ V1..Vn", "isDiff(Vi) ∧ derivativeReadLater(Vi) for the Vi reset"),
+              premises=("cutsOrResets(READ V1..Vn)",
+                        "READ →resets Vi  (the Vi with isDiff(Vi) ∧ derivativeReadLater(Vi))"),
               conclusion="READ V1..Vn  →  READ V1..Vn ; Vid = 0 ...   (a warning for each Vi whose "
                          "varied value is cut)")
 def t_read(stmt, out, ctx):
@@ -178,7 +180,7 @@ def t_read(stmt, out, ctx):
 
 @TANGENT.rule("T-jump", judgment="tangent", ops=JUMP_OPS, section="5.5",
               source="reconstructed: docs/rules.md#t-jump",
-              premises=("E chooses a label: an integer, or the sign of a real",),
+              premises=(),
               conclusion="GO TO (L1, ..., Ln), E  →  GO TO (L1, ..., Ln), E ;   "
                          "IF (E) L1, L2, L3  →  IF (E) L1, L2, L3")
 def t_jump(stmt, out, ctx):
@@ -262,7 +264,7 @@ def t_pointer_diff(stmt, out, ctx):
 
 @TANGENT.rule("T-pointer-null", judgment="tangent", ops=("pointerAssign",), section="4.2",
               source="reconstructed: docs/rules.md#t-pointer",
-              premises=("isDiff(P)", "TARGET = null()"), conclusion="P => null()  →  Pd => null() ; P => null()")
+              premises=("isDiff(P)", "P →ref Pd"), conclusion="P => null()  →  Pd => null() ; P => null()")
 def t_pointer_null(stmt, out, ctx):
     lhs, null, lhs_d, ann_d = var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("pointerAssign", lhs, null)), eq(null, pattern("intrinsic", "null", ())),
@@ -289,7 +291,7 @@ def not_null(target: Node) -> bool:
 
 @TANGENT.rule("T-local-decl", judgment="tangent", ops=("varDecl",), section="4.2",
               source="reconstructed: docs/rules.md#t-passive",
-              premises=("¬(hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT))", "DECL →decl DECLd"),
+              premises=("¬(hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT))", "DECL →decls DECLd"),
               conclusion="T V = INIT  →  T V = INIT ; T Vd")
 def t_local_decl(stmt, out, ctx):
     """A C declaration inside a block declares the derivatives of its variables after them
@@ -317,7 +319,7 @@ def t_local_decl_active(stmt, out, ctx):
 
 @TANGENT.rule("T-return", judgment="tangent", ops=("return",), section="4.5",
               source="reconstructed: docs/rules.md#t-call",
-              premises=("¬returnsValue(RETURN)",), conclusion="return  →  return")
+              premises=(), conclusion="return  →  return")
 def t_return(stmt, out, ctx):
     return eq(stmt, pattern("return", None)), eq(out, pattern("block", stmt))
 

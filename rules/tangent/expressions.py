@@ -68,7 +68,8 @@ def t_expr_ref(expr, out, ctx, stmt):
 
 @TANGENT.rule("T-expr-chain", judgment="expr", ops=CHAIN_OPS, section="5.3",
               source="reconstructed: docs/rules.md#t-expr (the paper shows the product rule only)",
-              premises=("isActiveExpr(f(A1..An))", "Ai →expr Aid", "∂f/∂Ai = Pi (derivative table)"),
+              premises=("isActiveExpr(f(A1..An))", "¬linear(f)", "Ai →expr Aid", "f →partials P1..Pn  (∂f/∂Ai = Pi, "
+                        "the derivative table)"),
               conclusion="f(A1..An)  →expr  Σ Pi*Aid   (a reduction: sum(P*Ad); "
                          "linear in each argument apart: Σ f(A1..Aid..An))")
 def t_expr_chain(expr, out, ctx, stmt):
@@ -87,7 +88,7 @@ def t_expr_chain(expr, out, ctx, stmt):
 
 @TANGENT.rule("T-expr-linear", judgment="expr", ops=("intrinsic",), section="5.3",
               source="reconstructed: docs/rules.md#t-expr",
-              premises=("isActiveExpr(f(A1..An))", "f linear (derivative table)", "Ai →expr Aid  (active Ai)"),
+              premises=("isActiveExpr(f(A1..An))", "linear(f)  (the derivative table)", "Ai →expr Aid  (active Ai)"),
               conclusion="f(A1..An)  →expr  f(A1d..An)  (inactive arguments kept: dim, mask)")
 def t_expr_linear(expr, out, ctx, stmt):
     """A linear intrinsic (sum, transpose, real, merge, ...) applies to the derivatives of its
@@ -123,7 +124,7 @@ def _choice(expr: Node, cond: Node, arms_d: tuple, ctx) -> Node | None:
 
 @TANGENT.rule("T-expr-cast", judgment="expr", ops=("cast",), section="5.3",
               source="reconstructed: docs/rules.md#t-expr",
-              premises=("isActiveExpr((T) E)", "T real", "E →expr Ed"),
+              premises=("isActiveExpr((T) E)", "E →expr Ed"),
               conclusion="(T) E  →expr  (T) Ed   (0 when T is an integer type)")
 def t_expr_cast(expr, out, ctx, stmt):
     """A conversion between real types is linear: (float)x has the derivative (float)xd.

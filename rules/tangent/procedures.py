@@ -13,7 +13,7 @@ from .ruleset import TANGENT
 
 
 @TANGENT.rule("T-proc", judgment="proc", ops=("procedure",), section="5.3", source="verbatim",
-              premises=("isDiffProc(P)", "P →procName Pd", "ARGS →  ARGSd", "DECLS →  DECLSd",
+              premises=("isDiffProc(P)", "P →procName Pd", "ARGS →args ARGSd", "DECLS →decls DECLSd",
                         "INSTRS →  INSTRSd"),
               conclusion="procedure P(ARGS) {DECLS; INSTRS}  →  procedure Pd(ARGSd) {DECLSd; INSTRSd}")
 def t_proc(proc, out, ctx):
