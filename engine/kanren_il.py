@@ -415,10 +415,53 @@ class Goal:
 
 def eq(u, v) -> Goal:
     """kanren's `eq`: u and v unify."""
+    if type(u) is FreshVar and type(v) is Node and not is_ground(v) and \
+            (type(v.kids) is tuple or type(v.kids) in _VARS):
+        return _match(u, v)
+
     def eq_step(state):
         state = unify_terms(u, v, state)
         return None if state is False else state
     return Goal(eq_step)
+
+
+def _match(subject: FreshVar, p: Node) -> Goal:
+    """eq(subject, p) for a rule's pattern: when the subject is a real tree, its operator,
+    children and annotations are matched against p's with one copy of the state for the
+    variables they bind (the same state as unify_terms; anything else takes unify_terms)."""
+    op, kids, ann = p.op, p.kids, p.ann
+    op_var, ann_var, rest = type(op) in _VARS, type(ann) in _VARS, type(kids) in _VARS
+
+    def match_step(state):
+        node = state.get(subject)
+        if type(node) is not Node or node._ground is not True:
+            state = unify_terms(subject, p, state)
+            return None if state is False else state
+        if not op_var and op != node.op:
+            return None
+        s = state.copy()
+        for term, value in ((op, node.op), (ann, node.ann), (kids, node.kids)) if op_var or ann_var or rest else ():
+            if type(term) in _VARS:
+                if term in s:
+                    s = unify_terms(term, value, s)
+                    if s is False:
+                        return None
+                else:
+                    s[term] = value
+        if rest:
+            return s
+        values = node.kids
+        if len(values) != len(kids):
+            return None
+        for term, value in zip(kids, values):
+            if type(term) is FreshVar and term not in s:
+                s[term] = value
+            else:
+                s = unify_terms(term, value, s)
+                if s is False:
+                    return None
+        return s
+    return Goal(match_step)
 
 
 def lall(*goals):
@@ -444,7 +487,9 @@ def member(x, values) -> Goal:
     values = frozenset(values)
 
     def member_step(state):
-        value = _walk(x, state) if type(x) in _VARS else x
+        value = state.get(x, x)
+        if type(value) in _VARS:
+            value = _walk(value, state)
         if type(value) in _VARS:
             raise UnboundVariable(x)
         return state if value in values else None
