@@ -74,7 +74,7 @@ def a_ref_refuse(ref, out, ctx):
               source="verbatim", premises=("¬isActiveExpr(EXPR)",), conclusion="EXPR, VAL  →adjexpr  {}")
 def a_expr_passive(expr, out, ctx, value, stmt):
     op = var()
-    guard = lall(eq(expr, pattern(op, rest=var())), member(op, EXPRESSION_OPS), ctx.no_fact("is_active_expr", expr, stmt))
+    guard = lall(ctx.no_fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, EXPRESSION_OPS))
     return guard, eq(out, pattern("block"))
 
 
@@ -82,7 +82,7 @@ def a_expr_passive(expr, out, ctx, value, stmt):
               premises=("isActiveExpr(REF)", "REF →ref REFb"), conclusion="REF, VAL  →adjexpr  {REFb = REFb + VAL}")
 def a_expr_ref(expr, out, ctx, value, stmt):
     op, ref_b = var(), var()
-    guard = lall(eq(expr, pattern(op, rest=var())), member(op, REFERENCE_OPS), ctx.fact("is_active_expr", expr, stmt))
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, REFERENCE_OPS))
     body = lall(ctx.derive("ref", expr, ref_b), ctx.compute(increment, ref_b, value, out))
     return guard, body
 
@@ -99,7 +99,7 @@ def a_expr_chain(expr, out, ctx, value, stmt):
     intrinsic of scalars (real, dble, merge) has scalar partials too. Operations on arrays
     (maxval(x), sum(x), x(2:n)*2) need the array adjoints of fig. 14 (A-expr-refuse)."""
     op, args, vals, instrs = var(), var(), var(), var()
-    guard = lall(eq(expr, pattern(op, rest=var())), member(op, CHAIN_OPS), ctx.fact("is_active_expr", expr, stmt),
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, CHAIN_OPS),
                  ctx.check(ctx.scalar_operation, expr))
     body = lall(ctx.compute(lambda e, v, s: adjoint_operands(e, v, ctx, s), expr, value, stmt, (args, vals)),
                 ctx.derive_each("adjexpr", args, instrs, vals, stmt),
@@ -130,7 +130,7 @@ def a_expr_refuse(expr, out, ctx, value, stmt):
     conditional expression, and the other active expressions that are no operator of the
     table, reference or cast."""
     op = var()
-    guard = lall(eq(expr, pattern(op, rest=var())), member(op, REFUSED_EXPRS), ctx.fact("is_active_expr", expr, stmt),
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, REFUSED_EXPRS),
                  ctx.check(ctx.refused_expression, expr))
     return guard, ctx.compute(lambda e, s: ctx.refuse(s, f"the adjoint of {_name(e)}"), expr, stmt, out)
 

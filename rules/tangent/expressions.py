@@ -54,7 +54,7 @@ def t_ref_access(ref, out, ctx):
               premises=("¬isActiveExpr(EXPR)",), conclusion="EXPR  →expr  0")
 def t_expr_passive(expr, out, ctx, stmt):
     op = var()
-    guard = lall(eq(expr, pattern(op, rest=var())), member(op, EXPRESSION_OPS), ctx.no_fact("is_active_expr", expr, stmt))
+    guard = lall(ctx.no_fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, EXPRESSION_OPS))
     return guard, eq(out, None)
 
 
@@ -62,7 +62,7 @@ def t_expr_passive(expr, out, ctx, stmt):
               premises=("isActiveExpr(REF)", "REF →ref REFd"), conclusion="REF  →expr  REFd")
 def t_expr_ref(expr, out, ctx, stmt):
     op = var()
-    guard = lall(eq(expr, pattern(op, rest=var())), member(op, REFERENCE_OPS), ctx.fact("is_active_expr", expr, stmt))
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, REFERENCE_OPS))
     return guard, ctx.derive("ref", expr, out)
 
 
@@ -79,7 +79,7 @@ def t_expr_chain(expr, out, ctx, stmt):
     argument apart: the product rule writes the operation with one argument replaced by its
     derivative, dot_product(ad, b) + dot_product(a, bd)."""
     op, args, args_d = var(), var(), var()
-    guard = lall(eq(expr, pattern(op, rest=var())), member(op, CHAIN_OPS), ctx.fact("is_active_expr", expr, stmt),
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, CHAIN_OPS),
                  ctx.check(ctx.not_linear_intrinsic, expr), ctx.compute(operands, expr, args))
     body = lall(ctx.derive_all("expr", args, args_d, stmt),
                 ctx.compute(lambda e, a, d, s: chain_rule(e, a, d, ctx, s), expr, args, args_d, stmt, out))
@@ -94,7 +94,7 @@ def t_expr_linear(expr, out, ctx, stmt):
     """A linear intrinsic (sum, transpose, real, merge, ...) applies to the derivatives of its
     active arguments as it does to the arguments: d sum(x, mask=m) = sum(xd, mask=m)."""
     args, args_d = var(), var()
-    guard = lall(eq(expr, pattern("intrinsic", var(), var())), ctx.fact("is_active_expr", expr, stmt),
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern("intrinsic", var(), var())),
                  ctx.check(ctx.linear_intrinsic, expr), ctx.compute(lambda e: ctx.active_operands(e), expr, args))
     body = lall(ctx.derive_all("expr", args, args_d, stmt),
                 ctx.compute(lambda e, d, s: ctx.linear_derivative(e, d, s), expr, args_d, stmt, out))
@@ -109,7 +109,7 @@ def t_expr_choice(expr, out, ctx, stmt):
     """C's conditional expression is linear in its arms, like Fortran's merge: the
     derivative takes the arm the value takes."""
     cond, then, other, then_d, other_d = (var() for _ in range(5))
-    guard = lall(eq(expr, pattern("ifExpr", cond, then, other)), ctx.fact("is_active_expr", expr, stmt))
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern("ifExpr", cond, then, other)))
     body = lall(ctx.derive("expr", then, then_d, stmt), ctx.derive("expr", other, other_d, stmt),
                 ctx.compute(lambda e, c, t, o: _choice(e, c, (t, o), ctx), expr, cond, then_d, other_d, out))
     return guard, body
@@ -150,7 +150,7 @@ def _cast(expr: Node, operand_d: Node | None) -> Node | None:
 def t_expr_call(expr, out, ctx, stmt):
     """A function call is split out of its expression first (fig. 10): its differentiated
     call, which computes the result and its derivative, goes before the statement."""
-    guard = lall(eq(expr, pattern("call", var(), var())), ctx.fact("is_active_expr", expr, stmt))
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern("call", var(), var())))
     return guard, ctx.compute(lambda e, s: ctx.function_call_derivative(e, s), expr, stmt, out)
 
 
@@ -163,7 +163,7 @@ def t_expr_constructor(expr, out, ctx, stmt):
     items' derivatives, implied DOs kept, so each element's derivative lands where the
     element does. A passive item that is an array has no zero of its size here: refused."""
     items, items_d = var(), var()
-    guard = lall(eq(expr, pattern("arrayConstructor", var())), ctx.fact("is_active_expr", expr, stmt),
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern("arrayConstructor", var())),
                  ctx.compute(_constructor_items, expr, items))
     body = lall(ctx.derive_all("expr", items, items_d, stmt),
                 ctx.compute(lambda e, d, s: _constructor(e, list(d), ctx, s), expr, items_d, stmt, out))
