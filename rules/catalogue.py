@@ -176,7 +176,12 @@ def drift(rule: Rule, context_class, judgments, facts_class=None) -> list[str]:
             problems.append(f"{where}: premise {text!r}: {name}")
         elif kind != "compute":
             printed[name] += 1
-    for kind, name, how in built_premises(rule, context_class):
+    try:
+        built_goals = built_premises(rule, context_class)
+    except Exception as e:  # noqa: BLE001  (reported with the rule's place)
+        return problems + [f"{where}: building the relation with a recording {context_class.__name__} raised "
+                           f"{type(e).__name__}: {e} (a relation only builds goals; it reads the node through them)"]
+    for kind, name, how in built_goals:
         if kind == "fact":
             if facts_class is not None and not hasattr(facts_class, name):
                 problems.append(f"{where}: ctx.{'fact' if how else 'no_fact'}({name!r}): no such analysis fact")

@@ -94,6 +94,12 @@ def unnamed_check(stmt, out, ctx):
     return ctx.check(lambda s: True, stmt), lall(ctx.fact("is_livefordiff", stmt), eq(out, stmt))
 
 
+@TOY.rule("looks-at-the-node", judgment="tangent", ops=("assign",), section="5.3", source="verbatim",
+          premises=(), conclusion="LHS = RHS  →  LHS = RHS")
+def looks_at_the_node(stmt, out, ctx):
+    return eq(stmt, pattern(stmt.kids[0], var())), eq(out, stmt)
+
+
 def toy_drift(name):
     rule = next(r for r in TOY.rules if r.name == name)
     return "\n".join(drift(rule, Context, ["tangent", "expr", "ref"], Facts))
@@ -132,3 +138,8 @@ def test_recording_leaves_the_runners_context_alone():
     """The recording context is a subclass the check builds: Context's premises are untouched."""
     assert Context.fact is not catalogue._Recording.fact
     assert not issubclass(TangentContext, catalogue._Recording)
+
+
+def test_a_relation_that_cannot_be_built_is_reported_with_its_place():
+    message = toy_drift("looks-at-the-node")
+    assert "looks-at-the-node (" in message and "raised AttributeError" in message, message
