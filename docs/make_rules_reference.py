@@ -3,7 +3,7 @@ import inspect
 import re
 from pathlib import Path
 
-from adspec.rules import adjoint, naming, tangent  # noqa: F401  (importing the rule modules registers their rule sets)
+from adspec.rules import adjoint, catalogue, naming, tangent  # noqa: F401  (importing the rule modules registers their rule sets)
 from adspec.rules.tangent import vector
 from adspec.engine.rules import RULE_SETS
 
@@ -22,9 +22,14 @@ Notation. A rule reads: if every premise above the bar holds, the conclusion bel
     [rule name]  paper section, source
 
 - `E →expr Ed` is a judgment: the tree `E` derives `Ed` by the rules of judgment `expr`
-  (`tangent` for statements, `expr` for expressions, `ref`, `decl`, `proc`, ...).
+  (a bare `→` is the statement judgment, `tangent` or `adjoint`; then `expr`, `ref`, `proc`, ...).
   Such a premise is applied recursively, by exactly one rule.
-- `isLiveForDiff(I)`, `isActive(E)`, ... are facts the data-flow analyses answer; `¬` negates one.
+- `P →procName Pd`, `integer →newFreeVar B`, ... are computations (names, fresh variables,
+  sets); the [premise names](#premise-names) at the end list them.
+- `isLiveForDiff(I)`, `isDiff(LHS)`, ... are facts the data-flow analyses answer, or side
+  conditions on the trees; `¬` negates one. Text after two spaces, in parentheses, is a comment.
+- A rule prints exactly the facts, checks and derivations its relation builds, by name
+  (`rules/catalogue.py`, checked by `tests/test_rule_catalogue.py`).
 - The rules for one IL operator exclude each other: for every tree exactly one rule applies,
   and the rule runner checks it at every application.
 - Source: `verbatim` is a rule printed in the paper; `reconstructed` is a rule the paper
@@ -55,10 +60,24 @@ def reference() -> str:
                 doc = inspect.getdoc(r.relation)
                 if doc:
                     out += [doc, ""]
+    out += premise_names()
     out += ["## Names of differentiated symbols", "", inspect.getdoc(naming), ""]
     out += ["## Vector tangent mode (paper 4.7)", "", inspect.getdoc(vector), "",
             inspect.getdoc(vector._Vectorizer), ""]
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def premise_names() -> list[str]:
+    """The vocabulary of rules/catalogue.py: what each printed premise name is in the code."""
+    out = ['<a id="premise-names"></a>', "## Premise names", "",
+           "What the premises of the rules above are in the code (`rules/catalogue.py`).", "",
+           "| premise | built by |", "|---|---|"]
+    for fact, shown in catalogue.FACTS.items():
+        held, not_held = shown if isinstance(shown, tuple) else (shown, "¬" + shown)
+        out.append(f"| `{held}`, `{not_held}` | `ctx.fact` / `ctx.no_fact(\"{fact}\", ...)`: an analysis fact |")
+    out += [f"| `{shown}` | `ctx.check({check}, ...)` |" for check, shown in catalogue.CHECKS.items()]
+    out += [f"| `→{name}` | a computation: {what} |" for name, what in catalogue.COMPUTATIONS.items()]
+    return out + [""]
 
 
 if __name__ == "__main__":

@@ -10,6 +10,13 @@ pairwise (children may be Nodes, tuples, str/int/bool/None, or logic variables).
 Annotations never take part in matching, as they never take part in IL equality.
 Reifying a pattern rebuilds a plain `Node` with the pattern's own annotations.
 
+Rules over several operators (a reference of any kind, any operator of the derivative
+table) match them with a logic variable for the operator, bound to a member of the rule's
+set: `lall(eq(ref, pattern(op, base, rest=others)), member(op, ACCESS_OPS))`. A rule that
+rebuilds its subject with new children keeps the subject's annotations (line, label, how
+the source wrote it) with `ann=`: `eq(stmt, pattern("if", c, t, e, ann=a))` binds `a` to
+them, and the conclusion `pattern("if", c, td, ed, ann=a)` carries them over.
+
 Children of variable length:
 - a logic variable in place of a tuple child (the `args` of a call) matches the whole tuple;
 - `cons(first, rest)` (from the `cons` package) matches a tuple of at least one element;
@@ -45,7 +52,7 @@ from unification.variable import Var
 
 from .il import EMPTY_ANN, ILError, Node, OPS
 
-__all__ = ["pattern", "is_ground", "reify_term", "ground_value", "grounder", "UnboundVariable", "unify_terms",
+__all__ = ["pattern", "member", "conda", "is_ground", "reify_term", "ground_value", "grounder", "UnboundVariable", "unify_terms",
            "Goal", "eq", "lall", "var", "FreshVar", "cons"]
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
@@ -64,16 +71,19 @@ _VARS = frozenset((Var, FreshVar))
 _set_ground = Node._ground.__set__   # the cache's slot, past Node.__setattr__ (nodes are immutable)
 
 
-def pattern(op: str, *kids, rest=None, **ann) -> Node:
+def pattern(op, *kids, rest=None, ann=None, **annotations) -> Node:
     """An IL node whose children may be logic variables (no check of the children's kinds).
 
-    `rest` (a logic variable) stands for the remaining children of the node itself.
+    `op` may be a logic variable (an operator of a set: `member`); `rest` (a logic
+    variable) stands for the remaining children of the node itself; `ann` (a logic
+    variable) for its annotations, bound by matching a real node, else `annotations`.
     """
-    if op not in OPS:
+    if type(op) is str and op not in OPS:
         raise ILError(f"unknown IL operator {op!r} in a pattern")
+    ann = ann if ann is not None else _ann(annotations)
     if rest is None:
-        return Node(op, kids, _ann(ann))
-    return _node_with_kids(op, cons(*kids, rest) if kids else rest, _ann(ann))
+        return Node(op, kids, ann)
+    return _node_with_kids(op, cons(*kids, rest) if kids else rest, ann)
 
 
 def _ann(ann: dict):
@@ -110,8 +120,8 @@ def _tree_is_ground(tree: Node) -> bool:
     stack = [tree]
     while stack:
         node = stack[-1]
-        if type(node.kids) is not tuple:      # a pattern with a `rest` variable
-            ground = False
+        if type(node.kids) is not tuple or type(node.op) is not str or type(node.ann) in _VARS:
+            ground = False                    # a pattern: `rest`, operator or annotations variables
         else:
             ground = _from_kids(node.kids)
             if ground is None:                # a node below is not known yet: it goes first
@@ -162,12 +172,15 @@ def ground_value(term, s: Mapping):
         ground = term._ground
         if ground is True or (ground is None and _tree_is_ground(term)):
             return term
-        if type(term.kids) is not tuple:   # a `rest` pattern: the generic path
+        kids = term.kids if type(term.kids) is tuple else _rest_kids(term.kids, s)
+        if kids is None:                   # a `rest` the fast path does not read: the generic path
             value = reify(term, s)
             if not is_ground(value):
                 raise UnboundVariable(term)
             return value
-        node = Node(term.op, _ground_tuple(term.kids, s), term.ann)
+        node = _rebuilt(term, _ground_tuple(kids, s), s)
+        if type(node.op) is not str or type(node.ann) in _VARS:
+            raise UnboundVariable(term)
         _set_ground(node, True)
         return node
     if kind in _VARS:
@@ -240,9 +253,10 @@ def reify_term(term, s: Mapping):
         ground = term._ground
         if ground is True or (ground is None and _tree_is_ground(term)):
             return term
-        if type(term.kids) is tuple:
-            return Node(term.op, _reify_tuple(term.kids, s), term.ann)
-        return reify(term, s)            # a `rest` pattern: the generic path
+        kids = term.kids if type(term.kids) is tuple else _rest_kids(term.kids, s)
+        if kids is not None:
+            return _rebuilt(term, _reify_tuple(kids, s), s)
+        return reify(term, s)            # an unbound `rest`: the generic path
     if kind in _VARS:
         value = _walk(term, s)
         return value if value is term else reify_term(value, s)
@@ -261,6 +275,29 @@ def _reify_tuple(terms: tuple, s: Mapping) -> tuple:
         if value is not t:      # rebuilt from here on; a tuple of real trees stays as it is
             return terms[:i] + (value,) + tuple(reify_term(t, s) for t in terms[i + 1:])
     return terms
+
+
+def _rest_kids(kids, s: Mapping):
+    """The children of a pattern with `rest` (a variable, or a cons of the first children
+    and the variable) as a tuple of terms, when `rest` is bound to a tuple; else None."""
+    first = []
+    while type(kids) is ConsPair:
+        first.append(kids.car)
+        kids = kids.cdr
+    if type(kids) in _VARS:
+        kids = _walk(kids, s)
+    return tuple(first) + kids if type(kids) is tuple else None
+
+
+def _rebuilt(term: Node, kids: tuple, s: Mapping) -> Node:
+    """A node of the pattern `term` with these children, its operator and annotations read
+    through the state when they are variables."""
+    op, ann = term.op, term.ann
+    if type(op) is not str:
+        op = _walk(op, s)
+    if type(ann) in _VARS:
+        ann = _walk(ann, s)
+    return Node(op, kids, ann)
 
 
 def _walk(term: Var, s: Mapping):
@@ -304,12 +341,31 @@ def _unify_node(u: Node, v: Node, s: Mapping):
     if u is v:
         return s
     if u.op != v.op:
-        return False
+        if type(u.op) is str and type(v.op) is str:
+            return False
+        s = unify_terms(u.op, v.op, s)   # an operator variable
+        if s is False:
+            return False
     if is_ground(u) and is_ground(v):
         return s if u.kids == v.kids else False
-    if type(u.kids) is tuple and type(v.kids) is tuple:
-        return _unify_pairwise(u.kids, v.kids, s)
-    return unify(u.kids, v.kids, s)      # a cons or a `rest` variable: the generic path
+    if type(u.ann) in _VARS or type(v.ann) in _VARS:
+        s = unify_terms(u.ann, v.ann, s)
+    ku, kv = u.kids, v.kids
+    if type(ku) is tuple:
+        if type(kv) is tuple:
+            return _unify_pairwise(ku, kv, s)
+        ku, kv = kv, ku
+    if type(kv) is tuple:                # a `rest` pattern against real children
+        i = 0
+        while type(ku) is ConsPair:
+            if i == len(kv):
+                return False
+            s = unify_terms(ku.car, kv[i], s)
+            if s is False:
+                return False
+            ku, i = ku.cdr, i + 1
+        return unify_terms(ku, kv[i:], s)
+    return unify(ku, kv, s)              # two `rest` patterns: the generic path
 
 
 def _unify_pairwise(u: tuple, v: tuple, s: Mapping):
@@ -359,10 +415,53 @@ class Goal:
 
 def eq(u, v) -> Goal:
     """kanren's `eq`: u and v unify."""
+    if type(u) is FreshVar and type(v) is Node and not is_ground(v) and \
+            (type(v.kids) is tuple or type(v.kids) in _VARS):
+        return _match(u, v)
+
     def eq_step(state):
         state = unify_terms(u, v, state)
         return None if state is False else state
     return Goal(eq_step)
+
+
+def _match(subject: FreshVar, p: Node) -> Goal:
+    """eq(subject, p) for a rule's pattern: when the subject is a real tree, its operator,
+    children and annotations are matched against p's with one copy of the state for the
+    variables they bind (the same state as unify_terms; anything else takes unify_terms)."""
+    op, kids, ann = p.op, p.kids, p.ann
+    op_var, ann_var, rest = type(op) in _VARS, type(ann) in _VARS, type(kids) in _VARS
+
+    def match_step(state):
+        node = state.get(subject)
+        if type(node) is not Node or node._ground is not True:
+            state = unify_terms(subject, p, state)
+            return None if state is False else state
+        if not op_var and op != node.op:
+            return None
+        s = state.copy()
+        for term, value in ((op, node.op), (ann, node.ann), (kids, node.kids)) if op_var or ann_var or rest else ():
+            if type(term) in _VARS:
+                if term in s:
+                    s = unify_terms(term, value, s)
+                    if s is False:
+                        return None
+                else:
+                    s[term] = value
+        if rest:
+            return s
+        values = node.kids
+        if len(values) != len(kids):
+            return None
+        for term, value in zip(kids, values):
+            if type(term) is FreshVar and term not in s:
+                s[term] = value
+            else:
+                s = unify_terms(term, value, s)
+                if s is False:
+                    return None
+        return s
+    return Goal(match_step)
 
 
 def lall(*goals):
@@ -380,6 +479,35 @@ def lall(*goals):
                 return None
         return state
     return Goal(all_step)
+
+
+def member(x, values) -> Goal:
+    """kanren's `membero` for a term bound when the goal runs (a pattern's operator
+    variable): x is one of `values`."""
+    values = frozenset(values)
+
+    def member_step(state):
+        value = state.get(x, x)
+        if type(value) in _VARS:
+            value = _walk(value, state)
+        if type(value) in _VARS:
+            raise UnboundVariable(x)
+        return state if value in values else None
+    return Goal(member_step)
+
+
+def conda(*clauses) -> Goal:
+    """miniKanren's `conda`, of deterministic goals: the first clause whose first goal
+    succeeds, then the rest of that clause (committed choice: a later clause is not tried)."""
+    steps = tuple((first.step, lall(*rest).step) for first, *rest in clauses)
+
+    def conda_step(state):
+        for first, rest in steps:
+            held = first(state)
+            if held is not None:
+                return rest(held)
+        return None
+    return Goal(conda_step)
 
 
 _fresh = count(1)

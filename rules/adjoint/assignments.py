@@ -38,7 +38,7 @@ def a_assign_active(stmt, out, ctx):
 
 @ADJOINT.rule("A-assign-alias", judgment="adjoint", ops=("assign",), section="5.4", source="verbatim",
               premises=("hasDerivativeInstruction(LHS = RHS)", "isActiveExpr(RHS)", "scalar(LHS)",
-                        "mayAlias(LHS, RHS)", "¬selfReference(LHS, RHS)", "LHS = RHS →record [SAVE ; RESTORE]",
+                        "mayAlias(LHS, RHS) ∧ ¬selfReference(LHS, RHS)", "LHS = RHS →record [SAVE ; RESTORE]",
                         "LHS →ref LHSb", "real →newFreeVar V", "RHS, V →adjexpr INSTRS"),
               conclusion="LHS = RHS  →  [SAVE ; RESTORE; V = LHSb; LHSb = 0; INSTRS]")
 def a_assign_alias(stmt, out, ctx):
@@ -123,7 +123,7 @@ def a_assign_passive(stmt, out, ctx):
 
 # --- record: the trajectory ------------------------------------------------------------------
 @ADJOINT.rule("A-record", judgment="record", ops=("assign",), section="5.4", source="verbatim",
-              premises=("isLiveForDiff(I)", "I →restore RVARS ≠ ∅"),
+              premises=("isLiveForDiff(I)", "RVARS(I) ≠ ∅"),
               conclusion="LHS = RHS  →record  [push(LHS); LHS = RHS ; pop(LHS)]")
 def a_record(stmt, out, ctx):
     """RVARS of an assignment is its lhs or nothing (out(I) is the lhs)."""
@@ -136,7 +136,7 @@ def a_record(stmt, out, ctx):
 
 
 @ADJOINT.rule("A-record-copy", judgment="record", ops=("assign",), section="5.4", source="verbatim",
-              premises=("isLiveForDiff(I)", "I →restore ∅"),
+              premises=("isLiveForDiff(I)", "RVARS(I) = ∅"),
               conclusion="LHS = RHS  →record  [LHS = RHS ; {}]")
 def a_record_copy(stmt, out, ctx):
     guard = lall(eq(stmt, pattern("assign", var(), var())), ctx.fact("is_live_for_diff", stmt),

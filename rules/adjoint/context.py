@@ -9,12 +9,11 @@ from ...engine.errors import UnsupportedError
 from ...engine.il import EMPTY_ANN, Node, walk
 from ...engine.kanren_il import pattern
 from ..tangent.context import TangentContext
-from ..tangent.expressions import OPERATOR_OPS
+from ..tangent.expressions import CHAIN_OPS  # A-expr-chain's operators
 from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
 
 INTEGER = Node("type", ("integer", 4, None))
-CHAIN_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))  # A-expr-chain's operators
 
 # the statements this slice of adjoint mode refuses (A-refuse), and what the refusal calls them
 REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do-while loops",

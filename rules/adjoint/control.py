@@ -13,7 +13,7 @@ allocation.
 from __future__ import annotations
 
 from ...engine.il import Node
-from ...engine.kanren_il import eq, lall, pattern, var
+from ...engine.kanren_il import conda, eq, lall, member, pattern, var
 from .context import REFUSED
 from .ruleset import ADJOINT
 
@@ -41,7 +41,7 @@ def _sequence(pairs: tuple) -> Node:
 
 @ADJOINT.rule("A-if", judgment="adjoint", ops=("if",), section="5.4",
               source="reconstructed: docs/rules.md#a-if",
-              premises=("isLiveForDiff(IF)", "THEN →  [THEN→ ; THEN←]", "ELSE →  [ELSE→ ; ELSE←]",
+              premises=("present(ELSE)", "isLiveForDiff(IF)", "THEN →  [THEN→ ; THEN←]", "ELSE →  [ELSE→ ; ELSE←]",
                         "integer →newFreeVar B"),
               conclusion="if (C) THEN else ELSE  →  [if (C) {THEN→; push(0)} else {ELSE→; push(1)} ;\n"
                          "                          pop(B); if (B == 0) THEN← else ELSE←]")
@@ -89,7 +89,7 @@ def _choice(stmt, cond, then_f, then_b, other_f, other_b, branch, out, ctx):
 
 @ADJOINT.rule("A-select", judgment="adjoint", ops=("switch",), section="5.4",
               source="reconstructed: docs/rules.md#a-if",
-              premises=("isLiveForDiff(SELECT)", "¬fallThrough(SELECT)", "BODYk →  [BODYk→ ; BODYk←]  (each case k)",
+              premises=("isLiveForDiff(SELECT)", "BODYk →  [BODYk→ ; BODYk←]  (each case k)",
                         "integer →newFreeVar B"),
               conclusion="select (E) case Vk: BODYk  →  [select (E) case Vk: {BODYk→; push(k)} (default: push(n)) ;\n"
                          "                             pop(B); if (B == 0) BODY0← else if (B == 1) BODY1← ...]")
@@ -107,8 +107,8 @@ def a_select(stmt, out, ctx):
 
 
 @ADJOINT.rule("A-do", judgment="adjoint", ops=("do",), section="5.4", source="verbatim",
-              premises=("isLiveForDiff(LOOP)", "integer →newFreeVars VF, VT, VS", "INSTRS →  [INSTRS→ ; INSTRS←]",
-                        "I →restore I?"),
+              premises=("isLiveForDiff(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]", "integer →newFreeVars VF, VT, VS",
+                        "LOOP →save [push(I)? ; pop(I)?]"),
               conclusion="do I = F, T, S; INSTRS  →\n"
                          "  [push(I)?; VF = F; VS = S; do I = VF, T, VS; INSTRS→; push(I - VS); push(VF); push(VS) ;\n"
                          "   pop(VS); pop(VF); pop(VT); do I = VT, VF, -VS; INSTRS←; pop(I)?]")
@@ -137,8 +137,8 @@ def a_do(stmt, out, ctx):
 
 @ADJOINT.rule("A-for", judgment="adjoint", ops=("for",), section="5.4",
               source="reconstructed: docs/rules.md#a-for",
-              premises=("isLiveForDiff(LOOP)", "integer →newFreeVars VF, VT", "INSTRS →  [INSTRS→ ; INSTRS←]",
-                        "I →restore I?"),
+              premises=("isLiveForDiff(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]", "integer →newFreeVars VF, VT",
+                        "LOOP →save [push(I)? ; pop(I)?]"),
               conclusion="for (I = F; I op T; I += S) INSTRS  →\n"
                          "  [push(I)?; VF = F; for (I = VF; I op T; I += S) INSTRS→; push(I - S); push(VF) ;\n"
                          "   pop(VF); pop(VT); for (I = VT; I >= VF; I -= S) INSTRS←; pop(I)?]   (<= for S < 0)")
@@ -171,48 +171,60 @@ def a_for(stmt, out, ctx):
     return guard, body
 
 
-@ADJOINT.rule("A-save-index", judgment="save", ops=("do", "for"), section="5.4", source="verbatim",
+LOOP_OPS = ("do", "for")
+
+
+@ADJOINT.rule("A-save-index", judgment="save", ops=LOOP_OPS, section="5.4", source="verbatim",
               premises=("I ∈ TBR⁻(LOOP)",), conclusion="LOOP on I  →save  [push(I) ; pop(I)]")
 def a_save_index(stmt, out, ctx):
     index, push, pop = var(), var(), var()
-    guard = ctx.check(ctx.index_restored, stmt)
-    body = lall(ctx.compute(_loop_index, stmt, index),
-                ctx.compute(ctx.push, index, push), ctx.compute(ctx.pop, index, pop),
+    guard = lall(conda((eq(stmt, pattern("do", index, var(), var(), var(), var())),),
+                       (eq(stmt, pattern("for", pattern("assign", index, var()), var(), var(), var())),)),
+                 ctx.check(ctx.index_restored, stmt))
+    body = lall(ctx.compute(ctx.push, index, push), ctx.compute(ctx.pop, index, pop),
                 eq(out, pattern("block", push, pop)))
     return guard, body
 
 
-@ADJOINT.rule("A-save-none", judgment="save", ops=("do", "for"), section="5.4",
+@ADJOINT.rule("A-save-none", judgment="save", ops=LOOP_OPS, section="5.4",
               source="reconstructed: docs/rules.md#a-for",
               premises=("I ∉ TBR⁻(LOOP)",), conclusion="LOOP on I  →save  [{} ; {}]")
 def a_save_none(stmt, out, ctx):
     """No derivative instruction before the loop reads its index: nothing to save (TBR)."""
-    return ctx.check(ctx.index_not_restored, stmt), eq(out, pattern("block", EMPTY, EMPTY))
+    op = var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, LOOP_OPS), ctx.check(ctx.index_not_restored, stmt))
+    return guard, eq(out, pattern("block", EMPTY, EMPTY))
 
 
-def _loop_index(loop: Node) -> Node:
-    return loop.kids[0] if loop.op == "do" else loop.kids[0].kids[0]
+CONTROL_OPS = ("if", "do", "for", "switch")
 
 
-@ADJOINT.rule("A-control-dead", judgment="adjoint", ops=("if", "do", "for", "switch"), section="5.4", source="verbatim",
+@ADJOINT.rule("A-control-dead", judgment="adjoint", ops=CONTROL_OPS, section="5.4", source="verbatim",
               premises=("¬isLiveForDiff(CONTROL)",), conclusion="CONTROL INSTRS  →  [{} ; {}]")
 def a_control_dead(stmt, out, ctx):
     """Nothing inside the control computes a value the derivatives need, nor has an adjoint
     (diff-liveness slicing, 4.9): both sweeps drop it."""
-    return ctx.no_fact("is_live_for_diff", stmt), eq(out, pattern("block", EMPTY, EMPTY))
+    op = var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, CONTROL_OPS), ctx.no_fact("is_live_for_diff", stmt))
+    return guard, eq(out, pattern("block", EMPTY, EMPTY))
 
 
-@ADJOINT.rule("A-nop", judgment="adjoint", ops=("nop", "comment"), section="5.4",
+NOTHING_OPS = ("nop", "comment")
+
+
+@ADJOINT.rule("A-nop", judgment="adjoint", ops=NOTHING_OPS, section="5.4",
               source="reconstructed: docs/rules.md#a-seq",
               premises=(), conclusion="CONTINUE | comment  →  [{} ; {}]")
 def a_nop(stmt, out, ctx):
     """No value and no control: nothing in either sweep (a comment is not copied)."""
-    return lall(), eq(out, pattern("block", EMPTY, EMPTY))
+    op = var()
+    return lall(eq(stmt, pattern(op, rest=var())), member(op, NOTHING_OPS)), eq(out, pattern("block", EMPTY, EMPTY))
 
 
 @ADJOINT.rule("A-decl", judgment="adjoint", ops=("varDecl",), section="4.2",
               source="reconstructed: docs/rules.md#a-decl",
-              premises=("atTopOfBody(DECL)", "¬activeInitialValue(DECL)", "DECL →  DECL; DECLb = 0"),
+              premises=("atTopOfBody(DECL)", "¬(hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT))",
+                        "DECL →decls DECL; DECLb = 0"),
               conclusion="T V  →  [T V; T Vb = 0 ; {}]")
 def a_decl(stmt, out, ctx):
     """C declares its locals in the body: a local with an adjoint gets its declaration after
@@ -227,27 +239,27 @@ def a_decl(stmt, out, ctx):
 
 @ADJOINT.rule("A-decl-init", judgment="adjoint", ops=("varDecl",), section="5.4",
               source="reconstructed: docs/rules.md#a-decl",
-              premises=("atTopOfBody(DECL)", "activeInitialValue(DECL)", "DECL →  DECL; DECLb = 0",
+              premises=("atTopOfBody(DECL)", "hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT)",
+                        "DECL →decls DECL; DECLb = 0",
                         "INITi, Vib →adjexpr INSTRSi  (each Vi with an adjoint)"),
               conclusion="T V1 = INIT1, ...  →  [T V1 = INIT1, ...; T V1b = 0, ... ; INSTRSn; ...; INSTRS1]")
 def a_decl_init(stmt, out, ctx):
     """A C declaration with initial values is an assignment of each: the backward sweep
     propagates the adjoint of each variable into its initial value, last variable first.
     Nothing is pushed: the variable held no value before."""
-    decls, inits, values, instrs, backward = var(), var(), var(), var(), var()
+    decls, inits, values, instrs = var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("varDecl", var(), var(), var())), ctx.check(ctx.top_level, stmt),
                  ctx.check(ctx.active_initial_value, stmt))
     body = lall(ctx.compute(ctx.adjoint_declaration, stmt, decls),
                 ctx.compute(ctx.initial_adjoints, stmt, (inits, values)),
                 ctx.derive_each("adjexpr", inits, instrs, values, stmt),
-                ctx.compute(lambda blocks: Node("block", blocks), instrs, backward),
-                eq(out, pattern("block", decls, backward)))
+                eq(out, pattern("block", decls, pattern("block", rest=instrs))))
     return guard, body
 
 
 @ADJOINT.rule("A-return-value", judgment="adjoint", ops=("return",), section="5.4",
               source="reconstructed: docs/rules.md#a-return",
-              premises=("lastStatement(return E)", "E, Fb →adjexpr INSTRS"),
+              premises=("present(E)", "lastStatement(return E)", "E, Fb →adjexpr INSTRS"),
               conclusion="return E  →  [{} ; INSTRS]")
 def a_return_value(stmt, out, ctx):
     """C's `return E` as the last statement: E is the function's value, whose adjoint Fb
@@ -268,12 +280,16 @@ def a_return_end(stmt, out, ctx):
     return guard, eq(out, pattern("block", EMPTY, EMPTY))
 
 
-@ADJOINT.rule("A-refuse", judgment="adjoint", ops=tuple(sorted(REFUSED)) + ("return", "varDecl"), section="5.4",
+REFUSED_OPS = tuple(sorted(REFUSED)) + ("return", "varDecl")
+
+
+@ADJOINT.rule("A-refuse", judgment="adjoint", ops=REFUSED_OPS, section="5.4",
               source="reconstructed: docs/rules.md#a-refuse",
-              premises=("INSTR not in this slice of adjoint mode",), conclusion="INSTR  →  file:line: refused")
+              premises=("refused(INSTR)  (not in this slice of adjoint mode)",), conclusion="INSTR  →  file:line: refused")
 def a_refuse(stmt, out, ctx):
     """What adjoint mode does not differentiate yet is refused at its line, never
     differentiated wrongly: the statements of REFUSED, a `return` before the end, a C
     declaration inside a nested block."""
-    guard = ctx.check(ctx.refused, stmt)
+    op = var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, REFUSED_OPS), ctx.check(ctx.refused, stmt))
     return guard, ctx.compute(lambda s: ctx.refuse(s, ctx.refused_what(s)), stmt, out)

@@ -11,9 +11,9 @@ passed by value has a pointer adjoint, `x` → `*xb`.
 from __future__ import annotations
 
 from ...engine.il import EXPRESSION_OPS, Node
-from ...engine.kanren_il import eq, lall, pattern, var
+from ...engine.kanren_il import eq, lall, member, pattern, var
 from ..derivatives import derivative
-from ..tangent.expressions import OPERATOR_OPS, REFERENCE_OPS, _is_one, _times, operands
+from ..tangent.expressions import CHAIN_OPS, REFERENCE_OPS, _is_one, _times, operands
 from .ruleset import ADJOINT
 
 
@@ -21,9 +21,9 @@ from .ruleset import ADJOINT
 @ADJOINT.rule("A-ref-name", judgment="ref", ops=("ident",), section="5.4", source="verbatim",
               premises=("¬byValue(NAME)", "NAME →varName NAMEb"), conclusion="NAME  →ref  NAMEb")
 def a_ref_name(ref, out, ctx):
-    name = var()
+    name, name_b = var(), var()
     guard = lall(eq(ref, pattern("ident", name)), ctx.check(ctx.not_by_value_formal, ref))
-    return guard, ctx.compute(lambda n: Node("ident", (ctx.names.var(n),)), name, out)
+    return guard, lall(ctx.compute(ctx.names.var, name, name_b), eq(out, pattern("ident", name_b)))
 
 
 @ADJOINT.rule("A-ref-value", judgment="ref", ops=("ident",), section="5.4",
@@ -33,8 +33,7 @@ def a_ref_value(ref, out, ctx):
     """C passes x by value, but its adjoint goes back to the caller: `double *xb`."""
     name, name_b = var(), var()
     guard = lall(eq(ref, pattern("ident", name)), ctx.check(ctx.by_value_formal, ref))
-    body = lall(ctx.compute(lambda n: Node("ident", (ctx.names.var(n),)), name, name_b),
-                eq(out, pattern("deref", name_b)))
+    body = lall(ctx.compute(ctx.names.var, name, name_b), eq(out, pattern("deref", pattern("ident", name_b))))
     return guard, body
 
 
@@ -56,34 +55,41 @@ def a_ref_deref(ref, out, ctx):
     return guard, lall(ctx.derive("ref", base, base_b), eq(out, pattern("deref", base_b)))
 
 
-@ADJOINT.rule("A-ref-refuse", judgment="ref", ops=("fieldAccess", "address", "add", "sub"), section="4.2",
+REFUSED_REFS = ("fieldAccess", "address", "add", "sub")
+
+
+@ADJOINT.rule("A-ref-refuse", judgment="ref", ops=REFUSED_REFS, section="4.2",
               source="reconstructed: docs/rules.md#a-ref",
               premises=(), conclusion="REF  →ref  file:line: refused (structures, pointer arithmetic)")
 def a_ref_refuse(ref, out, ctx):
     """Structure components and pointer arithmetic need the T_diff types and the pointer
     saving of later slices: refused at their line."""
-    return lall(), ctx.compute(lambda r: ctx.refuse(r, "structures and pointer arithmetic"), ref, out)
+    op = var()
+    guard = lall(eq(ref, pattern(op, rest=var())), member(op, REFUSED_REFS))
+    return guard, ctx.compute(lambda r: ctx.refuse(r, "structures and pointer arithmetic"), ref, out)
 
 
 # --- expressions ------------------------------------------------------------------------------
 @ADJOINT.rule("A-expr-passive", judgment="adjexpr", ops=tuple(sorted(EXPRESSION_OPS)), section="5.4",
               source="verbatim", premises=("¬isActiveExpr(EXPR)",), conclusion="EXPR, VAL  →adjexpr  {}")
 def a_expr_passive(expr, out, ctx, value, stmt):
-    return ctx.no_fact("is_active_expr", expr, stmt), eq(out, pattern("block"))
+    op = var()
+    guard = lall(ctx.no_fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, EXPRESSION_OPS))
+    return guard, eq(out, pattern("block"))
 
 
 @ADJOINT.rule("A-expr-ref", judgment="adjexpr", ops=REFERENCE_OPS, section="5.4", source="verbatim",
               premises=("isActiveExpr(REF)", "REF →ref REFb"), conclusion="REF, VAL  →adjexpr  {REFb = REFb + VAL}")
 def a_expr_ref(expr, out, ctx, value, stmt):
-    ref_b = var()
-    guard = ctx.fact("is_active_expr", expr, stmt)
+    op, ref_b = var(), var()
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, REFERENCE_OPS))
     body = lall(ctx.derive("ref", expr, ref_b), ctx.compute(increment, ref_b, value, out))
     return guard, body
 
 
-@ADJOINT.rule("A-expr-chain", judgment="adjexpr", ops=OPERATOR_OPS + ("intrinsic",), section="5.4",
+@ADJOINT.rule("A-expr-chain", judgment="adjexpr", ops=CHAIN_OPS, section="5.4",
               source="reconstructed: docs/rules.md#a-expr (the paper shows the product rule only)",
-              premises=("isActiveExpr(f(A1..An))", "scalarOperands(f)", "∂f/∂Ai = Pi (derivative table)",
+              premises=("isActiveExpr(f(A1..An))", "scalarOperands(f)", "f →partials P1..Pn  (∂f/∂Ai = Pi, the derivative table)",
                         "Ai, Pi*VAL →adjexpr INSTRSi"),
               conclusion="f(A1..An), VAL  →adjexpr  {INSTRS1; ...; INSTRSn}")
 def a_expr_chain(expr, out, ctx, value, stmt):
@@ -92,11 +98,12 @@ def a_expr_chain(expr, out, ctx, value, stmt):
     (an inactive argument: sign's second, an integer exponent) gets nothing. A linear
     intrinsic of scalars (real, dble, merge) has scalar partials too. Operations on arrays
     (maxval(x), sum(x), x(2:n)*2) need the array adjoints of fig. 14 (A-expr-refuse)."""
-    args, vals, instrs = var(), var(), var()
-    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.scalar_operation, expr))
+    op, args, vals, instrs = var(), var(), var(), var()
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, CHAIN_OPS),
+                 ctx.check(ctx.scalar_operation, expr))
     body = lall(ctx.compute(lambda e, v, s: adjoint_operands(e, v, ctx, s), expr, value, stmt, (args, vals)),
                 ctx.derive_each("adjexpr", args, instrs, vals, stmt),
-                ctx.compute(lambda blocks: Node("block", blocks), instrs, out))
+                eq(out, pattern("block", rest=instrs)))
     return guard, body
 
 
@@ -111,16 +118,20 @@ def a_expr_cast(expr, out, ctx, value, stmt):
     return guard, ctx.derive("adjexpr", operand, out, value, stmt)
 
 
-@ADJOINT.rule("A-expr-refuse", judgment="adjexpr",
-              ops=tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - {"cast"})), section="5.4",
+REFUSED_EXPRS = tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - {"cast"}))
+
+
+@ADJOINT.rule("A-expr-refuse", judgment="adjexpr", ops=REFUSED_EXPRS, section="5.4",
               source="reconstructed: docs/rules.md#a-expr",
-              premises=("isActiveExpr(EXPR)", "¬scalarOperands(EXPR): arrays, a call, C ?:"),
+              premises=("isActiveExpr(EXPR)", "¬scalarOperands(EXPR)  (arrays, a call, C ?:)"),
               conclusion="EXPR, VAL  →adjexpr  file:line: refused")
 def a_expr_refuse(expr, out, ctx, value, stmt):
     """Not in this slice: operations on arrays (array adjoints), function calls, C's
     conditional expression, and the other active expressions that are no operator of the
     table, reference or cast."""
-    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.refused_expression, expr))
+    op = var()
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, REFUSED_EXPRS),
+                 ctx.check(ctx.refused_expression, expr))
     return guard, ctx.compute(lambda e, s: ctx.refuse(s, f"the adjoint of {_name(e)}"), expr, stmt, out)
 
 

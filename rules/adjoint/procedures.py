@@ -9,11 +9,12 @@ this slice: no call is differentiated yet.
 from __future__ import annotations
 
 from ...engine.kanren_il import eq, lall, pattern, var
+from ..tangent.procedures import procedure_pattern
 from .ruleset import ADJOINT
 
 
 @ADJOINT.rule("A-proc", judgment="proc", ops=("procedure",), section="5.4", source="verbatim",
-              premises=("isDiffProc(P)", "P →procName Pb", "ARGS →  ARGSb", "DECLS →  DECLSb",
+              premises=("isDiffProc(P)", "P →procName Pb", "ARGS →args ARGSb", "DECLS →decls DECLSb",
                         "INSTRS →  [INSTRS→ ; INSTRS←]"),
               conclusion="procedure P(ARGS) {DECLS; INSTRS}  →  procedure Pb(ARGSb) {DECLSb; INSTRS→; INSTRS←}")
 def a_proc(proc, out, ctx):
@@ -26,10 +27,8 @@ def a_proc(proc, out, ctx):
     where P overwrites y wholly). The primal results of P_b are not those of P: the forward
     sweep is sliced by diff-liveness (4.9). Joint is the only mode yet (isCalledJoint holds
     for every procedure: no call is differentiated), so the premise is not written."""
-    name, kind, params, result, rtype, attrs, decls, body, contains = (var() for _ in range(9))
-    forward, backward = var(), var()
-    guard = lall(eq(proc, pattern("procedure", name, kind, params, result, rtype, attrs, decls, body, contains)),
-                 ctx.fact("is_diff_proc", name))
+    name, body, forward, backward = var(), var(), var(), var()
+    guard = lall(eq(proc, procedure_pattern(name, body)), ctx.fact("is_diff_proc", name))
     conclusion = lall(ctx.derive("adjoint", body, pattern("block", forward, backward)),
                       ctx.compute(ctx.adjoint_procedure, proc, forward, backward, out))
     return guard, conclusion
@@ -40,6 +39,5 @@ def a_proc(proc, out, ctx):
               premises=("¬isDiffProc(P)",), conclusion="procedure P  →  (nothing)")
 def a_proc_nodiff(proc, out, ctx):
     name = var()
-    guard = lall(eq(proc, pattern("procedure", name, var(), var(), var(), var(), var(), var(), var(), var())),
-                 ctx.no_fact("is_diff_proc", name))
+    guard = lall(eq(proc, procedure_pattern(name, var())), ctx.no_fact("is_diff_proc", name))
     return guard, eq(out, None)

@@ -58,20 +58,20 @@ def t_assign_zero(stmt, out, ctx):
 
 @TANGENT.rule("T-assign-copy", judgment="tangent", ops=("assign",), section="5.3",
               source="reconstructed: docs/rules.md#t-assign",
-              premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))",
+              premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))", "¬isDiffPointer(LHS)",
                         "¬(isDiff(LHS) ∧ derivativeReadLater(LHS))"),
               conclusion="LHS = RHS  →  LHS = RHS")
 def t_assign_copy(stmt, out, ctx):
     """No derivative instruction: the derivative of LHS is zero and never read, or not
     needed (partial evaluation and slicing by activity, 4.6)."""
-    guard = lall(ctx.check(ctx.not_differentiated, stmt), ctx.check(ctx.not_derivative_pointer_assignment, stmt),
-                 ctx.check(ctx.derivative_unread, stmt))
+    guard = lall(eq(stmt, pattern("assign", var(), var())), ctx.check(ctx.not_differentiated, stmt),
+                 ctx.check(ctx.not_derivative_pointer_assignment, stmt), ctx.check(ctx.derivative_unread, stmt))
     return guard, eq(out, pattern("block", stmt))
 
 
 @TANGENT.rule("T-assign-pointer", judgment="tangent", ops=("assign",), section="4.2",
               source="reconstructed: docs/rules.md#t-assign",
-              premises=("isDiffPointer(P)", "P →ref Pd", "E →ref Ed"),
+              premises=("isDiffPointer(P)", "P →ref Pd", "E →pointerValue Ed"),
               conclusion="P = E  →  Pd = Ed ; P = E   (C pointers: p = &a[k] → pd = &ad[k])")
 def t_assign_pointer(stmt, out, ctx):
     """A C pointer with a derivative pointer (it may point to active memory) moves with it:
@@ -79,7 +79,7 @@ def t_assign_pointer(stmt, out, ctx):
     `*pd` is the derivative of `*p` wherever p goes (p = x + k, p++, p = &s.f)."""
     lhs, rhs, lhs_d, rhs_d = var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(ctx.derivative_pointer_assignment, stmt))
-    body = lall(ctx.derive("ref", lhs, lhs_d), ctx.compute(lambda s: ctx.pointer_value_derivative(s.kids[1], s), stmt, rhs_d),
+    body = lall(ctx.derive("ref", lhs, lhs_d), ctx.compute(ctx.pointer_value_derivative, rhs, stmt, rhs_d),
                 ctx.compute(lambda d, v, s: _derivative_then_copy(ctx, s, d, v), lhs_d, rhs_d, stmt, out))
     return guard, body
 

@@ -14,19 +14,20 @@ from .ruleset import TANGENT
 
 @TANGENT.rule("T-call-passive", judgment="tangent", ops=("call",), section="5.3",
               source="reconstructed: docs/rules.md#t-call",
-              premises=("¬isActiveCall(CALL)", "V = variables CALL overwrites whose derivative is read later"),
+              premises=("¬isActiveCall(CALL)", "CALL →resets V  (the variables CALL overwrites whose derivative is read later)"),
               conclusion="call P(ARGS)  →  call P(ARGS) ; Vd = 0")
 def t_call_passive(stmt, out, ctx):
     """What a call that is not active writes has a zero derivative (nothing varied reaches
     it); a derivative read later is reset after the call (4.6, as `ed = 0.0` after an
     assignment in fig. 9), so it does not keep the value from before the call. A variable the
     call may overwrite only in part is refused."""
-    return ctx.no_fact("is_active_call", stmt), ctx.compute(lambda s: ctx.passive_call(s), stmt, out)
+    guard = lall(eq(stmt, pattern("call", var(), var())), ctx.no_fact("is_active_call", stmt))
+    return guard, ctx.compute(lambda s: ctx.passive_call(s), stmt, out)
 
 
 @TANGENT.rule("T-call-active", judgment="tangent", ops=("call",), section="5.3",
               source="reconstructed: docs/rules.md#t-call",
-              premises=("isActiveCall(CALL)", "P →procName Pd", "ARGS →args ARGSd (dummy zero derivatives)"),
+              premises=("isActiveCall(CALL)", "P →procName Pd", "ARGS →args ARGSd  (dummy zero derivatives)"),
               conclusion="call P(ARGS)  →  DUMMIES = 0 ; call Pd(ARGSd)")
 def t_call_active(stmt, out, ctx):
     name, args, args_d = var(), var(), var()

@@ -9,18 +9,22 @@ diff (no derivative instruction inside, nothing inside needed by one) is copied 
 from __future__ import annotations
 
 from ...engine.il import Node
-from ...engine.kanren_il import eq, lall, pattern, var
+from ...engine.kanren_il import conda, eq, lall, member, pattern, var
 from .ruleset import TANGENT
 
 CONTROL_OPS = ("if", "do", "while", "for", "doWhile", "switch", "where", "forall")
 PASSIVE_OPS = ("nop", "comment", "goto", "exit", "cycle", "stop", "io")
 JUMP_OPS = ("computedGoto", "arithmeticIf")
+LOOP_OPS = ("do", "while", "doWhile", "for")
+MASKED_OPS = ("where", "forall")
+ALLOCATION_OPS = ("allocate", "deallocate")
 
 
 @TANGENT.rule("T-seq", judgment="tangent", ops=("block",), section="5.3",
               source="reconstructed: docs/rules.md#t-call",
               premises=("INSTR →  INSTRd", "INSTRS →  INSTRSd",
-                        "V = variables the passive function calls in INSTR overwrite whose derivative is read later"),
+                        "INSTR →resets V  (the variables the passive function calls in INSTR overwrite whose "
+                        "derivative is read later)"),
               conclusion="{L: INSTR ; INSTRS}  →  {L: Vd = 0 ; INSTRd ; INSTRSd}")
 def t_seq(block, out, ctx):
     """The paper's rule, plus: a function called in an expression of INSTR that is not
@@ -33,12 +37,12 @@ def t_seq(block, out, ctx):
     L runs the derivative statements with the copy of INSTR, as falling into it does (5.5:
     the differentiated basic blocks are connected like the original ones)."""
     stmts, stmts_d = var(), var()
-    guard = ctx.compute(lambda b: b.kids, block, stmts)
+    guard = eq(block, pattern("block", rest=stmts))
     body = lall(ctx.derive_all("tangent", stmts, stmts_d),
-                ctx.compute(lambda b, parts: Node("block", tuple(
-                    s for stmt, part in zip(b.kids, parts)
-                    for s in _labelled(stmt, ctx.function_call_resets(stmt) + _spliced(stmt, part)))),
-                    block, stmts_d, out))
+                ctx.compute(lambda s, parts: Node("block", tuple(
+                    d for stmt, part in zip(s, parts)
+                    for d in _labelled(stmt, ctx.function_call_resets(stmt) + _spliced(stmt, part)))),
+                    stmts, stmts_d, out))
     return guard, body
 
 
@@ -67,7 +71,9 @@ def _labelled(stmt: Node, stmts: tuple) -> tuple:
               source="reconstructed: docs/rules.md#t-control",
               premises=("¬isLiveForDiff(CONTROL)",), conclusion="CONTROL  →  CONTROL")
 def t_control_notlive(stmt, out, ctx):
-    return ctx.no_fact("is_live_for_diff", stmt), eq(out, pattern("block", stmt))
+    op = var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, CONTROL_OPS), ctx.no_fact("is_live_for_diff", stmt))
+    return guard, eq(out, pattern("block", stmt))
 
 
 @TANGENT.rule("T-if", judgment="tangent", ops=("if",), section="5.3",
@@ -75,13 +81,17 @@ def t_control_notlive(stmt, out, ctx):
               premises=("isLiveForDiff(if)", "THEN →  THENd", "ELSE →  ELSEd"),
               conclusion="if (C) THEN else ELSE  →  if (C) THENd else ELSEd")
 def t_if(stmt, out, ctx):
-    branches, branches_d = var(), var()
-    guard = lall(ctx.fact("is_live_for_diff", stmt),
-                 ctx.compute(lambda s: tuple(b for b in s.kids[1:] if b is not None), stmt, branches))
-    body = lall(ctx.derive_all("tangent", branches, branches_d),
-                ctx.compute(lambda s, b: Node("block", (s.with_kids(s.kids[0], b[0], b[1] if len(b) > 1 else None),)),
-                            stmt, branches_d, out))
+    """An IF without ELSE has no ELSEd."""
+    cond, then, other, then_d, other_d, ann = (var() for _ in range(6))
+    guard = lall(eq(stmt, pattern("if", cond, then, other, ann=ann)), ctx.fact("is_live_for_diff", stmt))
+    body = lall(ctx.derive("tangent", then, then_d), _derive_optional(ctx, other, other_d),
+                eq(out, pattern("block", pattern("if", cond, then_d, other_d, ann=ann))))
     return guard, body
+
+
+def _derive_optional(ctx, branch, branch_d):
+    """branch →  branch_d, for an optional branch (None: None)."""
+    return conda((eq(branch, None), eq(branch_d, None)), (ctx.derive("tangent", branch, branch_d),))
 
 
 @TANGENT.rule("T-loop", judgment="tangent", ops=("do", "while", "doWhile", "for"), section="5.3",
@@ -89,28 +99,35 @@ def t_if(stmt, out, ctx):
               premises=("isLiveForDiff(loop)", "BODY →  BODYd"),
               conclusion="loop(CONTROL) BODY  →  loop(CONTROL) BODYd")
 def t_loop(stmt, out, ctx):
-    body_in, body_d = var(), var()
-    guard = lall(ctx.fact("is_live_for_diff", stmt), ctx.compute(lambda s: s.kids[_BODY_INDEX[s.op]], stmt, body_in))
-    body = lall(ctx.derive("tangent", body_in, body_d),
-                ctx.compute(lambda s, b: Node("block", (_with_body(s, b),)), stmt, body_d, out))
-    return guard, body
-
-
-_BODY_INDEX = {"do": 4, "while": 1, "doWhile": 0, "for": 3}
+    """Each loop form with the place of its BODY, and the same form around BODYd."""
+    c1, c2, c3, c4, body, body_d, loop_d, ann = (var() for _ in range(8))
+    guard = lall(conda((eq(stmt, pattern("do", c1, c2, c3, c4, body, ann=ann)),
+                        eq(loop_d, pattern("do", c1, c2, c3, c4, body_d, ann=ann))),
+                       (eq(stmt, pattern("while", c1, body, ann=ann)), eq(loop_d, pattern("while", c1, body_d, ann=ann))),
+                       (eq(stmt, pattern("doWhile", body, c1, ann=ann)),
+                        eq(loop_d, pattern("doWhile", body_d, c1, ann=ann))),
+                       (eq(stmt, pattern("for", c1, c2, c3, body, ann=ann)),
+                        eq(loop_d, pattern("for", c1, c2, c3, body_d, ann=ann)))),
+                 ctx.fact("is_live_for_diff", stmt))
+    return guard, lall(ctx.derive("tangent", body, body_d), eq(out, pattern("block", loop_d)))
 
 
 @TANGENT.rule("T-switch", judgment="tangent", ops=("switch",), section="5.3",
               source="reconstructed: docs/rules.md#t-control",
-              premises=("isLiveForDiff(switch)", "CASEi →  CASEid"),
+              premises=("isLiveForDiff(switch)", "CASEi →  CASEid  (each i)"),
               conclusion="switch (S) {case Vi: CASEi}  →  switch (S) {case Vi: CASEid}")
 def t_switch(stmt, out, ctx):
-    bodies, bodies_d = var(), var()
-    guard = lall(ctx.fact("is_live_for_diff", stmt), ctx.compute(lambda s: tuple(c.kids[1] for c in s.kids[1]),
-                                                                 stmt, bodies))
-    body = lall(ctx.derive_all("tangent", bodies, bodies_d),
-                ctx.compute(lambda s, b: Node("block", (s.with_kids(s.kids[0], tuple(
-                    c.with_kids(c.kids[0], d) for c, d in zip(s.kids[1], b)), s.kids[2]),)), stmt, bodies_d, out))
+    selector, cases, fall, bodies, bodies_d, cases_d, ann = (var() for _ in range(7))
+    guard = lall(eq(stmt, pattern("switch", selector, cases, fall, ann=ann)), ctx.fact("is_live_for_diff", stmt))
+    body = lall(ctx.compute(case_bodies, cases, bodies), ctx.derive_all("tangent", bodies, bodies_d),
+                ctx.compute(lambda c, b: tuple(k.with_kids(k.kids[0], d) for k, d in zip(c, b)), cases, bodies_d, cases_d),
+                eq(out, pattern("block", pattern("switch", selector, cases_d, fall, ann=ann))))
     return guard, body
+
+
+def case_bodies(cases: tuple) -> tuple:
+    """The bodies of the cases of a switch or SELECT CASE."""
+    return tuple(case.kids[1] for case in cases)
 
 
 @TANGENT.rule("T-masked", judgment="tangent", ops=("where", "forall"), section="5.3",
@@ -119,11 +136,11 @@ def t_switch(stmt, out, ctx):
               conclusion="where (M) BODY else ELSE  →  where (M) BODYd else ELSEd   (forall likewise)")
 def t_masked(stmt, out, ctx):
     """The derivative assignments are masked like the assignments they come with (4.11)."""
-    blocks, blocks_d = var(), var()
-    guard = lall(ctx.fact("is_live_for_diff", stmt),
-                 ctx.compute(lambda s: tuple(k for k in s.kids if _is_block(k)), stmt, blocks))
-    body = lall(ctx.derive_all("tangent", blocks, blocks_d),
-                ctx.compute(lambda s, b: Node("block", (_with_blocks(s, b),)), stmt, blocks_d, out))
+    op, kids, kids_d, blocks, blocks_d, ann = (var() for _ in range(6))
+    guard = lall(eq(stmt, pattern(op, rest=kids, ann=ann)), member(op, MASKED_OPS), ctx.fact("is_live_for_diff", stmt))
+    body = lall(ctx.compute(lambda k: tuple(b for b in k if _is_block(b)), kids, blocks),
+                ctx.derive_all("tangent", blocks, blocks_d), ctx.compute(_with_blocks, kids, blocks_d, kids_d),
+                eq(out, pattern("block", pattern(op, rest=kids_d, ann=ann))))
     return guard, body
 
 
@@ -131,29 +148,25 @@ def _is_block(kid) -> bool:
     return isinstance(kid, Node) and kid.op == "block"
 
 
-def _with_blocks(node: Node, blocks: tuple) -> Node:
+def _with_blocks(kids: tuple, blocks: tuple) -> tuple:
     replaced = iter(blocks)
-    return Node(node.op, tuple(next(replaced) if _is_block(k) else k for k in node.kids), node.ann)
-
-
-def _with_body(loop: Node, body: Node) -> Node:
-    kids = list(loop.kids)
-    kids[_BODY_INDEX[loop.op]] = body
-    return Node(loop.op, tuple(kids), loop.ann)
+    return tuple(next(replaced) if _is_block(k) else k for k in kids)
 
 
 @TANGENT.rule("T-passive-statement", judgment="tangent", ops=PASSIVE_OPS, section="5.3",
               source="reconstructed: docs/rules.md#t-passive",
-              premises=("¬(INSTR a READ that cuts or resets a derivative: T-read)",),
+              premises=("¬cutsOrResets(INSTR)  (not a READ that cuts or resets a derivative: T-read)",),
               conclusion="INSTR  →  INSTR   (no derivative)")
 def t_passive_statement(stmt, out, ctx):
-    return lall(ctx.check(has_no_derivative, stmt), ctx.check(ctx.cuts_no_derivative, stmt)), \
-        eq(out, pattern("block", stmt))
+    op = var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, PASSIVE_OPS), ctx.check(ctx.cuts_no_derivative, stmt))
+    return guard, eq(out, pattern("block", stmt))
 
 
 @TANGENT.rule("T-read", judgment="tangent", ops=("io",), section="4.6",
               source="reconstructed: docs/rules.md#t-read",
-              premises=("READ V1..Vn", "isDiff(Vi) ∧ derivativeReadLater(Vi) for the Vi reset"),
+              premises=("cutsOrResets(READ V1..Vn)",
+                        "READ →resets Vi  (the Vi with isDiff(Vi) ∧ derivativeReadLater(Vi))"),
               conclusion="READ V1..Vn  →  READ V1..Vn ; Vid = 0 ...   (a warning for each Vi whose "
                          "varied value is cut)")
 def t_read(stmt, out, ctx):
@@ -161,18 +174,13 @@ def t_read(stmt, out, ctx):
     zero after it, and must be reset when it is read later (after a merge of control flow,
     like T-assign-zero). A varied value overwritten this way cuts the dependence, as Tapenade
     says in its messages."""
-    guard = ctx.check(ctx.read_cuts_or_resets, stmt)
+    guard = lall(eq(stmt, pattern("io", var(), var(), var())), ctx.check(ctx.read_cuts_or_resets, stmt))
     return guard, ctx.compute(lambda s: ctx.read_then_zeros(s), stmt, out)
-
-
-def has_no_derivative(stmt) -> bool:
-    """Jumps, I/O and comments compute no differentiable value."""
-    return stmt.op in PASSIVE_OPS
 
 
 @TANGENT.rule("T-jump", judgment="tangent", ops=JUMP_OPS, section="5.5",
               source="reconstructed: docs/rules.md#t-jump",
-              premises=("E chooses a label: an integer, or the sign of a real",),
+              premises=(),
               conclusion="GO TO (L1, ..., Ln), E  →  GO TO (L1, ..., Ln), E ;   "
                          "IF (E) L1, L2, L3  →  IF (E) L1, L2, L3")
 def t_jump(stmt, out, ctx):
@@ -184,11 +192,8 @@ def t_jump(stmt, out, ctx):
     the branch itself is not differentiable), so E needs no derivative here; the analyses
     still see E read, as a test's condition. The labels it jumps to stay right because
     T-seq moves each label onto the first statement of its differentiated block."""
-    return ctx.check(is_jump, stmt), eq(out, pattern("block", stmt))
-
-
-def is_jump(stmt) -> bool:
-    return stmt.op in JUMP_OPS
+    op = var()
+    return lall(eq(stmt, pattern(op, rest=var())), member(op, JUMP_OPS)), eq(out, pattern("block", stmt))
 
 
 @TANGENT.rule("T-allocation-diff", judgment="tangent", ops=("allocate", "deallocate"), section="4.2",
@@ -200,10 +205,12 @@ def t_allocation_diff(stmt, out, ctx):
     the derivative block is zeroed (calloc): its derivatives are zero until written, and the
     analyses see a block as one zone, not which elements are written before being read; its
     elements have the derivative type (a struct's T_diff)."""
-    target, target_d = var(), var()
-    guard = lall(ctx.compute(_target, stmt, target), ctx.fact("has_derivative", target, stmt))
+    op, target, target_d, allocation_d = var(), var(), var(), var()
+    guard = lall(eq(stmt, pattern(op, target, rest=var())), member(op, ALLOCATION_OPS),
+                 ctx.fact("has_derivative", target, stmt))
     body = lall(ctx.derive("ref", target, target_d),
-                ctx.compute(lambda s, t: Node("block", (s, _allocation_d(s, t, ctx))), stmt, target_d, out))
+                ctx.compute(lambda s, t: _allocation_d(s, t, ctx), stmt, target_d, allocation_d),
+                eq(out, pattern("block", stmt, allocation_d)))
     return guard, body
 
 
@@ -221,14 +228,10 @@ def _allocation_d(stmt: Node, target_d: Node, ctx) -> Node:
               source="reconstructed: docs/rules.md#t-passive",
               premises=("¬isDiff(TARGET)",), conclusion="allocate(TARGET)  →  allocate(TARGET)")
 def t_allocation(stmt, out, ctx):
-    target = var()
-    return lall(ctx.compute(_target, stmt, target), ctx.no_fact("has_derivative", target, stmt)), \
-        eq(out, pattern("block", stmt))
-
-
-def _target(stmt: Node) -> Node:
-    """What an allocate, a deallocate or a pointer assignment is about: its first child."""
-    return stmt.kids[0]
+    op, target = var(), var()
+    guard = lall(eq(stmt, pattern(op, target, rest=var())), member(op, ALLOCATION_OPS),
+                 ctx.no_fact("has_derivative", target, stmt))
+    return guard, eq(out, pattern("block", stmt))
 
 
 @TANGENT.rule("T-pointer", judgment="tangent", ops=("pointerAssign",), section="4.2",
@@ -237,8 +240,8 @@ def _target(stmt: Node) -> Node:
 def t_pointer(stmt, out, ctx):
     """A pointer with no derivative is never read actively: the assignment is only copied."""
     pointer = var()
-    return lall(ctx.compute(_target, stmt, pointer), ctx.no_fact("has_derivative", pointer, stmt)), \
-        eq(out, pattern("block", stmt))
+    guard = lall(eq(stmt, pattern("pointerAssign", pointer, var())), ctx.no_fact("has_derivative", pointer, stmt))
+    return guard, eq(out, pattern("block", stmt))
 
 
 @TANGENT.rule("T-pointer-diff", judgment="tangent", ops=("pointerAssign",), section="4.2",
@@ -250,23 +253,24 @@ def t_pointer_diff(stmt, out, ctx):
     a pointer is a pointer to derivatives, Tapenade's `pd => ad`), so that `p(i)` and `pd(i)`
     stay the value and the derivative of the same memory. The target's derivative is
     declared like the target, TARGET attribute included."""
-    lhs, target, lhs_d, target_d = var(), var(), var(), var()
+    lhs, target, lhs_d, target_d, ann_d = (var() for _ in range(5))
     guard = lall(eq(stmt, pattern("pointerAssign", lhs, target)), ctx.fact("has_derivative", lhs, stmt),
-                 ctx.check(lambda s: not _is_null(s.kids[1]), stmt), ctx.fact("has_derivative", target, stmt))
+                 ctx.check(not_null, target), ctx.fact("has_derivative", target, stmt))
     body = lall(ctx.derive("ref", lhs, lhs_d), ctx.derive("ref", target, target_d),
-                ctx.compute(lambda d, t, s: _derivative_then_copy(ctx, s, d, t), lhs_d, target_d, stmt, out))
+                ctx.compute(ctx.derivative_ann, stmt, ann_d),
+                eq(out, pattern("block", pattern("pointerAssign", lhs_d, target_d, ann=ann_d), stmt)))
     return guard, body
 
 
 @TANGENT.rule("T-pointer-null", judgment="tangent", ops=("pointerAssign",), section="4.2",
               source="reconstructed: docs/rules.md#t-pointer",
-              premises=("isDiff(P)", "TARGET = null()"), conclusion="P => null()  →  Pd => null() ; P => null()")
+              premises=("isDiff(P)", "P →ref Pd"), conclusion="P => null()  →  Pd => null() ; P => null()")
 def t_pointer_null(stmt, out, ctx):
-    lhs, lhs_d = var(), var()
-    guard = lall(eq(stmt, pattern("pointerAssign", lhs, pattern("intrinsic", "null", ()))),
+    lhs, null, lhs_d, ann_d = var(), var(), var(), var()
+    guard = lall(eq(stmt, pattern("pointerAssign", lhs, null)), eq(null, pattern("intrinsic", "null", ())),
                  ctx.fact("has_derivative", lhs, stmt))
-    body = lall(ctx.derive("ref", lhs, lhs_d),
-                ctx.compute(lambda d, s: _derivative_then_copy(ctx, s, d, s.kids[1]), lhs_d, stmt, out))
+    body = lall(ctx.derive("ref", lhs, lhs_d), ctx.compute(ctx.derivative_ann, stmt, ann_d),
+                eq(out, pattern("block", pattern("pointerAssign", lhs_d, null, ann=ann_d), stmt)))
     return guard, body
 
 
@@ -277,27 +281,22 @@ def t_pointer_null(stmt, out, ctx):
 def t_pointer_passive_target(stmt, out, ctx):
     lhs, target = var(), var()
     guard = lall(eq(stmt, pattern("pointerAssign", lhs, target)), ctx.fact("has_derivative", lhs, stmt),
-                 ctx.check(lambda s: not _is_null(s.kids[1]), stmt), ctx.no_fact("has_derivative", target, stmt))
+                 ctx.check(not_null, target), ctx.no_fact("has_derivative", target, stmt))
     return guard, ctx.compute(lambda s: ctx.unsupported(s, "an active pointer to a passive target"), stmt, out)
 
 
-def _is_null(target: Node) -> bool:
-    return target.op == "intrinsic" and target.kids[0] == "null"
-
-
-def _derivative_then_copy(ctx, stmt: Node, pointer_d: Node, target_d: Node) -> Node:
-    """Pd => TARGETd before the copy of P => TARGET."""
-    return Node("block", (Node("pointerAssign", (pointer_d, target_d), ctx.derivative_ann(stmt)), stmt))
+def not_null(target: Node) -> bool:
+    return not (target.op == "intrinsic" and target.kids[0] == "null")
 
 
 @TANGENT.rule("T-local-decl", judgment="tangent", ops=("varDecl",), section="4.2",
               source="reconstructed: docs/rules.md#t-passive",
-              premises=("¬(hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT))", "DECL →decl DECLd"),
+              premises=("¬(hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT))", "DECL →decls DECLd"),
               conclusion="T V = INIT  →  T V = INIT ; T Vd")
 def t_local_decl(stmt, out, ctx):
     """A C declaration inside a block declares the derivatives of its variables after them
     (zero for a passive initial value)."""
-    guard = ctx.check(ctx.passive_initial_values, stmt)
+    guard = lall(eq(stmt, pattern("varDecl", var(), var(), var())), ctx.check(ctx.passive_initial_values, stmt))
     return guard, ctx.compute(lambda s: ctx.local_declaration(s), stmt, out)
 
 
@@ -311,7 +310,8 @@ def t_local_decl_active(stmt, out, ctx):
     its own declarations, the value then its derivative, after the calls split out of the
     initial values (C's declaration order: a derivative is declared after what it reads)."""
     inits, inits_d = var(), var()
-    guard = lall(ctx.check(ctx.active_initial_value, stmt), ctx.compute(lambda s: ctx.initial_values(s), stmt, inits))
+    guard = lall(eq(stmt, pattern("varDecl", var(), var(), var())), ctx.check(ctx.active_initial_value, stmt),
+                 ctx.compute(lambda s: ctx.initial_values(s), stmt, inits))
     body = lall(ctx.derive_all("expr", inits, inits_d, stmt),
                 ctx.compute(lambda s, d: ctx.active_local_declaration(s, d), stmt, inits_d, out))
     return guard, body
@@ -319,9 +319,9 @@ def t_local_decl_active(stmt, out, ctx):
 
 @TANGENT.rule("T-return", judgment="tangent", ops=("return",), section="4.5",
               source="reconstructed: docs/rules.md#t-call",
-              premises=("¬returnsValue(RETURN)",), conclusion="return  →  return")
+              premises=(), conclusion="return  →  return")
 def t_return(stmt, out, ctx):
-    return ctx.check(lambda s: s.kids[0] is None, stmt), eq(out, pattern("block", stmt))
+    return eq(stmt, pattern("return", None)), eq(out, pattern("block", stmt))
 
 
 @TANGENT.rule("T-return-value", judgment="tangent", ops=("return",), section="4.5",
@@ -332,7 +332,11 @@ def t_return_value(stmt, out, ctx):
     """A differentiated C function returns the derivative of its value and gives the value
     through its last argument (fig. 8, in C)."""
     value, value_d = var(), var()
-    guard = lall(ctx.check(lambda s: s.kids[0] is not None, stmt), eq(stmt, pattern("return", value)))
+    guard = lall(eq(stmt, pattern("return", value)), ctx.check(returns_value, value))
     body = lall(ctx.derive("expr", value, value_d, stmt),
                 ctx.compute(lambda s, d: ctx.return_value(s, d), stmt, value_d, out))
     return guard, body
+
+
+def returns_value(value) -> bool:
+    return value is not None

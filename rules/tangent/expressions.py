@@ -12,26 +12,29 @@ The partial derivatives of operators and intrinsics come from the derivative tab
 from __future__ import annotations
 
 from ...engine.il import EXPRESSION_OPS, Node
-from ...engine.kanren_il import eq, lall, pattern, var
+from ...engine.kanren_il import eq, lall, member, pattern, var
 from ..derivatives import derivative
 from .ruleset import TANGENT
 
 REFERENCE_OPS = ("ident", "arrayAccess", "fieldAccess", "deref")
 CONSTANT_OPS = ("intCst", "realCst", "boolCst", "stringCst", "complexCst")
 OPERATOR_OPS = ("add", "sub", "mul", "div", "power", "neg", "pos")
+ACCESS_OPS = ("arrayAccess", "fieldAccess", "deref", "address")
+CHAIN_OPS = OPERATOR_OPS + ("intrinsic",)
 
 
 # --- references -------------------------------------------------------------------------------
 @TANGENT.rule("T-ref-name", judgment="ref", ops=("ident",), section="5.3", source="verbatim",
               premises=("NAME →varName NAMEd",), conclusion="NAME  →ref  NAMEd")
 def t_ref_name(ref, out, ctx):
-    name = var()
+    name, name_d = var(), var()
     guard = eq(ref, pattern("ident", name))
-    body = ctx.compute(lambda r: Node("ident", (ctx.names.var(ctx.declared_derivative(r)),)), ref, out)
+    body = lall(ctx.compute(lambda r: ctx.names.var(ctx.declared_derivative(r)), ref, name_d),
+                eq(out, pattern("ident", name_d)))
     return guard, body
 
 
-@TANGENT.rule("T-ref-access", judgment="ref", ops=("arrayAccess", "fieldAccess", "deref", "address"),
+@TANGENT.rule("T-ref-access", judgment="ref", ops=ACCESS_OPS,
               section="4.2", source="reconstructed: docs/rules.md#t-ref",
               premises=("BASE →ref BASEd",),
               conclusion="BASE(I) | BASE%F | *BASE | &BASE  →ref  BASEd(I) | BASEd%F | *BASEd | &BASEd")
@@ -39,9 +42,9 @@ def t_ref_access(ref, out, ctx):
     """Association by name (4.2): the derivative of a part of a variable is the same part of
     its derivative, ad(i) and ud(3)%z; a pointer with a derivative points to derivatives, *pd;
     C passes &vd where Fortran passes vd by reference."""
-    base, base_d = var(), var()
-    guard = ctx.compute(lambda r: r.kids[0], ref, base)
-    body = lall(ctx.derive("ref", base, base_d), ctx.compute(lambda r, b: r.with_kids(b, *r.kids[1:]), ref, base_d, out))
+    op, base, others, base_d, ann = (var() for _ in range(5))
+    guard = lall(eq(ref, pattern(op, base, rest=others, ann=ann)), member(op, ACCESS_OPS))
+    body = lall(ctx.derive("ref", base, base_d), eq(out, pattern(op, base_d, rest=others, ann=ann)))
     return guard, body
 
 
@@ -50,20 +53,23 @@ def t_ref_access(ref, out, ctx):
               section="4.6", source="reconstructed: docs/rules.md#t-expr",
               premises=("¬isActiveExpr(EXPR)",), conclusion="EXPR  →expr  0")
 def t_expr_passive(expr, out, ctx, stmt):
-    guard = ctx.no_fact("is_active_expr", expr, stmt)
+    op = var()
+    guard = lall(ctx.no_fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, EXPRESSION_OPS))
     return guard, eq(out, None)
 
 
 @TANGENT.rule("T-expr-ref", judgment="expr", ops=REFERENCE_OPS, section="5.3", source="verbatim",
               premises=("isActiveExpr(REF)", "REF →ref REFd"), conclusion="REF  →expr  REFd")
 def t_expr_ref(expr, out, ctx, stmt):
-    guard = ctx.fact("is_active_expr", expr, stmt)
+    op = var()
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, REFERENCE_OPS))
     return guard, ctx.derive("ref", expr, out)
 
 
-@TANGENT.rule("T-expr-chain", judgment="expr", ops=OPERATOR_OPS + ("intrinsic",), section="5.3",
+@TANGENT.rule("T-expr-chain", judgment="expr", ops=CHAIN_OPS, section="5.3",
               source="reconstructed: docs/rules.md#t-expr (the paper shows the product rule only)",
-              premises=("isActiveExpr(f(A1..An))", "Ai →expr Aid", "∂f/∂Ai = Pi (derivative table)"),
+              premises=("isActiveExpr(f(A1..An))", "¬linear(f)", "Ai →expr Aid", "f →partials P1..Pn  (∂f/∂Ai = Pi, "
+                        "the derivative table)"),
               conclusion="f(A1..An)  →expr  Σ Pi*Aid   (a reduction: sum(P*Ad); "
                          "linear in each argument apart: Σ f(A1..Aid..An))")
 def t_expr_chain(expr, out, ctx, stmt):
@@ -72,9 +78,9 @@ def t_expr_chain(expr, out, ctx, stmt):
     product: the product of the other elements). dot_product and matmul are linear in each
     argument apart: the product rule writes the operation with one argument replaced by its
     derivative, dot_product(ad, b) + dot_product(a, bd)."""
-    args, args_d = var(), var()
-    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.not_linear_intrinsic, expr),
-                 ctx.compute(operands, expr, args))
+    op, args, args_d = var(), var(), var()
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern(op, rest=var())), member(op, CHAIN_OPS),
+                 ctx.check(ctx.not_linear_intrinsic, expr), ctx.compute(operands, expr, args))
     body = lall(ctx.derive_all("expr", args, args_d, stmt),
                 ctx.compute(lambda e, a, d, s: chain_rule(e, a, d, ctx, s), expr, args, args_d, stmt, out))
     return guard, body
@@ -82,14 +88,14 @@ def t_expr_chain(expr, out, ctx, stmt):
 
 @TANGENT.rule("T-expr-linear", judgment="expr", ops=("intrinsic",), section="5.3",
               source="reconstructed: docs/rules.md#t-expr",
-              premises=("isActiveExpr(f(A1..An))", "f linear (derivative table)", "Ai →expr Aid  (active Ai)"),
+              premises=("isActiveExpr(f(A1..An))", "linear(f)  (the derivative table)", "Ai →expr Aid  (active Ai)"),
               conclusion="f(A1..An)  →expr  f(A1d..An)  (inactive arguments kept: dim, mask)")
 def t_expr_linear(expr, out, ctx, stmt):
     """A linear intrinsic (sum, transpose, real, merge, ...) applies to the derivatives of its
     active arguments as it does to the arguments: d sum(x, mask=m) = sum(xd, mask=m)."""
     args, args_d = var(), var()
-    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.linear_intrinsic, expr),
-                 ctx.compute(lambda e: ctx.active_operands(e), expr, args))
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern("intrinsic", var(), var())),
+                 ctx.check(ctx.linear_intrinsic, expr), ctx.compute(lambda e: ctx.active_operands(e), expr, args))
     body = lall(ctx.derive_all("expr", args, args_d, stmt),
                 ctx.compute(lambda e, d, s: ctx.linear_derivative(e, d, s), expr, args_d, stmt, out))
     return guard, body
@@ -102,23 +108,23 @@ def t_expr_linear(expr, out, ctx, stmt):
 def t_expr_choice(expr, out, ctx, stmt):
     """C's conditional expression is linear in its arms, like Fortran's merge: the
     derivative takes the arm the value takes."""
-    arms, arms_d = var(), var()
-    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.compute(lambda e: e.kids[1:], expr, arms))
-    body = lall(ctx.derive_all("expr", arms, arms_d, stmt),
-                ctx.compute(lambda e, d: _choice(e, d, ctx), expr, arms_d, out))
+    cond, then, other, then_d, other_d = (var() for _ in range(5))
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern("ifExpr", cond, then, other)))
+    body = lall(ctx.derive("expr", then, then_d, stmt), ctx.derive("expr", other, other_d, stmt),
+                ctx.compute(lambda e, c, t, o: _choice(e, c, (t, o), ctx), expr, cond, then_d, other_d, out))
     return guard, body
 
 
-def _choice(expr: Node, arms_d: tuple, ctx) -> Node | None:
+def _choice(expr: Node, cond: Node, arms_d: tuple, ctx) -> Node | None:
     if all(d is None for d in arms_d):
         return None
     zero = Node("realCst", ("0.0", ctx.kind_of(expr) or 4))
-    return Node("ifExpr", (expr.kids[0],) + tuple(zero if d is None else d for d in arms_d))
+    return Node("ifExpr", (cond,) + tuple(zero if d is None else d for d in arms_d))
 
 
 @TANGENT.rule("T-expr-cast", judgment="expr", ops=("cast",), section="5.3",
               source="reconstructed: docs/rules.md#t-expr",
-              premises=("isActiveExpr((T) E)", "T real", "E →expr Ed"),
+              premises=("isActiveExpr((T) E)", "E →expr Ed"),
               conclusion="(T) E  →expr  (T) Ed   (0 when T is an integer type)")
 def t_expr_cast(expr, out, ctx, stmt):
     """A conversion between real types is linear: (float)x has the derivative (float)xd.
@@ -144,7 +150,7 @@ def _cast(expr: Node, operand_d: Node | None) -> Node | None:
 def t_expr_call(expr, out, ctx, stmt):
     """A function call is split out of its expression first (fig. 10): its differentiated
     call, which computes the result and its derivative, goes before the statement."""
-    guard = ctx.fact("is_active_expr", expr, stmt)
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern("call", var(), var())))
     return guard, ctx.compute(lambda e, s: ctx.function_call_derivative(e, s), expr, stmt, out)
 
 
@@ -157,7 +163,8 @@ def t_expr_constructor(expr, out, ctx, stmt):
     items' derivatives, implied DOs kept, so each element's derivative lands where the
     element does. A passive item that is an array has no zero of its size here: refused."""
     items, items_d = var(), var()
-    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.compute(_constructor_items, expr, items))
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern("arrayConstructor", var())),
+                 ctx.compute(_constructor_items, expr, items))
     body = lall(ctx.derive_all("expr", items, items_d, stmt),
                 ctx.compute(lambda e, d, s: _constructor(e, list(d), ctx, s), expr, items_d, stmt, out))
     return guard, body

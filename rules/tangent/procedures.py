@@ -8,12 +8,12 @@ derivative variables (same type and dimensions, 4.2), and the tangent of P's bod
 from __future__ import annotations
 
 from ...engine.il import Node
-from ...engine.kanren_il import eq, lall, var
+from ...engine.kanren_il import eq, lall, pattern, var
 from .ruleset import TANGENT
 
 
 @TANGENT.rule("T-proc", judgment="proc", ops=("procedure",), section="5.3", source="verbatim",
-              premises=("isDiffProc(P)", "P →procName Pd", "ARGS →  ARGSd", "DECLS →  DECLSd",
+              premises=("isDiffProc(P)", "P →procName Pd", "ARGS →args ARGSd", "DECLS →decls DECLSd",
                         "INSTRS →  INSTRSd"),
               conclusion="procedure P(ARGS) {DECLS; INSTRS}  →  procedure Pd(ARGSd) {DECLSd; INSTRSd}")
 def t_proc(proc, out, ctx):
@@ -70,9 +70,8 @@ def t_proc(proc, out, ctx):
     must-be-set analysis run by the solver), or it is refused with file:line.
     """
     name, body, body_d = var(), var(), var()
-    guard = lall(ctx.compute(lambda p: p.kids[0], proc, name), ctx.fact("is_diff_proc", name))
-    body_goal = lall(ctx.compute(lambda p: p.kids[7], proc, body),
-                     ctx.derive("tangent", body, body_d),
+    guard = lall(eq(proc, procedure_pattern(name, body)), ctx.fact("is_diff_proc", name))
+    body_goal = lall(ctx.derive("tangent", body, body_d),
                      ctx.compute(lambda p, b: ctx.differentiated_procedure(p, b), proc, body_d, out))
     return guard, body_goal
 
@@ -82,8 +81,13 @@ def t_proc(proc, out, ctx):
               premises=("¬isDiffProc(P)",), conclusion="procedure P  →  (nothing)")
 def t_proc_nodiff(proc, out, ctx):
     name = var()
-    guard = lall(ctx.compute(lambda p: p.kids[0], proc, name), ctx.no_fact("is_diff_proc", name))
+    guard = lall(eq(proc, procedure_pattern(name, var())), ctx.no_fact("is_diff_proc", name))
     return guard, eq(out, None)
+
+
+def procedure_pattern(name, body):
+    """`procedure P(ARGS) {DECLS; INSTRS}`: its name and its body (INSTRS), the rest any."""
+    return pattern("procedure", name, var(), var(), var(), var(), var(), var(), body, var())
 
 
 def differentiated_arguments(formals, diff_formal, var_name) -> tuple:
