@@ -112,12 +112,12 @@ def a_expr_cast(expr, out, ctx, value, stmt):
 
 
 @ADJOINT.rule("A-expr-refuse", judgment="adjexpr",
-              ops=tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - {"cast"})), section="5.4",
+              ops=tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - {"cast", "call"})), section="5.4",
               source="reconstructed: docs/rules.md#a-expr",
               premises=("isActiveExpr(EXPR)", "¬scalarOperands(EXPR): arrays, a call, C ?:"),
               conclusion="EXPR, VAL  →adjexpr  file:line: refused")
 def a_expr_refuse(expr, out, ctx, value, stmt):
-    """Not in this slice: operations on arrays (array adjoints), function calls, C's
+    """Not in this slice: operations on arrays (array adjoints), C's
     conditional expression, and the other active expressions that are no operator of the
     table, reference or cast."""
     guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.refused_expression, expr))
