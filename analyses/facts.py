@@ -30,7 +30,7 @@ from ..engine.effects import instruction_effects
 from ..engine.errors import SourceError
 from ..engine.il import Node, walk
 from ..engine.program import _CONTAINER_KINDS, _kid_kinds
-from .common import external_call_effects
+from .common import external_call_effects, visible_zones
 
 _CONTROL_KINDS = ("test", "loop")
 _CONTROL_STATEMENTS = frozenset({"if", "do", "while", "doWhile", "for", "switch", "where", "forall"})
@@ -650,6 +650,9 @@ class Facts:
         zones = 0 if snapshot is None else snapshot.snp & ~snapshot.sbk
         if "tbr" in self.results.nooptim:
             zones |= self.live.out(proc, instr)
+        site = self.program.call_sites.get(id(instr))
+        if site is not None:  # what the callee cannot reach does not matter to its rerun
+            zones &= site.to_caller(visible_zones(site.callee))
         return _names(proc, zones & ~self._result_zone(proc, instr))
 
     def call_record_names(self, call: Node) -> frozenset:

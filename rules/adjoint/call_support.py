@@ -221,8 +221,8 @@ class CallSupport:
             else:
                 if sym is not None and sym.dims:
                     self.refuse(call, "a passive array passed where the callee expects an adjoint")
-                adjoint = self.fresh("dummyb", sym.type if sym is not None and sym.type is not None else 8)
-                inits.append(Node("assign", (adjoint, self.zero_like(args[-1] if by_value else adjoint))))
+                adjoint = self.fresh("dummyb", _real_type(sym))
+                inits.append(Node("assign", (adjoint, _zero(_real_type(sym)))))
             args.append(_address(adjoint) if by_value else adjoint)
         if callee.node.kids[1] == "function" and not is_void(callee.node.kids[4]):
             args.append(self.temp_adjoint(call) if call.ann.get("sid") is None else Node("realCst", ("0.0", 8)))
@@ -239,8 +239,8 @@ class CallSupport:
             return derived
         if formal is not None and (formal.dims or (self.c and formal.ptr)):
             self.refuse(call, "an active array expression as an actual argument")
-        temp = self.fresh("argb", formal.type if formal is not None and formal.type is not None else 8)
-        inits.append(Node("assign", (temp, self.zero_like(temp))))
+        temp = self.fresh("argb", _real_type(formal))
+        inits.append(Node("assign", (temp, _zero(_real_type(formal)))))
         derived, _ = self.ruleset.apply("adjexpr", actual, self, temp, stmt)
         posts.append(derived)
         return temp
@@ -294,6 +294,16 @@ class CallSupport:
             outer = Node("deref", (Node("ident", (self.copied_parameter(formal),)),))
             out.append(Node("assign", (outer, Node("add", (outer, Node("ident", (self.names.var(formal),)))))))
         return tuple(out)
+
+
+def _real_type(sym) -> Node:
+    """The formal's real type (real(8) when it has none known)."""
+    typ = sym.type if sym is not None else None
+    return typ if typ is not None and typ.op == "type" and typ.kids[0] == "real" else Node("type", ("real", 8, None))
+
+
+def _zero(typ: Node) -> Node:
+    return Node("realCst", ("0.0", typ.kids[1] or 4))
 
 
 def _by_value(sym) -> bool:

@@ -224,10 +224,11 @@ class AdjointContext(CallSupport, TangentContext):
         if expr.op == "intrinsic" and self.linear_intrinsic(expr) and any(
                 isinstance(a, Node) and a.op == "namedArg" for a in expr.kids[1]):
             return False
-        if any(n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in walk(expr)):
+        nodes = list(_outside_calls(expr))  # a function's arguments are its own (A-expr-call)
+        if any(n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in nodes):
             return False
-        indexed = {id(n.kids[0]) for n in walk(expr) if n.op == "arrayAccess"}
-        for n in walk(expr):
+        indexed = {id(n.kids[0]) for n in nodes if n.op == "arrayAccess"}
+        for n in nodes:
             if n.op == "ident" and id(n) not in indexed:
                 sym = self.symbol_of(n)
                 if sym is not None and sym.dims:
@@ -373,7 +374,7 @@ class AdjointContext(CallSupport, TangentContext):
         adjoint of a by-value formal is a pointer."""
         if decl.op != "varDecl" or not any(d.kids[0] in self.names.derivative_names() for d in decl.kids[2]):
             return decl
-        attrs = tuple(a for a in decl.kids[1] if not a.startswith("intent"))
+        attrs = tuple(a for a in decl.kids[1] if not a.startswith("intent") and a != "const")  # adjoints are written
         originals = {self.names.var(f): f for f in formals}
         declarators = tuple(d.with_kids(d.kids[0], d.kids[1], d.kids[2], 1)
                             if self.c and d.kids[0] in originals and (self.by_value_formal(Node("ident", (originals[d.kids[0]],)))
@@ -466,6 +467,19 @@ class AdjointContext(CallSupport, TangentContext):
     @staticmethod
     def _show(ref: Node) -> str:
         return _root(ref) or ref.op
+
+
+def _outside_calls(expr: Node):
+    """The nodes of expr, not those inside the arguments of function calls."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+        elif isinstance(node, Node):
+            yield node
+            if node.op != "call":
+                stack.extend(node.kids)
 
 
 def _renamed_parameters(decl: Node, renames: dict) -> Node:
