@@ -252,6 +252,12 @@ class CallSupport:
         not write (C: every by-value formal), `in-zero` for what it overwrites wholly before
         reading, `in-out` otherwise."""
         proc = self.procedure
+        saved = sorted(n for n, sym in proc.scope.symbols.items() if sym.kind == "variable" and sym.formal is None
+                       and "parameter" not in sym.attrs and (sym.attrs & {"save", "static"}
+                                                             or (not self.c and sym.init is not None)))
+        if saved:  # P_b reruns P: the value it kept from the last call is gone, its adjoint would be too
+            self.refuse(proc.node, f"SAVE or static local variables ({', '.join(saved)}) in a procedure whose "
+                                   f"adjoint is called")
         written = self.facts.results.inout.may_written(proc)
         statuses = []
         for position, formal in enumerate(proc.formals):
