@@ -24,18 +24,33 @@ from .expressions import increment
 from .ruleset import ADJOINT
 
 EMPTY = pattern("block")
+JOINT_PREMISES = ("CALL →snapshot [PUSH(SNP) ; POP(SNP)]", "ARGS →actualArgs INITS, ARGSb, POSTS", "P →procName Pb")
 
 
 # --- call statements ---------------------------------------------------------------------------
 @ADJOINT.rule("A-call-joint", judgment="adjoint", ops=("call",), section="5.4",
               source="reconstructed: docs/rules.md#a-call",
-              premises=("isActiveCall(CALL)", "isSourceCall(CALL)", "isJoint(CALL)", "isLiveForDiff(CALL)",
-                        "CALL →snapshot [PUSH(SNP) ; POP(SNP)]", "ARGS →actualArgs INITS, ARGSb, POSTS",
-                        "P →procName Pb"),
+              premises=("isActiveCall(CALL)", "isSourceCall(CALL)", "isJoint(CALL)", "isLiveForDiff(CALL)")
+              + JOINT_PREMISES,
               conclusion="call P(ARGS)  →  [PUSH(SNP); call P(ARGS) ; POP(SNP); INITS; call Pb(ARGSb); POSTS]")
 def a_call_joint(stmt, out, ctx):
-    """Fig. 13's checkpointed call: the snapshot is what P_b needs as P found it, P_b runs
-    both sweeps of P. The paper's look/SBK are not needed: SBK = ∅."""
+    """Fig. 13's checkpointed call; the paper's rule was lost from the extracted text, and is
+    reconstructed from 4.10, fig. 8 and 13 and the snapshot predicate of 5.4. The forward
+    sweep pushes SNP and runs the plain call; the backward sweep pops SNP, so that P_b,
+    which runs both sweeps of P, starts from the values P found; SBK = ∅, so the paper's
+    `look` is not needed. SNP is the analyses' (analyses/snapshots.py: out(C) ∪ Adj-out⁺(C),
+    within TBR⁻(C) ∪ Diff-live⁻(C)), restricted to what the callee can reach, plus the scalars
+    the actual arguments read besides the memory they pass (the index k of `a(k)`, the
+    variables of an expression argument): P_b gets the actual as the call saw it. Restoring
+    a value at the point of the call is always safe in store-all: the backward sweep before
+    that point restores what it reads by its own pops. Each array is pushed whole, with its
+    size (pushReal8Array): an array of size unknown here is refused, never pushed by its
+    first element. actualArgs (5.4's INITS and POSTS): an active reference actual gets its
+    adjoint (C: its address for a by-value formal, 4.5); an expression a temporary adjoint,
+    zero before the call and propagated into the expression after it; a passive actual a
+    dummy zero (fig. 8's dummb). A procedure reached by an active call takes its adjoint
+    arguments as the caller's, in and out (A-proc: `incr`, `in-zero` or `in-out`, never
+    `out`), so the caller passes its accumulated adjoints as they are."""
     name, args, push, pop, inits, args_b, posts, name_b = (var() for _ in range(8))
     guard = lall(eq(stmt, pattern("call", name, args)), ctx.fact("is_active_call", stmt),
                  ctx.fact("is_source_call", stmt), ctx.fact("is_joint", stmt), ctx.fact("is_live_call", stmt))
@@ -47,9 +62,8 @@ def a_call_joint(stmt, out, ctx):
 
 @ADJOINT.rule("A-call-joint-dead", judgment="adjoint", ops=("call",), section="5.4",
               source="reconstructed: docs/rules.md#a-call",
-              premises=("isActiveCall(CALL)", "isSourceCall(CALL)", "isJoint(CALL)", "¬isLiveForDiff(CALL)",
-                        "CALL →snapshot [PUSH(SNP) ; POP(SNP)]", "ARGS →actualArgs INITS, ARGSb, POSTS",
-                        "P →procName Pb"),
+              premises=("isActiveCall(CALL)", "isSourceCall(CALL)", "isJoint(CALL)", "¬isLiveForDiff(CALL)")
+              + JOINT_PREMISES,
               conclusion="call P(ARGS)  →  [PUSH(SNP) ; POP(SNP); INITS; call Pb(ARGSb); POSTS]")
 def a_call_joint_dead(stmt, out, ctx):
     """The simplification of 5.4 for a joint call that is not diff-live: nothing after the

@@ -4,7 +4,7 @@ A procedure is differentiated joint (checkpointed, the default of 4.10): P_b run
 sweep of its body, then the backward sweep. Its arguments are P's, each one with an adjoint
 followed by it (the same ARGS rule as the tangent's); a function's result gets its adjoint
 as a last argument and P_b returns nothing (fig. 8). Split mode (P_fwd / P_bwd) is not in
-this slice: no call is differentiated yet.
+this slice: calls are differentiated joint (rules/adjoint/calls.py).
 """
 from __future__ import annotations
 
@@ -24,8 +24,12 @@ def a_proc(proc, out, ctx):
     whole when their size is known here, else the caller passes them zeroed (`x:incr`); the
     header comment says which. The dependents' adjoints are read and consumed (`y:in-zero`
     where P overwrites y wholly). The primal results of P_b are not those of P: the forward
-    sweep is sliced by diff-liveness (4.9). Joint is the only mode yet (isCalledJoint holds
-    for every procedure: no call is differentiated), so the premise is not written."""
+    sweep is sliced by diff-liveness (4.9). A procedure that an active call reaches takes
+    its adjoint arguments as its caller's, in and out: none is zeroed, the statuses say
+    `incr` (only read; a C by-value formal: `*xb`, or, when P assigns it, a local xb added
+    to the caller's `*xb0` at the end, seed 001), `in-zero` or `in-out`. Joint is the only
+    mode yet (isCalledJoint holds for every procedure; split calls are refused), so the
+    premise is not written."""
     name, kind, params, result, rtype, attrs, decls, body, contains = (var() for _ in range(9))
     forward, backward = var(), var()
     guard = lall(eq(proc, pattern("procedure", name, kind, params, result, rtype, attrs, decls, body, contains)),
