@@ -106,6 +106,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p_diff.add_argument("-nooptim", "--nooptim", action="append", default=[], metavar="OPTIM",
                         choices=("activity", "diffliveness", "tbr"),
                         help="switch an improvement off (tbr: adjoint mode)")
+    p_diff.add_argument("-nocheckpoint", "--nocheckpoint", action="store_true",
+                        help="adjoint mode: no call is checkpointed (split mode, P_fwd and P_bwd)")
     return parser
 
 
@@ -140,7 +142,8 @@ def _cmd_differentiate(args) -> int:
     progress = progress_for(args.files, sys.stderr)
     try:
         result = differentiate(args.files, args.head, args.mode, vars=args.vars, outvars=args.outvars,
-                               nooptim=frozenset(args.nooptim), tgtlang=args.tgtlang,
+                               nooptim=frozenset(args.nooptim) | ({"checkpoint"} if args.nocheckpoint else set()),
+                               tgtlang=args.tgtlang,
                                progress=progress)
     finally:
         if progress is not None:

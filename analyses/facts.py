@@ -623,6 +623,32 @@ class Facts:
         return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
                    for site in self.program.call_sites.values())
 
+    def is_called_split(self, proc_name: str) -> bool:
+        """isCalledSplit(P) — paper 5.4: an active call of P is not checkpointed."""
+        proc = self.program.procedure(proc_name)
+        return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
+                   and id(site.instr) not in self.results.snapshots for site in self.program.call_sites.values())
+
+    def is_called_joint(self, proc_name: str) -> bool:
+        """isCalledJoint(P) — paper 5.4: an active call of P is checkpointed."""
+        proc = self.program.procedure(proc_name)
+        return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
+                   and id(site.instr) in self.results.snapshots for site in self.program.call_sites.values())
+
+    def tbr_at_exit(self, proc_name: str) -> frozenset:
+        """Names of the variables in TBR at the exit of the procedure that it may write (its
+        locals, and the formals and globals it may overwrite): what its backward sweep still
+        reads, which P_fwd leaves on the stack for P_bwd (split mode). What it never writes
+        the caller's own TBR keeps for it (the callee's derivative reads are use(C'))."""
+        proc = self.program.procedure(proc_name)
+        unwritten = visible_zones(proc) & ~self.results.inout.may_written(proc)
+        return _names(proc, self.results.tbr[proc.name].at_exit & ~unwritten)
+
+    def call_written_names(self, call: Node) -> frozenset:
+        """Names of the caller's variables the call may write (out(C))."""
+        proc, instr = self._call_instr(call)
+        return _names(proc, self.live.out(proc, instr))
+
     def is_live_call(self, call: Node) -> bool:
         """isLiveForDiff of a call statement or of a function call split out of an
         expression: what it writes is diff-live after it (analyses/diffliveness.py)."""

@@ -271,6 +271,60 @@ class CallSupport:
                 statuses.append(f"{formal}:{self._consumed(zones)}")
         return (), statuses
 
+    # --- split mode: P_fwd and P_bwd ------------------------------------------------------
+    def joint_wanted(self, name: str) -> bool:
+        """P_b is needed: P is a head, or a checkpointed call reaches it, or no split one does."""
+        return name in self.facts.results.heads or self.facts.is_called_joint(name) \
+            or not self.facts.is_called_split(name)
+
+    def joint_unwanted(self, name: str) -> bool:
+        return not self.joint_wanted(name)
+
+    def split_procedures(self, proc: Node, forward: Node, backward: Node) -> Node:
+        """block(P_fwd, P_bwd): P_fwd(ARGS) runs the forward sweep and pushes what the
+        backward sweep reads (TBR at the exit); P_bwd(ARGSb) pops it, then runs the backward
+        sweep with P_b's arguments, adjoint initialisations and statuses."""
+        from .context import flattened
+        name, kind, params, _, rtype, attrs, decls = proc.kids[:7]
+        forward = flattened(forward)
+        if kind == "function" and not is_void(rtype):
+            self.refuse(proc, "a function called in split mode ($AD NOCHECKPOINT, -nocheckpoint)")
+        zones = self.procedure.zones
+        temps = {v for v, loc in zones.vars.items() if loc.zone is not None and zones.zones[loc.zone].kind == "temp"}
+        left = self.facts.tbr_at_exit(name)
+        if left & temps:
+            self.refuse(proc, "a function call whose value the backward sweep reads, in a procedure called in "
+                              "split mode")
+        saved = self.saved(left - {name}, proc)
+        locals_ = tuple(_without_initial_value(s, self.names.derivative_names()) for s in forward.kids
+                        if isinstance(s, Node) and s.op == "varDecl")  # C: the body's own declarations
+        bwd = self.adjoint_procedure(proc, Node("block", locals_ + (saved.kids[1],)), backward)
+        source = self.procedure.source_name
+        bwd_decls = tuple(d.with_kids(d.kids[0], tuple(a for a in d.kids[1] if not a.startswith("intent")), d.kids[2])
+                          if d.op == "varDecl" else d for d in bwd.kids[6])  # P_bwd pops into its formals
+        bwd = bwd.with_kids(self.names.sweep_proc(source, "bwd"), *bwd.kids[1:6], bwd_decls, *bwd.kids[7:])
+        fwd_kind, fwd_type = ("function", Node("type", ("void", None, None))) if self.c else ("subroutine", None)
+        body = Node("block", forward.kids + (saved.kids[0],))
+        fwd = Node("procedure", (self.names.sweep_proc(source, "fwd"), fwd_kind, params, None, fwd_type, attrs,
+                                 decls + self.temporary_declarations(), flattened(body), ()), proc.ann)
+        return Node("block", (fwd, bwd))
+
+    def split_call_name(self, name: str, sweep: str) -> str:
+        callee = self.program.procedure(name)
+        if callee.node.kids[1] == "function" and not is_void(callee.node.kids[4]):
+            self.refuse(callee.node, "a function called in split mode ($AD NOCHECKPOINT, -nocheckpoint)")
+        return self.names.sweep_proc(callee.source_name, sweep)
+
+    def argument_record(self, call: Node) -> Node:
+        """[push ; pop] of the scalars the actual arguments read besides the memory they pass,
+        pushed after P_fwd (which leaves its trajectory above them) and popped before P_bwd:
+        the call must not write them."""
+        reads = self._argument_reads(call)
+        written = reads & self.facts.call_written_names(call)
+        if written:
+            self.refuse(call, f"a split call that writes {sorted(written)[0]}, which its arguments read")
+        return self.saved(reads, call)
+
     def copied_formals(self) -> frozenset:
         """C by-value formals of a called procedure that the procedure assigns (seed 001):
         their adjoint is a local `xb`, added to the caller's `*xb0` at the end; the others
@@ -310,6 +364,13 @@ def _real_type(sym) -> Node:
 
 def _zero(typ: Node) -> Node:
     return Node("realCst", ("0.0", typ.kids[1] or 4))
+
+
+def _without_initial_value(decl: Node, derivatives) -> Node:
+    """A C local declaration for P_bwd: the value comes from the stack, the adjoints start at 0."""
+    declarators = tuple(d if d.kids[0] in derivatives else d.with_kids(d.kids[0], d.kids[1], None, d.kids[3])
+                        for d in decl.kids[2])
+    return Node("varDecl", (decl.kids[0], decl.kids[1], declarators), decl.ann)
 
 
 def _by_value(sym) -> bool:

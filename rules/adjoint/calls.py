@@ -87,14 +87,28 @@ def _joint_parts(call, name, push, pop, inits, args_b, posts, name_b, ctx, stmt=
 
 
 @ADJOINT.rule("A-call-split", judgment="adjoint", ops=("call",), section="5.4",
-              source="reconstructed: docs/rules.md#a-call",
-              premises=("isActiveCall(CALL)", "isSourceCall(CALL)", "¬isJoint(CALL)"),
-              conclusion="call P(ARGS)  →  file:line: refused (split mode)")
+              source="reconstructed: docs/rules.md#a-call-split",
+              premises=("isActiveCall(CALL)", "isSourceCall(CALL)", "¬isJoint(CALL)",
+                        "ARGS →record [PUSH(AVARS) ; POP(AVARS)]", "ARGS →actualArgs INITS, ARGSb, POSTS",
+                        "P →procNameFwd Pfwd", "P →procNameBwd Pbwd"),
+              conclusion="call P(ARGS)  →  [call Pfwd(ARGS); PUSH(AVARS) ; POP(AVARS); INITS; call Pbwd(ARGSb); POSTS]")
 def a_call_split(stmt, out, ctx):
-    """$AD NOCHECKPOINT (split mode, P_fwd / P_bwd) is not in this slice."""
-    guard = lall(eq(stmt, pattern("call", var(), var())), ctx.fact("is_active_call", stmt),
+    """The basic model of 4.5, for a call marked $AD NOCHECKPOINT or under -nocheckpoint:
+    P_fwd in the forward sweep (it leaves P's trajectory on the stack), P_bwd in the
+    backward sweep, with the arguments of P_b. No snapshot: P is not run again. AVARS are
+    the scalars the actual arguments read besides the memory they pass (the k of `a(k)`),
+    as for the joint call: P_bwd gets the actuals as the call saw them. Functions called
+    split are refused (P_fwd would have to return the value)."""
+    name, args, push, pop, inits, args_b, posts, fwd, bwd = (var() for _ in range(9))
+    guard = lall(eq(stmt, pattern("call", name, args)), ctx.fact("is_active_call", stmt),
                  ctx.fact("is_source_call", stmt), ctx.no_fact("is_joint", stmt))
-    return guard, ctx.compute(lambda s: ctx.refuse(s, "split mode ($AD NOCHECKPOINT: P_fwd and P_bwd)"), stmt, out)
+    body = lall(ctx.compute(ctx.argument_record, stmt, pattern("block", push, pop)),
+                ctx.compute(ctx.adjoint_arguments, stmt, stmt, pattern("block", inits, args_b, posts)),
+                ctx.compute(lambda n: ctx.split_call_name(n, "fwd"), name, fwd),
+                ctx.compute(lambda n: ctx.split_call_name(n, "bwd"), name, bwd),
+                eq(out, pattern("block", pattern("block", pattern("call", fwd, args), push),
+                                pattern("block", pop, inits, pattern("call", bwd, args_b), posts))))
+    return guard, body
 
 
 @ADJOINT.rule("A-call-external", judgment="adjoint", ops=("call",), section="5.4",

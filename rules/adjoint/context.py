@@ -41,6 +41,7 @@ class AdjointContext(CallSupport, TangentContext):
         """Before differentiating the Procedure proc: its own fresh branch variable; which of
         its statements are at the top of its body (declarations) and last (return)."""
         self.procedure, self.extra_declarations, self._branch = proc, [], None
+        self._result_temps = {}
         body = proc.node.kids[7].kids if proc.node.kids[7] is not None else ()
         self._top_level = {id(k) for k in body}
         self._last = body[-1] if body else None
@@ -351,9 +352,7 @@ class AdjointContext(CallSupport, TangentContext):
                     declared = (Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),))),) \
                         + declared
                 declared += (Node("varDecl", (rtype, (), (Node("declarator", (result_b, None, None, 0)),))),)
-        temps = tuple(Node("varDecl", (typ if isinstance(typ, Node) else Node("type", ("real", typ, None)), (),
-                                       (Node("declarator", (temp, None, None, 0)),)))
-                      for temp, typ, _ in self.extra_declarations)
+        temps = self.temporary_declarations()
         self.statuses[name] = statuses
         copied = self.copied_formals()
         if copied:  # seed 001: the caller's adjoint is *xb0, xb the local copy's (zero at the start)
@@ -368,6 +367,12 @@ class AdjointContext(CallSupport, TangentContext):
         void = Node("type", ("void", None, None)) if self.c else None
         return Node("procedure", (self.names.proc(name), new_kind, args, None, void, attrs, declared + temps, body, ()),
                     proc.ann)
+
+    def temporary_declarations(self) -> tuple:
+        """The declarations of the fresh variables of the procedure being differentiated."""
+        return tuple(Node("varDecl", (typ if isinstance(typ, Node) else Node("type", ("real", typ, None)), (),
+                                      (Node("declarator", (temp, None, None, 0)),)))
+                     for temp, typ, _ in self.extra_declarations)
 
     def _adjoint_declaration(self, decl: Node, formals) -> Node:
         """The declaration of adjoints: no INTENT (the adjoint of an input is written); C: the

@@ -13,7 +13,8 @@ from .ruleset import ADJOINT
 
 
 @ADJOINT.rule("A-proc", judgment="proc", ops=("procedure",), section="5.4", source="verbatim",
-              premises=("isDiffProc(P)", "P →procName Pb", "ARGS →  ARGSb", "DECLS →  DECLSb",
+              premises=("isDiffProc(P)", "jointWanted(P): a head, isCalledJoint(P) or ¬isCalledSplit(P)",
+                        "P →procName Pb", "ARGS →  ARGSb", "DECLS →  DECLSb",
                         "INSTRS →  [INSTRS→ ; INSTRS←]"),
               conclusion="procedure P(ARGS) {DECLS; INSTRS}  →  procedure Pb(ARGSb) {DECLSb; INSTRS→; INSTRS←}")
 def a_proc(proc, out, ctx):
@@ -33,7 +34,7 @@ def a_proc(proc, out, ctx):
     name, kind, params, result, rtype, attrs, decls, body, contains = (var() for _ in range(9))
     forward, backward = var(), var()
     guard = lall(eq(proc, pattern("procedure", name, kind, params, result, rtype, attrs, decls, body, contains)),
-                 ctx.fact("is_diff_proc", name))
+                 ctx.fact("is_diff_proc", name), ctx.check(ctx.joint_wanted, name))
     conclusion = lall(ctx.derive("adjoint", body, pattern("block", forward, backward)),
                       ctx.compute(ctx.adjoint_procedure, proc, forward, backward, out))
     return guard, conclusion
@@ -47,3 +48,33 @@ def a_proc_nodiff(proc, out, ctx):
     guard = lall(eq(proc, pattern("procedure", name, var(), var(), var(), var(), var(), var(), var(), var())),
                  ctx.no_fact("is_diff_proc", name))
     return guard, eq(out, None)
+
+
+@ADJOINT.rule("A-proc-split-only", judgment="proc", ops=("procedure",), section="5.4",
+              source="reconstructed: docs/rules.md#a-proc",
+              premises=("isDiffProc(P)", "¬jointWanted(P)"), conclusion="procedure P  →  (nothing: P_fwd, P_bwd only)")
+def a_proc_split_only(proc, out, ctx):
+    """A procedure that only split calls reach needs no P_b (A-proc-split gives its sweeps)."""
+    name = var()
+    guard = lall(eq(proc, pattern("procedure", name, var(), var(), var(), var(), var(), var(), var(), var())),
+                 ctx.fact("is_diff_proc", name), ctx.check(ctx.joint_unwanted, name))
+    return guard, eq(out, None)
+
+
+@ADJOINT.rule("A-proc-split", judgment="split", ops=("procedure",), section="5.4", source="verbatim",
+              premises=("isDiffProc(P)", "isCalledSplit(P)", "P →procNameFwd Pfwd", "P →procNameBwd Pbwd",
+                        "ARGS →  ARGSb", "INSTRS →  [INSTRS→ ; INSTRS←]", "DECLS →  DECLSb"),
+              conclusion="procedure P(ARGS) {DECLS; INSTRS}  →  procedure Pfwd(ARGS) {DECLS; INSTRS→}\n"
+                         "                                      procedure Pbwd(ARGSb) {DECLSb; INSTRS←}")
+def a_proc_split(proc, out, ctx):
+    """The split rule of 5.4: the forward sweep and the backward sweep in two procedures,
+    for the calls that are not checkpointed ($AD NOCHECKPOINT, -nocheckpoint). What the
+    backward sweep reads and the forward sweep leaves (TBR at P's exit: locals, formals) is
+    pushed at the end of P_fwd and popped at the start of P_bwd, P_bwd being another
+    activation of P (reconstructed: docs/rules.md#a-call-split)."""
+    name, body, forward, backward = var(), var(), var(), var()
+    guard = lall(eq(proc, pattern("procedure", name, var(), var(), var(), var(), var(), var(), body, var())),
+                 ctx.fact("is_diff_proc", name), ctx.fact("is_called_split", name))
+    conclusion = lall(ctx.derive("adjoint", body, pattern("block", forward, backward)),
+                      ctx.compute(ctx.split_procedures, proc, forward, backward, out))
+    return guard, conclusion
