@@ -39,7 +39,10 @@ PROGRAMS = {
     "recursion, Fortran": ("recursion.f90", "pw(y)/(x y)", [real("x"), integer("n", 3), real("y")]),
     "recursion, C": ("recursion.c", "rsum(rsum)/(x)", [real("x"), integer("n", 3)]),
     "call in a loop in a call": ("nested.f90", "top(a s)/(a s)", [real("a", (3,)), integer("n", 3), real("s")]),
+    "called both ways, Fortran": ("split.f90", "integ(x)/(x h)", [real("x", (3,)), real("h"), integer("n", 3)]),
+    "called both ways, C": ("split.c", "integ(x)/(x h)", [real("x", (3,)), real("h"), integer("n", 3)]),
 }
+SPLIT = {"nocheckpoint": frozenset({"checkpoint"})}  # -nocheckpoint
 
 
 def case_of(name, **options) -> AdjointCase:
@@ -60,12 +63,16 @@ def test_dot_product(name):
     checked(case_of(name))
 
 
-@pytest.mark.parametrize("name", ["C helpers in expressions", "whole array output, C", "whole array output, Fortran",
-                                  "recursion, Fortran", "recursion, C", "fortran calls", "call in a loop in a call"])
-def test_compiled(name, tmp_path):
+@pytest.mark.parametrize("name, split", [
+    ("C helpers in expressions", False), ("whole array output, C", False), ("whole array output, Fortran", False),
+    ("recursion, Fortran", False), ("recursion, C", False), ("fortran calls", False),
+    ("call in a loop in a call", False), ("called both ways, Fortran", False), ("called both ways, C", False),
+    ("whole array output, Fortran", True), ("recursion, Fortran", True), ("called both ways, C", True)])
+def test_compiled(name, split, tmp_path):
     if not RUNTIME.is_dir():
         pytest.skip("no runtime")
-    check = case_of(name).compiled_check(tmp_path, flags=("-O2",), checked=True)
+    check = case_of(name, **({"nooptim": SPLIT["nocheckpoint"]} if split else {})).compiled_check(
+        tmp_path, flags=("-O2",), checked=True)
     assert check.error < TOL, check.report()
     assert check.interpreter_error < 1e-13, check.report()
 
@@ -201,13 +208,14 @@ end subroutine
 # --- refusals ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("source, what", [
     ("subroutine f(x, y)\n  real(8) x, y\n  call ext(x, y)\nend subroutine\n", "an active call of ext, which has no source"),
-    ("subroutine g(x, y)\n  real(8) x, y\n  y = x*x\nend subroutine\n"
-     "subroutine f(x, y)\n  real(8) x, y\n  !$AD NOCHECKPOINT\n  call g(x, y)\nend subroutine\n", "split mode"),
+    ("real(8) function g(x)\n  real(8) x\n  g = x*x\nend function\n"
+     "subroutine f(x, y)\n  real(8) x, y, g\n  y = g(x)\nend subroutine\n", "a function called in split mode"),
     ("subroutine f(x, y)\n  real(8) x, y, e\n  y = e(x)*y\nend subroutine\n", "the adjoint of the function e, which has no source"),
 ])
 def test_refused_with_file_and_line(source, what):
     with pytest.raises(UnsupportedError, match=rf"t\.f90:\d+: adjoint mode does not support {re.escape(what)}"):
-        adspec.differentiate(source, head="f(y)/(x)", mode="adjoint", lang="fortran", filename="t.f90")
+        adspec.differentiate(source, head="f(y)/(x)", mode="adjoint", lang="fortran", filename="t.f90",
+                             nooptim=SPLIT["nocheckpoint"])
 
 
 def test_array_of_unknown_size_refused():
@@ -224,3 +232,61 @@ void f(double *x, double *y) {
 """
     with pytest.raises(UnsupportedError, match=r"t\.c:\d+: adjoint mode does not support saving the array x"):
         adspec.differentiate(source, head="f(y)/(x)", mode="adjoint", lang="c", filename="t.c")
+
+
+# --- split mode ----------------------------------------------------------------------------------
+SPLIT_PROGRAMS = ["whole array output, Fortran", "recursion, Fortran", "call in a loop in a call",
+                  "called both ways, Fortran", "called both ways, C"]
+
+
+@pytest.mark.parametrize("name", SPLIT_PROGRAMS)
+def test_joint_and_split_agree(name):
+    """-nocheckpoint: every call split (P_fwd in the forward sweep, P_bwd in the backward
+    sweep, no snapshot): the same adjoints as the checkpointed calls, and the dot-product test."""
+    joint = case_of(name)
+    split = case_of(name, nooptim=SPLIT["nocheckpoint"])
+    assert "_fwd(" in split.adjoint.text and "_bwd(" in split.adjoint.text
+    assert "_fwd(" not in joint.adjoint.text or "both ways" in name
+    checked(split)
+    xbar_joint, _ = joint.run_adjoint()
+    xbar_split, _ = split.run_adjoint()
+    for n in xbar_joint:
+        assert np.allclose(xbar_joint[n], xbar_split[n], rtol=1e-13, atol=0), (n, xbar_joint[n], xbar_split[n])
+
+
+@pytest.mark.parametrize("name", ["called both ways, Fortran", "called both ways, C"])
+def test_called_both_ways(name):
+    """step is called split ($AD NOCHECKPOINT) and joint: step_b, step_fwd and step_bwd are
+    all emitted (isCalledJoint and isCalledSplit), each where its call needs it."""
+    case = case_of(name)
+    text = case.adjoint.text
+    for proc in ("step_b", "step_fwd", "step_bwd"):
+        assert re.search(rf"(subroutine|void) {proc}\(", text), proc
+    assert re.search(r"step_fwd\(x, h\)", text) and re.search(r"step_bwd\(x, xb, h, \*?hb\)", text)
+    assert re.search(r"step_b\(x, xb, 0\.5d?0?\s?\*\s?h, &?argb\)", text), text
+    assert "reverse (adjoint) mode, forward sweep:" in text
+    checked(case)
+
+
+def test_split_pushes_what_the_backward_sweep_reads():
+    """P_fwd ends by pushing the values its backward sweep reads (TBR at the exit), P_bwd
+    starts by popping them: P_bwd is another activation, its locals hold nothing. Without
+    them the gradient is wrong."""
+    case = case_of("recursion, Fortran", nooptim=SPLIT["nocheckpoint"])
+    text = case.adjoint.text
+    fwd = text.split("subroutine pw_fwd(")[1].split("end subroutine")[0]
+    bwd = text.split("subroutine pw_bwd(")[1].split("end subroutine")[0]
+    assert fwd.rstrip().endswith("call pushreal8(t)"), fwd
+    assert bwd.index("call popreal8(t)") < bwd.index("call popcontrol1b")
+    checked(case)
+
+
+def test_nocheckpoint_command_line(tmp_path):
+    import subprocess
+    import sys
+    (tmp_path / "split.f90").write_text((HERE / "split.f90").read_text())
+    run = subprocess.run([sys.executable, "-m", "adspec", "-b", "-nocheckpoint", "-head", "integ(x)/(x h)", "split.f90"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    text = (tmp_path / "split_b.f90").read_text()
+    assert "call step_fwd(x, h)" in text and "call step_fwd(x, 0.5d0*h)" in text and "subroutine step_b(" not in text
