@@ -25,6 +25,7 @@ differentiate, as Tapenade:
                                   the tangent, in DIR/<stem>_d.<ext>, warnings in <stem>_d.msg
                                   (-tgtlang cuda: C input, the tangent in <stem>_d.cu)
   adspec -b -head "f(y)/(x)" FILE...  the adjoint, in DIR/<stem>_b.<ext> and <stem>_b.msg
+                                  (-nocheckpoint: every call split, g_fwd / g_bwd)
 
 sub-commands:
   parse FILE                      print the IL tree of a Fortran, C or CUDA (.cu) file

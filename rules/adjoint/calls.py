@@ -13,8 +13,9 @@ adjoint, which P_b receives last (fig. 8).
 
 A call that is not differentiated keeps its plain call, with the values it overwrites that
 a derivative instruction before it reads (out(C) ∩ TBR⁻(C)) pushed and popped, and the
-adjoints of what it overwrites reset after (4.6). Split mode ($AD NOCHECKPOINT, P_fwd and
-P_bwd) and active calls of procedures without source are refused.
+adjoints of what it overwrites reset after (4.6). Split mode ($AD NOCHECKPOINT, or every
+call under -nocheckpoint) calls P_fwd and P_bwd instead, for subroutines. Active calls of
+procedures without source, and functions called split, are refused.
 """
 from __future__ import annotations
 

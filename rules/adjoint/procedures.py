@@ -3,8 +3,9 @@
 A procedure is differentiated joint (checkpointed, the default of 4.10): P_b runs the forward
 sweep of its body, then the backward sweep. Its arguments are P's, each one with an adjoint
 followed by it (the same ARGS rule as the tangent's); a function's result gets its adjoint
-as a last argument and P_b returns nothing (fig. 8). Split mode (P_fwd / P_bwd) is not in
-this slice: calls are differentiated joint (rules/adjoint/calls.py).
+as a last argument and P_b returns nothing (fig. 8). A procedure that calls reach split
+($AD NOCHECKPOINT, -nocheckpoint) gets P_fwd and P_bwd (A-proc-split), and P_b as well when
+it is also a head or called joint (isCalledJoint).
 """
 from __future__ import annotations
 
@@ -28,9 +29,8 @@ def a_proc(proc, out, ctx):
     sweep is sliced by diff-liveness (4.9). A procedure that an active call reaches takes
     its adjoint arguments as its caller's, in and out: none is zeroed, the statuses say
     `incr` (only read; a C by-value formal: `*xb`, or, when P assigns it, a local xb added
-    to the caller's `*xb0` at the end, seed 001), `in-zero` or `in-out`. Joint is the only
-    mode yet (isCalledJoint holds for every procedure; split calls are refused), so the
-    premise is not written."""
+    to the caller's `*xb0` at the end, seed 001), `in-zero` or `in-out`. P_b is emitted
+    for a head and for a procedure some checkpointed call reaches (jointWanted)."""
     name, kind, params, result, rtype, attrs, decls, body, contains = (var() for _ in range(9))
     forward, backward = var(), var()
     guard = lall(eq(proc, pattern("procedure", name, kind, params, result, rtype, attrs, decls, body, contains)),
