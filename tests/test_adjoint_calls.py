@@ -78,22 +78,27 @@ def test_compiled(name, split, tmp_path):
 
 
 # --- the snapshot is the whole array --------------------------------------------------------------
-def _first_element_only(tree: Node, lang: str) -> Node:
-    """The adjoint with each array push/pop replaced by a push/pop of its first element only
-    (Tapenade's `pushReal8(*proj)`)."""
-    def visit(node):
-        if isinstance(node, tuple):
-            return tuple(visit(k) for k in node)
-        if not isinstance(node, Node):
-            return node
-        if node.op == "call" and node.kids[0].lower() in ("pushreal8array", "popreal8array"):
-            array = node.kids[1][0]
-            first = Node("arrayAccess", (array, (Node("intCst", (0 if lang == "c" else 1, None)),)))
-            verb = node.kids[0][:-len("Real8Array")]
-            target = Node("address", (first,)) if lang == "c" and verb.lower() == "pop" else first
-            return Node("call", (verb + ("Real8" if lang == "c" else "real8"), (target,)), node.ann)
-        return Node(node.op, tuple(visit(k) for k in node.kids), node.ann)
-    return visit(tree)
+def _rewritten(node, edit, proc=None):
+    """The tree with edit(node, name of its procedure) applied to every node, top down: a
+    mutant of the generated adjoint, to show that a test catches what the mutation breaks."""
+    if isinstance(node, tuple):
+        return tuple(_rewritten(k, edit, proc) for k in node)
+    if not isinstance(node, Node):
+        return node
+    proc = node.kids[0] if node.op == "procedure" else proc
+    node = edit(node, proc)
+    return Node(node.op, tuple(_rewritten(k, edit, proc) for k in node.kids), node.ann)
+
+
+def _first_element_only(node: Node, lang: str) -> Node:
+    """An array push/pop replaced by a push/pop of the first element only (Tapenade's
+    `pushReal8(*proj)`)."""
+    if node.op == "call" and node.kids[0].lower() in ("pushreal8array", "popreal8array"):
+        first = Node("arrayAccess", (node.kids[1][0], (Node("intCst", (0 if lang == "c" else 1, None)),)))
+        verb = node.kids[0][:-len("Real8Array")]
+        target = Node("address", (first,)) if lang == "c" and verb.lower() == "pop" else first
+        return Node("call", (verb + ("Real8" if lang == "c" else "real8"), (target,)), node.ann)
+    return node
 
 
 @pytest.mark.parametrize("name, array", [("whole array output, Fortran", "w"), ("whole array output, C", "proj")])
@@ -107,7 +112,7 @@ def test_overwritten_array_pushed_whole(name, array):
     assert re.search(rf"push(real8array|Real8Array)\({array}, {size}\)", text), text
     checked(case)
     lang = case.lang
-    case.adjoint_file = _first_element_only(case.adjoint_file, lang)
+    case.adjoint_file = _rewritten(case.adjoint_file, lambda node, _: _first_element_only(node, lang))
     assert case.check().error > 1e-6   # element 0 only: wrong
 
 
@@ -147,18 +152,14 @@ def test_passive_call_resets_the_adjoint():
     assert re.search(r"ab\(3\) = ab\(3\) \+ tb\n\s*tb = 0\.0d0\n", backward), backward
     checked(case)
 
-    def without_reset(node):
-        if isinstance(node, tuple):
-            return tuple(without_reset(k) for k in node)
-        if not isinstance(node, Node):
+    def without_reset(node, _):
+        if node.op != "block":
             return node
         kids = node.kids
-        if node.op == "block":
-            kids = tuple(k for i, k in enumerate(kids) if not (
-                i > 0 and k.op == "assign" and k.kids[0] == Node("ident", ("tb",)) and kids[i - 1].op == "assign"
-                and kids[i - 1].kids[0].op == "arrayAccess" and kids[i - 1].kids[0].kids[0] == Node("ident", ("ab",))))
-        return Node(node.op, tuple(without_reset(k) for k in kids), node.ann)
-    case.adjoint_file = without_reset(case.adjoint_file)
+        return node.with_kids(*(k for i, k in enumerate(kids) if not (
+            i > 0 and k.op == "assign" and k.kids[0] == Node("ident", ("tb",)) and kids[i - 1].op == "assign"
+            and kids[i - 1].kids[0].op == "arrayAccess" and kids[i - 1].kids[0].kids[0] == Node("ident", ("ab",)))))
+    case.adjoint_file = _rewritten(case.adjoint_file, without_reset)
     assert case.check().error > 1e-6
 
 
@@ -280,19 +281,12 @@ def test_split_pushes_what_the_backward_sweep_reads():
     assert bwd.index("call popreal8(t)") < bwd.index("call popcontrol1b")
     checked(case)
 
-    def without_exit_values(node, proc=None):
-        if isinstance(node, tuple):
-            return tuple(without_exit_values(k, proc) for k in node)
-        if not isinstance(node, Node):
+    def without_exit_values(node, proc):
+        if node.op != "block" or proc not in ("pw_fwd", "pw_bwd"):
             return node
-        if node.op == "procedure":
-            proc = node.kids[0]
-        kids = node.kids
-        if node.op == "block" and proc in ("pw_fwd", "pw_bwd"):
-            kids = tuple(k for k in kids if not (k.op == "call" and k.kids[0] in ("pushreal8", "popreal8")
-                                                 and k.kids[1][0] == Node("ident", ("t",))))
-        return Node(node.op, tuple(without_exit_values(k, proc) for k in kids), node.ann)
-    case.adjoint_file = without_exit_values(case.adjoint_file)
+        return node.with_kids(*(k for k in node.kids if not (k.op == "call" and k.kids[0] in ("pushreal8", "popreal8")
+                                                            and k.kids[1][0] == Node("ident", ("t",)))))
+    case.adjoint_file = _rewritten(case.adjoint_file, without_exit_values)
     assert case.check().error > 1e-6
 
 
@@ -305,3 +299,31 @@ def test_nocheckpoint_command_line(tmp_path):
     assert run.returncode == 0, run.stderr
     text = (tmp_path / "split_b.f90").read_text()
     assert "call step_fwd(x, h)" in text and "call step_fwd(x, 0.5d0*h)" in text and "subroutine step_b(" not in text
+
+
+@pytest.mark.parametrize("optim", ["tbr", "diffliveness", "activity"])
+def test_nooptim_variants(optim):
+    """Every -nooptim variant differentiates the call programs right too (-nooptim tbr: the
+    snapshots hold all that the call overwrites)."""
+    for name in sorted(PROGRAMS):
+        checked(case_of(name, nooptim=frozenset({optim})))
+
+
+def test_corpus_under_nocheckpoint():
+    """The tangent corpus under -nocheckpoint: each program differentiated passes the
+    dot-product test, or is refused with file:line (functions called split among others)."""
+    import test_adjoint_corpus as corpus
+    import test_tangent_programs as programs
+    from c_tangent_cases import source
+    done = []
+    for name, head, args in corpus.FORTRAN + corpus.C:
+        lang = "c" if name.endswith(".c") else "fortran"
+        text = source(name) if lang == "c" else (programs.HERE / name).read_text()
+        try:
+            case = AdjointCase(text, lang, head, args, filename=name, nooptim=SPLIT["nocheckpoint"])
+        except UnsupportedError as e:
+            assert re.match(rf"{re.escape(name)}:\d+: adjoint mode does not support .* yet", str(e)), str(e)
+            continue
+        checked(case)
+        done.append(name)
+    assert len(done) >= 32, done
