@@ -15,8 +15,8 @@ import re
 import numpy as np
 
 from ..il import Node
-from . import places
-from .values import err
+from . import frames, memory, places
+from .values import FArr, err
 
 # Tapenade's routine names: push/pop/look of Real4, Real8, Integer4, Integer8, Boolean, ControlNb
 _ROUTINE = re.compile(r"^(push|pop|look)(real4|real8|integer4|integer8|boolean|control[1-8]b)(array)?$")
@@ -101,13 +101,12 @@ def _run_array(it, node: Node, verb: str, kind: str):
 
 def _array_cells(it, arg: Node, node: Node):
     """The flat memory (a numpy view, in storage order) from the array argument's first element."""
-    from .calls import actual_argument
-    from .memory import as_ptr
-    from .values import FArr
     if it.is_c:
-        ptr = as_ptr(it.eval(arg), node.name)
+        ptr = memory.as_ptr(it.eval(arg), node.name)
         return ptr.buf[ptr.off:]
-    value = actual_argument(it, arg)
+    if arg.op != "ident":
+        raise err(node, f"{node.name}: the interpreter takes a whole array here")
+    value = frames.binding(it, arg.name, node=arg)
     data = value.data if isinstance(value, FArr) else value
     if isinstance(data, np.ndarray) and data.ndim and data.flags.f_contiguous:
         return data.ravel(order="F")
