@@ -327,3 +327,30 @@ def test_corpus_under_nocheckpoint():
         checked(case)
         done.append(name)
     assert len(done) >= 32, done
+
+
+INTENT_IN = """
+subroutine sq(x, y)
+  real(8) x, y
+  y = y + x*x
+end subroutine
+
+subroutine f(a, k, y)
+  integer, intent(in) :: k
+  real(8), intent(in) :: a(3)
+  real(8), intent(inout) :: y
+  call sq(a(k), y)
+  call sq(2*a(k), y)
+end subroutine
+"""
+
+
+def test_intent_in_index_not_restored(tmp_path):
+    """The index k of an actual a(k) is restored around the call only when it can change:
+    an INTENT(IN) k is not pushed (and popping into it would not compile)."""
+    case = AdjointCase(INTENT_IN, "fortran", "f(y)/(a y)", [real("a", (3,)), integer("k", 2), real("y")])
+    assert "pushinteger4(k)" not in case.adjoint.text
+    checked(case)
+    if RUNTIME.is_dir():
+        check = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
+        assert check.error < TOL, check.report()

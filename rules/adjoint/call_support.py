@@ -82,9 +82,9 @@ class CallSupport:
                 read = [i for n in walk(inner) if n.op == "arrayAccess" for i in walk(n.kids[1])]
             else:
                 read = list(walk(actual))
-            for n in read:
-                if isinstance(n, Node) and n.op == "ident" and self.procedure.scope.lookup(n.kids[0]) is not None \
-                        and "parameter" not in self.procedure.scope.lookup(n.kids[0]).attrs:
+            for n in read:  # a constant or an INTENT(IN) formal keeps its value: nothing to restore
+                sym = self.procedure.scope.lookup(n.kids[0]) if isinstance(n, Node) and n.op == "ident" else None
+                if sym is not None and not sym.attrs & {"parameter", "intent(in)"}:
                     out.add(n.kids[0])
         return frozenset(out)
 
