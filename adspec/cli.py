@@ -25,6 +25,7 @@ differentiate, as Tapenade:
                                   the tangent, in DIR/<stem>_d.<ext>, warnings in <stem>_d.msg
                                   (-tgtlang cuda: C input, the tangent in <stem>_d.cu)
   adspec -b -head "f(y)/(x)" FILE...  the adjoint, in DIR/<stem>_b.<ext> and <stem>_b.msg
+                                  (-nocheckpoint: every call split, g_fwd / g_bwd)
 
 sub-commands:
   parse FILE                      print the IL tree of a Fortran, C or CUDA (.cu) file
@@ -106,6 +107,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p_diff.add_argument("-nooptim", "--nooptim", action="append", default=[], metavar="OPTIM",
                         choices=("activity", "diffliveness", "tbr"),
                         help="switch an improvement off (tbr: adjoint mode)")
+    p_diff.add_argument("-nocheckpoint", "--nocheckpoint", action="store_true",
+                        help="adjoint mode: no call is checkpointed (split mode, P_fwd and P_bwd)")
     return parser
 
 
@@ -140,7 +143,8 @@ def _cmd_differentiate(args) -> int:
     progress = progress_for(args.files, sys.stderr)
     try:
         result = differentiate(args.files, args.head, args.mode, vars=args.vars, outvars=args.outvars,
-                               nooptim=frozenset(args.nooptim), tgtlang=args.tgtlang,
+                               nooptim=frozenset(args.nooptim) | ({"checkpoint"} if args.nocheckpoint else set()),
+                               tgtlang=args.tgtlang,
                                progress=progress)
     finally:
         if progress is not None:

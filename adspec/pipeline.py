@@ -110,6 +110,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
             ctx.procedure, ctx.extra_declarations = proc, []
         with at_line(proc.node.line):  # a refusal that knows no line of its own gets the procedure's
             differentiated, derivation = rules.apply("proc", proc.node, ctx)
+        if adjoint and facts.is_called_split(proc_name):  # P_fwd and P_bwd (paper 5.4)
+            entries += _split_entries(proc, heads, rules, ctx, derivations)
         if differentiated is None:
             continue
         if adjoint:
@@ -348,10 +350,24 @@ def _head_lines(proc, heads, useful: str) -> list:
     return [f"  {useful} of useful results: {name(zones[1])}", f"  with respect to varying inputs: {name(zones[0])}"]
 
 
-def adjoint_header_comment(proc, heads, statuses) -> list:
+def _split_entries(proc, heads, rules, ctx, derivations) -> list:
+    """(proc, header + [unit]) of P_fwd and P_bwd, the sweeps of a procedure called split."""
+    ctx.start(proc)
+    with at_line(proc.node.line):
+        pair, derivation = rules.apply("split", proc.node, ctx)
+    out = []
+    for unit, sweep in zip(pair.kids, ("forward sweep", "backward sweep")):
+        derivations[unit.kids[0]] = derivation
+        out.append((proc, adjoint_header_comment(proc, heads, ctx.statuses[proc.name], sweep) + [unit]))
+    return out
+
+
+def adjoint_header_comment(proc, heads, statuses, sweep: str | None = None) -> list:
     """Tapenade's header of P_b: what the caller passes and gets in each adjoint argument
-    (rules/adjoint/context.py decides the statuses: `x:out` or `x:incr`, `y:in-zero`...)."""
-    lines = [f"Differentiation of {proc.source_name} in reverse (adjoint) mode:"]
+    (rules/adjoint/context.py decides the statuses: `x:out` or `x:incr`, `y:in-zero`...);
+    sweep: the split mode's P_fwd or P_bwd."""
+    lines = [f"Differentiation of {proc.source_name} in reverse (adjoint) mode"
+             + (f", {sweep}:" if sweep else ":")]
     lines += _head_lines(proc, heads, "gradient    ")
     lines.append("  RW status of diff variables: " + " ".join(statuses))
     return [mk("comment", line) for line in lines]

@@ -36,7 +36,8 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     procedure's zones. Each analysis runs as phase(name, thunk), so a benchmark can time it.
     nooptim: improvements switched off, as Tapenade's -nooptim: "activity" (every
     differentiable variable active everywhere), "diffliveness" (every instruction live),
-    "tbr" (the adjoint saves every value it overwrites: Facts.is_restored).
+    "tbr" (the adjoint saves every value it overwrites: Facts.is_restored), "checkpoint" (no
+    call is checkpointed: -nocheckpoint, split mode everywhere).
     adjoint=False skips the analyses only the adjoint needs (TBR, Adj-out, snapshots: None).
     inout: the in-out analysis when the caller has it already (resolving the heads needs it)."""
     from .activity import activity, naive_activity
@@ -61,6 +62,7 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     if adjoint:
         tbr_solution = phase("TBR", lambda: tbr(program, live, inout, order))
         adj = phase("Adj-out", lambda: adjoint_out(program, live, tbr_solution, order))
-        snaps = phase("snapshots", lambda: snapshots(program, live, tbr_solution, adj))
+        snaps = phase("snapshots", lambda: snapshots(program, live, tbr_solution, adj,
+                                                      everywhere="checkpoint" not in nooptim))
     return AnalysisResults(program, heads, inout, dep, diff_dep, act, uses, live, tbr_solution, adj, snaps,
                            frozenset(nooptim))

@@ -31,7 +31,7 @@ from ..engine.errors import SourceError
 from ..engine.il import Node, walk
 from ..engine.program import _CONTAINER_KINDS, _kid_kinds
 from .allocators import allocating_formals, root_of
-from .common import call_arguments, external_call_effects
+from .common import call_arguments, external_call_effects, visible_zones
 
 _CONTROL_KINDS = ("test", "loop")
 _CONTROL_STATEMENTS = frozenset({"if", "do", "while", "doWhile", "for", "switch", "where", "forall"})
@@ -668,9 +668,97 @@ class Facts:
         return False
 
     def is_joint(self, call_stmt: Node) -> bool:
-        """Whether the adjoint of this call is joint (checkpointed: paper 4.10). Joint mode is
-        the default and split mode is for later: always True."""
-        return True
+        """isJoint(CALL) — paper 5.4: the call is checkpointed (4.10), unless `$AD
+        NOCHECKPOINT` is attached to it or to its callee's header (analyses/snapshots.py)."""
+        proc, instr = self._call_instr(call_stmt)
+        site = self.program.call_sites.get(id(instr))
+        return site is None or id(instr) in self.results.snapshots
+
+    def is_called(self, proc_name: str) -> bool:
+        """Some active call of the source reaches proc_name: its adjoint is called, and the
+        adjoints of its arguments go in and out as the caller's (paper 4.5)."""
+        proc = self.program.procedure(proc_name)
+        return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
+                   for site in self.program.call_sites.values())
+
+    def is_called_split(self, proc_name: str) -> bool:
+        """isCalledSplit(P) — paper 5.4: an active call of P is not checkpointed."""
+        proc = self.program.procedure(proc_name)
+        return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
+                   and id(site.instr) not in self.results.snapshots for site in self.program.call_sites.values())
+
+    def is_called_joint(self, proc_name: str) -> bool:
+        """isCalledJoint(P) — paper 5.4: an active call of P is checkpointed."""
+        proc = self.program.procedure(proc_name)
+        return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
+                   and id(site.instr) in self.results.snapshots for site in self.program.call_sites.values())
+
+    def tbr_at_exit(self, proc_name: str) -> frozenset:
+        """Names of the variables in TBR at the exit of the procedure that it may write (its
+        locals, and the formals and globals it may overwrite): what its backward sweep still
+        reads, which P_fwd leaves on the stack for P_bwd (split mode). What it never writes
+        the caller's own TBR keeps for it (the callee's derivative reads are use(C'))."""
+        proc = self.program.procedure(proc_name)
+        unwritten = visible_zones(proc) & ~self.results.inout.may_written(proc)
+        return _names(proc, self.results.tbr[proc.name].at_exit & ~unwritten)
+
+    def call_written_names(self, call: Node) -> frozenset:
+        """Names of the caller's variables the call may write (out(C))."""
+        proc, instr = self._call_instr(call)
+        return _names(proc, self.live.out(proc, instr))
+
+    def is_live_call(self, call: Node) -> bool:
+        """isLiveForDiff of a call statement or of a function call split out of an
+        expression: what it writes is diff-live after it (analyses/diffliveness.py)."""
+        proc, instr = self._call_instr(call)
+        return self.live.is_live_for_diff(proc, instr)
+
+    def is_source_call(self, call: Node) -> bool:
+        """The callee of this call has its source in the program (a call site of the call graph)."""
+        _, instr = self._call_instr(call)
+        return id(instr) in self.program.call_sites
+
+    def active_function_calls(self, stmt: Node) -> tuple:
+        """The function calls split out of stmt's own expressions that are active
+        (is_active_call), in the order they run (innermost first)."""
+        proc, own = self._own(stmt)
+        split = {id(c) for c in self._calls_split_out_of(stmt, proc)}
+        return tuple(i.node for i in own if i.kind == "call" and id(i.node) in split
+                     and self.uses.is_active_call(proc, i))
+
+    def snapshot_names(self, call: Node) -> frozenset:
+        """SNP of a checkpointed call (analyses/snapshots.py), the names of its variables
+        (the call's own result temporary apart: the caller restores it as an assignment's lhs)."""
+        proc, instr = self._call_instr(call)
+        snapshot = self.results.snapshots.get(id(instr))
+        zones = 0 if snapshot is None else snapshot.snp & ~snapshot.sbk
+        if "tbr" in self.results.nooptim:
+            zones |= self.live.out(proc, instr)
+        site = self.program.call_sites.get(id(instr))
+        if site is not None:  # what the callee cannot reach does not matter to its rerun
+            zones &= site.to_caller(visible_zones(site.callee))
+        return _names(proc, zones & ~self._result_zone(proc, instr))
+
+    def call_record_names(self, call: Node) -> frozenset:
+        """RVARS of a call that is not differentiated: out(C) ∩ TBR⁻(C), what it overwrites that
+        a derivative instruction before it reads (all of out(C) under -nooptim tbr)."""
+        proc, instr = self._call_instr(call)
+        out = self.live.out(proc, instr) & ~self._result_zone(proc, instr)
+        if "tbr" not in self.results.nooptim:
+            out &= self.results.tbr[proc.name].before(instr)
+        return _names(proc, out)
+
+    def result_restored(self, call: Node) -> bool:
+        """The temporary receiving a function call's value is in TBR⁻ of the call: a
+        derivative instruction of an earlier run of the statement (a loop) still reads it."""
+        proc, instr = self._call_instr(call)
+        zone = self._result_zone(proc, instr)
+        return "tbr" in self.results.nooptim or bool(zone & self.results.tbr[proc.name].before(instr))
+
+    @staticmethod
+    def _result_zone(proc, instr) -> int:
+        zone = proc.call_results.get(id(instr.node))
+        return 0 if zone is None else 1 << zone
 
     @_remembered
     def tbr_before(self, stmt: Node) -> frozenset:

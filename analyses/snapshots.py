@@ -9,7 +9,8 @@ leaves modified (Adj-out⁺(C)) must be restored too, or C̄ would rerun C on a 
     SNP = (out(C) ∪ Adj-out⁺(C)) ∩ (TBR⁻(C) ∪ Diff-live⁻(C))        SBK = ∅
 
 Every call to a procedure of the source is checkpointed unless a `$AD NOCHECKPOINT` directive
-is attached to it (or to the procedure's header).
+is attached to it (or to the procedure's header), or checkpointing is off everywhere
+(`-nocheckpoint`).
 """
 from __future__ import annotations
 
@@ -29,11 +30,11 @@ def is_checkpointed(site) -> bool:
     return "NOCHECKPOINT" not in own and "NOCHECKPOINT" not in callee
 
 
-def snapshots(program, diff_live, tbr_solution, adj_out_solution) -> dict:
-    """id(call Instr) -> Snapshot, for every checkpointed call site."""
+def snapshots(program, diff_live, tbr_solution, adj_out_solution, everywhere: bool = True) -> dict:
+    """id(call Instr) -> Snapshot, for every checkpointed call site (none when not `everywhere`)."""
     out = {}
     for site in program.call_sites.values():
-        if not is_checkpointed(site):
+        if not everywhere or not is_checkpointed(site):
             continue
         proc, instr = site.caller, site.instr
         modified = diff_live.out(proc, instr) | adj_out_solution[proc.name].after(instr)

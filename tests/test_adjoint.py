@@ -275,7 +275,7 @@ def test_fig12_diff_liveness_and_tbr_column():
 
 # --- refusals ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("body,what", [
-    ("call g(x)\n  y = x", "calls of procedures"),
+    ("call g(x)\n  y = x", "an active call of g, which has no source"),
     ("do while (x < 2)\n    x = x*2\n  end do\n  y = x", "WHILE loops"),
     ("y = x\n  goto 10\n  y = y*x\n10 continue", "GOTO"),
     ("y = x\n  return\n  y = y*x", "a return before the end"),

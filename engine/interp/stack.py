@@ -15,11 +15,11 @@ import re
 import numpy as np
 
 from ..il import Node
-from . import places
-from .values import err
+from . import frames, memory, places
+from .values import FArr, err
 
 # Tapenade's routine names: push/pop/look of Real4, Real8, Integer4, Integer8, Boolean, ControlNb
-_ROUTINE = re.compile(r"^(push|pop|look)(real4|real8|integer4|integer8|boolean|control[1-8]b)$")
+_ROUTINE = re.compile(r"^(push|pop|look)(real4|real8|integer4|integer8|boolean|control[1-8]b)(array)?$")
 _BYTES = {"real4": 4, "real8": 8, "integer4": 4, "integer8": 8, "boolean": 4}
 
 
@@ -32,8 +32,8 @@ class ADStack:
         self.pushed_bytes = 0
         self.peak_bytes = 0
 
-    def push(self, kind: str, value) -> None:
-        size = _BYTES.get(kind, 1)
+    def push(self, kind: str, value, size: int | None = None) -> None:
+        size = _BYTES.get(kind, 1) if size is None else size
         self.entries.append((kind, value, size))
         self.size += size
         self.pushed_bytes += size
@@ -60,9 +60,11 @@ def stack_routine(it, name: str) -> bool:
 
 def run(it, node: Node):
     """push(x) / pop(x) (C: pop(&x)) / look(x): one argument, the value or the place."""
-    verb, kind = _ROUTINE.match(node.name.lower()).groups()
+    verb, kind, array = _ROUTINE.match(node.name.lower()).groups()
+    if array:
+        return _run_array(it, node, verb, kind)
     if len(node.args) != 1:
-        raise err(node, f"{node.name} takes one argument (the arrays' variants are not interpreted yet)")
+        raise err(node, f"{node.name} takes one argument")
     arg = node.args[0]
     if verb == "push":
         it.ad_stack.push(kind, np.array(it.eval(arg), copy=True)[()])
@@ -72,3 +74,40 @@ def run(it, node: Node):
     value = it.ad_stack.pop(kind, node, node.name) if verb == "pop" else it.ad_stack.top(kind, node, node.name)
     places.store(it, arg.kids[0] if it.is_c else arg, value, node)
     return None
+
+
+def _run_array(it, node: Node, verb: str, kind: str):
+    """push/pop/look of n elements from the array's first one: pushReal8Array(a, n) in C (a
+    pointer), CALL PUSHREAL8ARRAY(a, n) in Fortran (an array, by reference). One entry of
+    n*size bytes: a pop of another length is an error."""
+    if len(node.args) != 2:
+        raise err(node, f"{node.name} takes the array and its length")
+    n = int(it.eval(node.args[1]))
+    cells = _array_cells(it, node.args[0], node)
+    if n < 0 or n > cells.size:
+        raise err(node, f"{node.name}: length {n} for an array of {cells.size} elements")
+    cells = cells[:n]
+    if verb == "push":
+        it.ad_stack.push(kind + "array", (n, cells.copy()), n * _BYTES[kind])
+        return None
+    top = it.ad_stack.top(kind + "array", node, node.name)
+    if top[0] != n:
+        raise err(node, f"{node.name}: the top of the AD stack holds {top[0]} elements, not {n}")
+    if verb == "pop":
+        it.ad_stack.pop(kind + "array", node, node.name)
+    cells[...] = top[1]
+    return None
+
+
+def _array_cells(it, arg: Node, node: Node):
+    """The flat memory (a numpy view, in storage order) from the array argument's first element."""
+    if it.is_c:
+        ptr = memory.as_ptr(it.eval(arg), node.name)
+        return ptr.buf[ptr.off:]
+    if arg.op != "ident":
+        raise err(node, f"{node.name}: the interpreter takes a whole array here")
+    value = frames.binding(it, arg.name, node=arg)
+    data = value.data if isinstance(value, FArr) else value
+    if isinstance(data, np.ndarray) and data.ndim and data.flags.f_contiguous:
+        return data.ravel(order="F")
+    raise err(node, f"{node.name}: the interpreter takes a whole contiguous array here")

@@ -12,11 +12,12 @@ from ..tangent.context import TangentContext
 from ..tangent.expressions import CHAIN_OPS  # A-expr-chain's operators
 from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
+from .call_support import CallSupport
 
 INTEGER = Node("type", ("integer", 4, None))
 
 # the statements this slice of adjoint mode refuses (A-refuse), and what the refusal calls them
-REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do-while loops",
+REFUSED = {"while": "WHILE loops", "doWhile": "do-while loops",
            "switch": "C's switch (its cases fall through)", "goto": "GOTO", "computedGoto": "computed GOTO",
            "arithmeticIf": "arithmetic IF", "exit": "EXIT and break", "cycle": "CYCLE and continue",
            "stop": "STOP", "where": "WHERE", "forall": "FORALL", "pointerAssign": "pointer assignment",
@@ -24,7 +25,7 @@ REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(TangentContext):
+class AdjointContext(CallSupport, TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
     def __init__(self, ruleset, facts, **kw):
@@ -33,11 +34,13 @@ class AdjointContext(TangentContext):
         self._branch = None
         self._top_level, self._last = set(), None
         self.statuses = {}  # procedure -> the RW statuses of its adjoint arguments ("x:out", ...)
+        self._result_temps, self._copied = {}, {}  # hoisted function calls' temporaries; copied by-value formals
 
     def start(self, proc):
         """Before differentiating the Procedure proc: its own fresh branch variable; which of
         its statements are at the top of its body (declarations) and last (return)."""
         self.procedure, self.extra_declarations, self._branch = proc, [], None
+        self._result_temps = {}
         body = proc.node.kids[7].kids if proc.node.kids[7] is not None else ()
         self._top_level = {id(k) for k in body}
         self._last = body[-1] if body else None
@@ -182,7 +185,7 @@ class AdjointContext(TangentContext):
         if not self.c or ref.op != "ident" or self.procedure is None or ref.kids[0] not in self.procedure.formals:
             return False
         sym = self.symbol_of(ref)
-        return sym is not None and not sym.ptr and not sym.dims
+        return sym is not None and not sym.ptr and not sym.dims and ref.kids[0] not in self.copied_formals()
 
     def not_by_value_formal(self, ref: Node) -> bool:
         return not self.by_value_formal(ref)
@@ -221,10 +224,11 @@ class AdjointContext(TangentContext):
         if expr.op == "intrinsic" and self.linear_intrinsic(expr) and any(
                 isinstance(a, Node) and a.op == "namedArg" for a in expr.kids[1]):
             return False
-        if any(n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in walk(expr)):
+        nodes = list(_outside_calls(expr))  # a function's arguments are its own (A-expr-call)
+        if any(n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in nodes):
             return False
-        indexed = {id(n.kids[0]) for n in walk(expr) if n.op == "arrayAccess"}
-        for n in walk(expr):
+        indexed = {id(n.kids[0]) for n in nodes if n.op == "arrayAccess"}
+        for n in nodes:
             if n.op == "ident" and id(n) not in indexed:
                 sym = self.symbol_of(n)
                 if sym is not None and sym.dims:
@@ -319,10 +323,12 @@ class AdjointContext(TangentContext):
                     if isinstance(decl, Node) and decl.op == "varDecl" and "common" not in decl.kids[1]
                     for d in decl.kids[2]}
         commons = {_root(v) for decl in decls if decl.op == "common" for v in decl.kids[1]}
-        shared = sorted((diff - declared - set(params) - {result or name}) | (diff & commons))
+        scope = self.program.procedure(name).scope
+        zones = self.program.procedure(name).zones
+        temps = {v for v, loc in zones.vars.items() if loc.zone is not None and zones.zones[loc.zone].kind == "temp"}
+        shared = sorted((diff - declared - temps - set(params) - {result or name}) | (diff & commons))
         if shared:
             self.refuse(proc, "active global variables (COMMON, module, file scope: " + ", ".join(shared) + ")")
-        scope = self.program.procedure(name).scope
         complex_ = sorted(v for v in diff if scope.lookup(v) is not None and scope.lookup(v).type is not None
                           and scope.lookup(v).type.op == "type" and scope.lookup(v).type.kids[0] == "complex")
         if complex_:  # their adjoints need the conjugate partials
@@ -345,25 +351,38 @@ class AdjointContext(TangentContext):
                     declared = (Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),))),) \
                         + declared
                 declared += (Node("varDecl", (rtype, (), (Node("declarator", (result_b, None, None, 0)),))),)
-        temps = tuple(Node("varDecl", (typ if isinstance(typ, Node) else Node("type", ("real", typ, None)), (),
-                                       (Node("declarator", (temp, None, None, 0)),)))
-                      for temp, typ, _ in self.extra_declarations)
+        temps = self.temporary_declarations()
         self.statuses[name] = statuses
-        body = flattened(Node("block", forward.kids + zeros + backward.kids))
+        copied = self.copied_formals()
+        if copied:  # seed 001: the caller's adjoint is *xb0, xb the local copy's (zero at the start)
+            renames = {self.names.var(f): self.copied_parameter(f) for f in copied}
+            args = tuple(renames.get(a, a) for a in args)
+            declared = tuple(_renamed_parameters(d, renames) for d in declared) + tuple(
+                Node("varDecl", (scope.lookup(f).type, (), (Node("declarator", (self.names.var(f), None,
+                                                                               self.zero_like(Node("ident", (f,))), 0)),)))
+                for f in sorted(copied))
+        body = flattened(Node("block", forward.kids + zeros + backward.kids + self.copied_transfers()))
         new_kind = "function" if self.c else "subroutine"
         void = Node("type", ("void", None, None)) if self.c else None
         return Node("procedure", (self.names.proc(name), new_kind, args, None, void, attrs, declared + temps, body, ()),
                     proc.ann)
+
+    def temporary_declarations(self) -> tuple:
+        """The declarations of the fresh variables of the procedure being differentiated."""
+        return tuple(Node("varDecl", (typ if isinstance(typ, Node) else Node("type", ("real", typ, None)), (),
+                                      (Node("declarator", (temp, None, None, 0)),)))
+                     for temp, typ, _ in self.extra_declarations)
 
     def _adjoint_declaration(self, decl: Node, formals) -> Node:
         """The declaration of adjoints: no INTENT (the adjoint of an input is written); C: the
         adjoint of a by-value formal is a pointer."""
         if decl.op != "varDecl" or not any(d.kids[0] in self.names.derivative_names() for d in decl.kids[2]):
             return decl
-        attrs = tuple(a for a in decl.kids[1] if not a.startswith("intent"))
+        attrs = tuple(a for a in decl.kids[1] if not a.startswith("intent") and a != "const")  # adjoints are written
         originals = {self.names.var(f): f for f in formals}
         declarators = tuple(d.with_kids(d.kids[0], d.kids[1], d.kids[2], 1)
-                            if self.c and d.kids[0] in originals and self.by_value_formal(Node("ident", (originals[d.kids[0]],)))
+                            if self.c and d.kids[0] in originals and (self.by_value_formal(Node("ident", (originals[d.kids[0]],)))
+                                                                      or originals[d.kids[0]] in self.copied_formals())
                             else d for d in decl.kids[2])
         return Node("varDecl", (decl.kids[0], attrs, declarators), decl.ann)
 
@@ -374,6 +393,8 @@ class AdjointContext(TangentContext):
         The dependents' adjoints are read: `in-zero` when the procedure overwrites the
         dependent wholly (its adjoint is then reset), else `in-out`."""
         proc = self.procedure
+        if self.facts.is_called(proc.name):
+            return self.called_statuses(name, formals)
         indeps, deps = self.facts.results.heads.get(proc.name, (0, 0))
         zeros, statuses = (), []
         for position, formal in enumerate(proc.formals):
@@ -450,6 +471,27 @@ class AdjointContext(TangentContext):
     @staticmethod
     def _show(ref: Node) -> str:
         return _root(ref) or ref.op
+
+
+def _outside_calls(expr: Node):
+    """The nodes of expr, not those inside the arguments of function calls."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+        elif isinstance(node, Node):
+            yield node
+            if node.op != "call":
+                stack.extend(node.kids)
+
+
+def _renamed_parameters(decl: Node, renames: dict) -> Node:
+    """The declaration with the declarators of `renames` renamed (the copied formals' xb -> xb0)."""
+    if decl.op != "varDecl" or not any(d.kids[0] in renames for d in decl.kids[2]):
+        return decl
+    declarators = tuple(d.with_kids(renames.get(d.kids[0], d.kids[0]), *d.kids[1:]) for d in decl.kids[2])
+    return Node("varDecl", (decl.kids[0], decl.kids[1], declarators), decl.ann)
 
 
 def flattened(block: Node) -> Node:

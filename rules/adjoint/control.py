@@ -6,7 +6,7 @@ runs the adjoints in the reverse order; the control of the forward sweep is repl
 the stack: the branch taken by an IF is pushed where the flow merges (save-on-kill for
 control, 4.4) and the bounds of a loop after it.
 
-What this slice does not differentiate yet is refused with file:line (A-refuse): calls,
+What this slice does not differentiate yet is refused with file:line (A-refuse):
 WHILE, GOTO and the other jumps, SELECT CASE / switch, WHERE, FORALL, pointer assignment,
 allocation.
 """
@@ -22,21 +22,17 @@ ZERO = pattern("intCst", 0, None)
 
 
 @ADJOINT.rule("A-seq", judgment="adjoint", ops=("block",), section="5.4", source="verbatim",
-              premises=("INSTRi →  [INSTRi→ ; INSTRi←]  (each i)",),
-              conclusion="{INSTR1; ...; INSTRn}  →  [{INSTR1→; ...; INSTRn→} ; {INSTRn←; ...; INSTR1←}]")
+              premises=("INSTRi →  [INSTRi→ ; INSTRi←]  (each i)", "INSTRi →hoist  [CALLSi→ ; CALLSi←]  (each i)"),
+              conclusion="{INSTR1; ...; INSTRn}  →  [{CALLS1→; INSTR1→; ...} ; {...; INSTR1←; CALLS1←}]")
 def a_seq(block, out, ctx):
     """The paper's rule for {INSTR; INSTRS}, applied to the whole list at once (one premise
-    per statement, not a chain of nested ones as deep as the block is long)."""
-    stmts, pairs = var(), var()
+    per statement, not a chain of nested ones as deep as the block is long). The active
+    function calls of a statement's expressions run before it (rules/adjoint/calls.py)."""
+    stmts, pairs, hoists = var(), var(), var()
     guard = eq(block, pattern("block", rest=stmts))
-    body = lall(ctx.derive_all("adjoint", stmts, pairs), ctx.compute(_sequence, pairs, out))
+    body = lall(ctx.derive_all("adjoint", stmts, pairs), ctx.derive_all("hoist", stmts, hoists),
+                ctx.compute(ctx.sequence, stmts, pairs, hoists, out))
     return guard, body
-
-
-def _sequence(pairs: tuple) -> Node:
-    forward = tuple(p.kids[0] for p in pairs)
-    backward = tuple(p.kids[1] for p in reversed(pairs))
-    return Node("block", (Node("block", forward), Node("block", backward)))
 
 
 @ADJOINT.rule("A-if", judgment="adjoint", ops=("if",), section="5.4",

@@ -118,7 +118,7 @@ def a_expr_cast(expr, out, ctx, value, stmt):
     return guard, ctx.derive("adjexpr", operand, out, value, stmt)
 
 
-REFUSED_EXPRS = tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - {"cast"}))
+REFUSED_EXPRS = tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - {"cast", "call"}))
 
 
 @ADJOINT.rule("A-expr-refuse", judgment="adjexpr", ops=REFUSED_EXPRS, section="5.4",
@@ -126,7 +126,7 @@ REFUSED_EXPRS = tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - {"cast"}))
               premises=("isActiveExpr(EXPR)", "¬scalarOperands(EXPR)  (arrays, a call, C ?:)"),
               conclusion="EXPR, VAL  →adjexpr  file:line: refused")
 def a_expr_refuse(expr, out, ctx, value, stmt):
-    """Not in this slice: operations on arrays (array adjoints), function calls, C's
+    """Not in this slice: operations on arrays (array adjoints), C's
     conditional expression, and the other active expressions that are no operator of the
     table, reference or cast."""
     op = var()

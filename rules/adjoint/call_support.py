@@ -1,0 +1,392 @@
+"""The adjoint context's helpers for procedure calls (paper 5.4, the call rules; 4.5, 4.10,
+fig. 8 and 13): the snapshot of a checkpointed call pushed whole (arrays with their size,
+never their first element only), the actual arguments of P_b with their INITS and POSTS,
+the function calls taken out of expressions into temporaries, and the adjoint arguments of
+a procedure that is called (they go in and out as the caller's). A mixin of AdjointContext
+(rules/adjoint/context.py): `self` is the context."""
+from __future__ import annotations
+
+from ...engine.il import EMPTY_ANN, Node, walk
+from ..tangent.call_helpers import _in_dummy_order
+from ..tangent.context import _replaced
+from ..tangent.types import is_void
+
+REFERENCES = ("ident", "arrayAccess", "deref")
+
+
+class CallSupport:
+    """Mixed into AdjointContext."""
+
+    # --- saving whole variables (snapshots, RVARS of calls) ---------------------------------
+    def saved(self, names, node: Node) -> Node:
+        """[push(V1..Vn) ; pop(Vn..V1)] of the named variables, each whole: a scalar by
+        push(V), an array by pushReal8Array(A, size) / PUSHREAL8ARRAY(A, size)."""
+        pushes, pops = [], []
+        for name in sorted(names):
+            sym = self.procedure.scope.lookup(name)
+            if sym is None or "parameter" in sym.attrs:
+                self.refuse(node, f"saving {name} around a call (it is not a variable of "
+                                  f"{self.procedure.source_name})")
+            ref = Node("ident", (name,))
+            if not sym.dims and not sym.ptr:
+                pushes.append(self.push(ref, sym.type))
+                pops.append(self.pop(ref, sym.type))
+                continue
+            size = self.array_size(sym)
+            if size is None:
+                self.refuse(node, f"saving the array {name} around a call (its size is not known here)")
+            word = self._kind_word(ref, sym.type) + "Array"
+            first = ref if not self.c else _first_element(ref, len(sym.dims or ()))
+            pushes.append(Node("call", (self._stack_name("push", word), (first, size))))
+            pops.append(Node("call", (self._stack_name("pop", word), (first, size))))
+        return Node("block", (Node("block", tuple(pushes)), Node("block", tuple(reversed(pops)))))
+
+    def array_size(self, sym) -> Node | None:
+        """The number of elements of the array sym as an expression of the procedure, None
+        when only the caller knows it (pointers, assumed size or shape, allocatable) or when
+        it reads a variable the procedure assigns."""
+        if sym.dims is None or (self.c and sym.ptr) or sym.attrs & {"pointer", "allocatable"}:
+            return None
+        size = None
+        for dim in sym.dims:
+            low, high = dim.kids[0], dim.kids[1]
+            if high is None or high.op == "star":
+                return None
+            extent = high if self.c or low is None or low == Node("intCst", (1, None)) else \
+                Node("add", (Node("sub", (high, low)), Node("intCst", (1, None))))
+            size = extent if size is None else Node("mul", (size, extent))
+        assigned = {n.kids[0].kids[0] for n in walk(self.procedure.node.kids[7])
+                    if isinstance(n, Node) and n.op == "assign" and n.kids[0].op == "ident"}
+        if any(n.op == "ident" and n.kids[0] in assigned for n in walk(size)):
+            return None
+        return size
+
+    # --- the snapshot of a call --------------------------------------------------------------
+    def snapshot(self, call: Node) -> Node:
+        """[push(SNP) ; pop(SNP)] (the snapshot predicate of 5.4): SNP of the analyses, plus
+        the scalars the actual arguments read besides the memory they pass (the indices of
+        `a(k)`, the variables of an expression argument), which P_b needs as the call saw them."""
+        return self.saved(self.facts.snapshot_names(call) | self._argument_reads(call), call)
+
+    def call_record(self, call: Node) -> Node:
+        """[push(RVARS) ; pop(RVARS)] of a call that is not differentiated."""
+        return self.saved(self.facts.call_record_names(call), call)
+
+    def _argument_reads(self, call: Node) -> frozenset:
+        out = set()
+        hoisted = tuple(n for n in walk(call.kids[1]) if n.op == "call" and self.is_hoisted(n))
+        for actual in self.without_calls(call.kids[1], hoisted):
+            actual = actual.kids[1] if actual.op == "namedArg" else actual
+            inner = actual.kids[0] if actual.op == "address" else actual
+            if inner.op in REFERENCES:
+                read = [i for n in walk(inner) if n.op == "arrayAccess" for i in walk(n.kids[1])]
+            else:
+                read = list(walk(actual))
+            for n in read:  # a constant or an INTENT(IN) formal keeps its value: nothing to restore
+                sym = self.procedure.scope.lookup(n.kids[0]) if isinstance(n, Node) and n.op == "ident" else None
+                if sym is not None and not sym.attrs & {"parameter", "intent(in)"}:
+                    out.add(n.kids[0])
+        return frozenset(out)
+
+    def call_matters(self, call: Node) -> bool:
+        """A call that is not differentiated stays: it is diff-live, or it overwrites a
+        variable whose adjoint is read later (which must be reset)."""
+        return self.facts.is_live_call(call) or bool(self.facts.stale_derivatives_after(call)[0])
+
+    def call_unneeded(self, call: Node) -> bool:
+        return not self.call_matters(call)
+
+    def adjoint_resets(self, call: Node) -> Node:
+        """Vb = 0 for what the call overwrites whose adjoint may be read later: the value V
+        had before the call does not reach the results. A variable it may overwrite only in
+        part is refused."""
+        killed, partial = self.facts.stale_derivatives_after(call)
+        if partial:
+            self.refuse(call, f"a call that may overwrite part of {sorted(partial)[0]}, whose adjoint is read later")
+        return Node("block", tuple(r for v in sorted(killed) for r in self.zero_assignments(
+            self._adjoint_of(Node("ident", (v,))), Node("ident", (v,)), EMPTY_ANN)))
+
+    # --- function calls taken out of expressions --------------------------------------------
+    def hoisted_calls(self, stmt: Node) -> tuple:
+        """The active function calls of the source in stmt's own expressions, innermost first
+        (refused in a loop's test or step, which runs them at every iteration)."""
+        if stmt.ann.get("sid") is None:
+            return ()
+        calls = tuple(c for c in self.facts.active_function_calls(stmt) if self.is_hoisted(c))
+        if calls and stmt.op in ("for", "while", "doWhile"):
+            self.refuse(stmt, "an active function call in a loop's control")
+        return calls
+
+    def has_hoisted_calls(self, stmt: Node) -> bool:
+        return bool(self.hoisted_calls(stmt))
+
+    def no_hoisted_calls(self, stmt: Node) -> bool:
+        return not self.hoisted_calls(stmt)
+
+    def not_hoisted(self, call: Node) -> bool:
+        return not self.is_hoisted(call)
+
+    def is_hoisted(self, call: Node) -> bool:
+        """An active call of a function of the source, inside an expression: it runs before
+        the statement, its value in a temporary (the flow graph's split call)."""
+        if call.ann.get("sid") is not None:
+            return False
+        try:
+            return self.facts.is_source_call(call) and self.facts.is_active_call(call)
+        except ValueError:  # a call the flow graph did not split out (none of the analysed program's)
+            return False
+
+    def result_temp(self, call: Node) -> Node:
+        """The temporary holding the value of the hoisted call (one per call expression)."""
+        known = self._result_temps.get(id(call))
+        if known is None:
+            callee = self.program.procedure(call.kids[0])
+            typ = self.result_type(callee)
+            kind = (typ.kids[1] if typ is not None and typ.op == "type" else None) or 4
+            name = self.names.temp(f"{callee.source_name}_result")
+            self.extra_declarations.append((name, kind, ()))
+            self.extra_declarations.append((self.names.var(name), kind, ()))
+            known = self._result_temps[id(call)] = (call, Node("ident", (name,)), kind)
+        return known[1]
+
+    def temp_zero(self, call: Node) -> Node:
+        self.result_temp(call)
+        return Node("realCst", ("0.0", self._result_temps[id(call)][2]))
+
+    def temp_adjoint(self, call: Node) -> Node:
+        return Node("ident", (self.names.var(self.result_temp(call).kids[0]),))
+
+    def without_calls(self, node, calls) -> Node:
+        """node with each hoisted call replaced by its temporary."""
+        return _replaced(node, {id(c): self.result_temp(c) for c in calls})
+
+    def function_primal(self, call: Node) -> Node:
+        """TEMP = F(ARGS), the arguments' own hoisted calls read from their temporaries."""
+        inner = tuple(n for n in walk(call.kids[1]) if n.op == "call" and self.is_hoisted(n))
+        args = self.without_calls(call.kids[1], inner)
+        return Node("assign", (self.result_temp(call), Node("call", (call.kids[0], args), call.ann)))
+
+    def result_record(self, call: Node) -> Node:
+        """[push(TEMP) ; pop(TEMP)] when a derivative instruction of an earlier run of the
+        statement still reads the temporary, else nothing."""
+        if not self.facts.result_restored(call):
+            return Node("block", (Node("block", ()), Node("block", ())))
+        temp = self.result_temp(call)
+        typ = Node("type", ("real", self._result_temps[id(call)][2], None))
+        return Node("block", (Node("block", (self.push(temp, typ),)), Node("block", (self.pop(temp, typ),))))
+
+    def sequence(self, stmts: tuple, pairs: tuple, hoists: tuple) -> Node:
+        """The sequence rule's conclusion, each statement with the calls hoisted out of its
+        expressions: their forward sweeps first, then the statement's (reading the
+        temporaries); backward, the temporaries' adjoints zeroed, the statement's backward
+        sweep (which increments them), then the calls' adjoints in reverse order."""
+        forward, backward = [], []
+        for stmt, pair, hoist in zip(stmts, pairs, hoists):
+            calls = self.hoisted_calls(stmt)
+            if not calls:
+                forward.append(pair.kids[0])
+                backward.append(pair.kids[1])
+                continue
+            mine = self.without_calls(pair, calls)
+            left = [n for n in walk(mine) if n.op == "call" and any(n == c for c in calls)]
+            if left:
+                self.refuse(stmt, f"the call of {left[0].kids[0]} inside this expression")
+            zeros = tuple(Node("assign", (self.temp_adjoint(c), self.temp_zero(c))) for c in calls)
+            forward.append(Node("block", (hoist.kids[0], mine.kids[0])))
+            backward.append(Node("block", zeros + (mine.kids[1], hoist.kids[1])))
+        return Node("block", (Node("block", tuple(forward)), Node("block", tuple(reversed(backward)))))
+
+    # --- the actual arguments of P_b (actualArgs of 5.4) ------------------------------------
+    def adjoint_arguments(self, call: Node, stmt: Node) -> Node:
+        """block(INITS, ARGSb, POSTS): each formal's actual, followed, when P_b has an adjoint
+        for that formal, by the actual's adjoint (C: its address for a by-value formal); an
+        expression gets a temporary adjoint, zero before and propagated into the expression
+        after; a passive actual a dummy zero (fig. 8's dummb). A function's result adjoint
+        comes last."""
+        name, actuals = call.kids
+        callee = self.program.procedure(name)
+        by_formal = _in_dummy_order(callee, actuals)
+        if len(by_formal) != len(callee.formals):
+            self.refuse(call, "a call with optional arguments left out")
+        inits, args, posts = [], [], []
+        hoisted = tuple(n for n in walk(actuals) if n.op == "call" and self.is_hoisted(n))
+        for formal, (index, actual) in zip(callee.formals, by_formal):
+            args.append(self.without_calls(actual, hoisted))
+            if not self.facts.is_diff_formal_arg(callee.name, formal):
+                continue
+            sym = callee.scope.lookup(formal)
+            by_value = self.c and sym is not None and not sym.ptr and not sym.dims
+            if self.facts.actual_is_active(call, index):
+                adjoint = self._actual_adjoint(actual, sym, call, stmt, inits, posts)
+            else:
+                if sym is not None and sym.dims:
+                    self.refuse(call, "a passive array passed where the callee expects an adjoint")
+                adjoint = self.fresh("dummyb", _real_type(sym))
+                inits.append(Node("assign", (adjoint, _zero(_real_type(sym)))))
+            args.append(_address(adjoint) if by_value else adjoint)
+        if callee.node.kids[1] == "function" and not is_void(callee.node.kids[4]):
+            args.append(self.temp_adjoint(call) if call.ann.get("sid") is None else Node("realCst", ("0.0", 8)))
+        return Node("block", (Node("block", tuple(inits)), tuple(args), Node("block", tuple(posts))))
+
+    def _actual_adjoint(self, actual: Node, formal, call: Node, stmt: Node, inits: list, posts: list) -> Node:
+        if actual.op == "call" and self.is_hoisted(actual):
+            return self.temp_adjoint(actual)
+        if actual.op == "address" and actual.kids[0].op in REFERENCES:
+            derived, _ = self.ruleset.apply("ref", actual.kids[0], self)
+            return _address(derived)
+        if actual.op in REFERENCES:
+            derived, _ = self.ruleset.apply("ref", actual, self)
+            return derived
+        if formal is not None and (formal.dims or (self.c and formal.ptr)):
+            self.refuse(call, "an active array expression as an actual argument")
+        temp = self.fresh("argb", _real_type(formal))
+        inits.append(Node("assign", (temp, _zero(_real_type(formal)))))
+        derived, _ = self.ruleset.apply("adjexpr", actual, self, temp, stmt)
+        posts.append(derived)
+        return temp
+
+    # --- a procedure that is called: its adjoint arguments are the caller's -------------------
+    def called_statuses(self, name: str, formals) -> tuple:
+        """((), statuses) for a procedure that an active call reaches: nothing is zeroed (the
+        caller's adjoints go in and come out incremented or replaced); `incr` for what P does
+        not write (C: every by-value formal), `in-zero` for what it overwrites wholly before
+        reading, `in-out` otherwise."""
+        proc = self.procedure
+        saved = sorted(n for n, sym in proc.scope.symbols.items() if sym.kind == "variable" and sym.formal is None
+                       and "parameter" not in sym.attrs and (sym.attrs & {"save", "static"}
+                                                             or (not self.c and sym.init is not None)))
+        if saved:  # P_b reruns P: the value it kept from the last call is gone, its adjoint would be too
+            self.refuse(proc.node, f"SAVE or static local variables ({', '.join(saved)}) in a procedure whose "
+                                   f"adjoint is called")
+        written = self.facts.results.inout.may_written(proc)
+        statuses = []
+        for position, formal in enumerate(proc.formals):
+            if formal not in formals:
+                continue
+            zones = proc.zones.formal_zones[position] & proc.zones.differentiable_mask
+            if self.by_value_formal(Node("ident", (formal,))) or formal in self.copied_formals() \
+                    or not zones & written:
+                statuses.append(f"{formal}:incr")
+            else:
+                statuses.append(f"{formal}:{self._consumed(zones)}")
+        return (), statuses
+
+    # --- split mode: P_fwd and P_bwd ------------------------------------------------------
+    def joint_wanted(self, name: str) -> bool:
+        """P_b is needed: P is a head, or a checkpointed call reaches it, or no split one does."""
+        return name in self.facts.results.heads or self.facts.is_called_joint(name) \
+            or not self.facts.is_called_split(name)
+
+    def joint_unwanted(self, name: str) -> bool:
+        return not self.joint_wanted(name)
+
+    def split_procedures(self, proc: Node, forward: Node, backward: Node) -> Node:
+        """block(P_fwd, P_bwd): P_fwd(ARGS) runs the forward sweep and pushes what the
+        backward sweep reads (TBR at the exit); P_bwd(ARGSb) pops it, then runs the backward
+        sweep with P_b's arguments, adjoint initialisations and statuses."""
+        from .context import flattened
+        name, kind, params, _, rtype, attrs, decls = proc.kids[:7]
+        forward = flattened(forward)
+        if kind == "function" and not is_void(rtype):
+            self.refuse(proc, "a function called in split mode ($AD NOCHECKPOINT, -nocheckpoint)")
+        zones = self.procedure.zones
+        temps = {v for v, loc in zones.vars.items() if loc.zone is not None and zones.zones[loc.zone].kind == "temp"}
+        left = self.facts.tbr_at_exit(name)
+        if left & temps:
+            self.refuse(proc, "a function call whose value the backward sweep reads, in a procedure called in "
+                              "split mode")
+        saved = self.saved(left - {name}, proc)
+        locals_ = tuple(_without_initial_value(s, self.names.derivative_names()) for s in forward.kids
+                        if isinstance(s, Node) and s.op == "varDecl")  # C: the body's own declarations
+        bwd = self.adjoint_procedure(proc, Node("block", locals_ + (saved.kids[1],)), backward)
+        source = self.procedure.source_name
+        bwd_decls = tuple(d.with_kids(d.kids[0], tuple(a for a in d.kids[1] if not a.startswith("intent")), d.kids[2])
+                          if d.op == "varDecl" else d for d in bwd.kids[6])  # P_bwd pops into its formals
+        bwd = bwd.with_kids(self.names.sweep_proc(source, "bwd"), *bwd.kids[1:6], bwd_decls, *bwd.kids[7:])
+        fwd_kind, fwd_type = ("function", Node("type", ("void", None, None))) if self.c else ("subroutine", None)
+        body = Node("block", forward.kids + (saved.kids[0],))
+        fwd = Node("procedure", (self.names.sweep_proc(source, "fwd"), fwd_kind, params, None, fwd_type, attrs,
+                                 decls + self.temporary_declarations(), flattened(body), ()), proc.ann)
+        return Node("block", (fwd, bwd))
+
+    def split_call_name(self, name: str, sweep: str) -> str:
+        callee = self.program.procedure(name)
+        if callee.node.kids[1] == "function" and not is_void(callee.node.kids[4]):
+            self.refuse(callee.node, "a function called in split mode ($AD NOCHECKPOINT, -nocheckpoint)")
+        return self.names.sweep_proc(callee.source_name, sweep)
+
+    def argument_record(self, call: Node) -> Node:
+        """[push ; pop] of the scalars the actual arguments read besides the memory they pass,
+        pushed after P_fwd (which leaves its trajectory above them) and popped before P_bwd:
+        the call must not write them."""
+        reads = self._argument_reads(call)
+        written = reads & self.facts.call_written_names(call)
+        if written:
+            self.refuse(call, f"a split call that writes {sorted(written)[0]}, which its arguments read")
+        return self.saved(reads, call)
+
+    def copied_formals(self) -> frozenset:
+        """C by-value formals of a called procedure that the procedure assigns (seed 001):
+        their adjoint is a local `xb`, added to the caller's `*xb0` at the end; the others
+        (only read) use the caller's `*xb` directly."""
+        proc = self.procedure
+        if proc is None or not self.c or not self.facts.is_called(proc.name):
+            return frozenset()
+        known = self._copied.get(proc.name)
+        if known is None:
+            body = proc.node.kids[7]
+            assigned = {n.kids[0].kids[0] for n in walk(body) if isinstance(n, Node) and n.op == "assign"
+                        and n.kids[0].op == "ident"}
+            assigned |= {n.kids[0].kids[0] for n in walk(body) if isinstance(n, Node) and n.op == "address"
+                         and n.kids[0].op == "ident"}
+            known = self._copied[proc.name] = frozenset(
+                f for f in proc.formals if f in assigned and f in self.facts.diff_formals(proc.name)
+                and _by_value(proc.scope.lookup(f)))
+        return known
+
+    def copied_parameter(self, formal: str) -> str:
+        return self.names.var(formal) + "0"
+
+    def copied_transfers(self) -> tuple:
+        """*xb0 = *xb0 + xb at the end of P_b, for each copied formal."""
+        out = []
+        for formal in sorted(self.copied_formals()):
+            outer = Node("deref", (Node("ident", (self.copied_parameter(formal),)),))
+            out.append(Node("assign", (outer, Node("add", (outer, Node("ident", (self.names.var(formal),)))))))
+        return tuple(out)
+
+
+def _real_type(sym) -> Node:
+    """The formal's real type (real(8) when it has none known)."""
+    typ = sym.type if sym is not None else None
+    return typ if typ is not None and typ.op == "type" and typ.kids[0] == "real" else Node("type", ("real", 8, None))
+
+
+def _zero(typ: Node) -> Node:
+    return Node("realCst", ("0.0", typ.kids[1] or 4))
+
+
+def _without_initial_value(decl: Node, derivatives) -> Node:
+    """A C local declaration for P_bwd: the value comes from the stack, the adjoints start at 0."""
+    declarators = tuple(d if d.kids[0] in derivatives else d.with_kids(d.kids[0], d.kids[1], None, d.kids[3])
+                        for d in decl.kids[2])
+    return Node("varDecl", (decl.kids[0], decl.kids[1], declarators), decl.ann)
+
+
+def _by_value(sym) -> bool:
+    return sym is not None and not sym.ptr and not sym.dims
+
+
+def _address(ref: Node) -> Node:
+    """&REF, &*P as P."""
+    return ref.kids[0] if ref.op == "deref" else Node("address", (ref,))
+
+
+def _first_element(ref: Node, rank: int) -> Node:
+    """C: &a[0][0] of an array of that rank (a pointer to its first element)."""
+    if rank <= 1:
+        return ref
+    element = ref
+    for _ in range(rank):
+        element = Node("arrayAccess", (element, (Node("intCst", (0, None)),)))
+    return Node("address", (element,))
