@@ -19,7 +19,9 @@ from . import places
 from .values import err
 
 # Tapenade's routine names: push/pop/look of Real4, Real8, Integer4, Integer8, Boolean, ControlNb
-_ROUTINE = re.compile(r"^(push|pop|look)(real4|real8|integer4|integer8|boolean|control[1-8]b)$")
+# and the arrays' variants of the numbers (pushReal8Array(a, n): n elements)
+_ROUTINE = re.compile(r"^(push|pop|look)(real4|real8|integer4|integer8|boolean|control[1-8]b)$"
+                      r"|^(push|pop|look)(real4|real8|integer4|integer8)array$")
 _BYTES = {"real4": 4, "real8": 8, "integer4": 4, "integer8": 8, "boolean": 4}
 
 
@@ -33,7 +35,7 @@ class ADStack:
         self.peak_bytes = 0
 
     def push(self, kind: str, value) -> None:
-        size = _BYTES.get(kind, 1)
+        size = _BYTES.get(kind.removesuffix("array"), 1) * max(1, np.size(value))
         self.entries.append((kind, value, size))
         self.size += size
         self.pushed_bytes += size
@@ -59,16 +61,27 @@ def stack_routine(it, name: str) -> bool:
 
 
 def run(it, node: Node):
-    """push(x) / pop(x) (C: pop(&x)) / look(x): one argument, the value or the place."""
-    verb, kind = _ROUTINE.match(node.name.lower()).groups()
-    if len(node.args) != 1:
-        raise err(node, f"{node.name} takes one argument (the arrays' variants are not interpreted yet)")
+    """push(x) / pop(x) (C: pop(&x)) / look(x): one argument, the value or the place; the
+    arrays' variants take the array (C: its address) and its number of elements, which the
+    pop checks against the pushed entry."""
+    match = _ROUTINE.match(node.name.lower())
+    verb, kind = match.group(1) or match.group(3), match.group(2) or match.group(4)
+    array = match.group(3) is not None
+    if len(node.args) != 1 + array:
+        raise err(node, f"{node.name} takes {2 if array else 1} argument{'s' if array else ''}")
     arg = node.args[0]
+    count = int(it.eval(node.args[1])) if array else None
     if verb == "push":
-        it.ad_stack.push(kind, np.array(it.eval(arg), copy=True)[()])
+        value = np.array(it.eval(arg), copy=True)
+        if array and value.size != count:
+            raise err(node, f"{node.name}: {count} elements said, the array has {value.size}")
+        it.ad_stack.push(kind + "array" * array, value if array else value[()])
         return None
-    if it.is_c and arg.op != "address":
+    if it.is_c and arg.op != "address" and not array:
         raise err(node, f"{node.name} takes the address of the variable it restores")
-    value = it.ad_stack.pop(kind, node, node.name) if verb == "pop" else it.ad_stack.top(kind, node, node.name)
-    places.store(it, arg.kids[0] if it.is_c else arg, value, node)
+    entry = kind + "array" * array
+    value = it.ad_stack.pop(entry, node, node.name) if verb == "pop" else it.ad_stack.top(entry, node, node.name)
+    if array and np.size(value) != count:
+        raise err(node, f"{node.name}: {count} elements asked, the entry holds {np.size(value)}")
+    places.store(it, arg.kids[0] if it.is_c and arg.op == "address" else arg, value, node)
     return None

@@ -79,19 +79,6 @@ def a_assign_self(stmt, out, ctx):
     return guard, body
 
 
-@ADJOINT.rule("A-assign-array", judgment="adjoint", ops=("assign",), section="5.4",
-              source="reconstructed: docs/rules.md#a-assign",
-              premises=("hasDerivativeInstruction(LHS = RHS)", "isActiveExpr(RHS)", "¬scalar(LHS)"),
-              conclusion="LHS = RHS  →  file:line: refused (array assignment)")
-def a_assign_array(stmt, out, ctx):
-    """An array-valued active assignment (`a = b*s`, sections): its adjoint needs the
-    reductions of fig. 14 (a scalar's adjoint sums over the array); refused for now."""
-    lhs, rhs = var(), var()
-    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.fact("has_derivative_instruction", stmt),
-                 ctx.fact("is_active_expr", rhs, stmt), ctx.check(ctx.array_reference, lhs))
-    return guard, ctx.compute(lambda s: ctx.refuse(s, "an active array assignment"), stmt, out)
-
-
 @ADJOINT.rule("A-assign-zero", judgment="adjoint", ops=("assign",), section="4.6",
               source="reconstructed: docs/rules.md#a-assign",
               premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))", "isDiff(LHS)",

@@ -12,6 +12,7 @@ from ..tangent.context import TangentContext
 from ..tangent.expressions import OPERATOR_OPS
 from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
+from .array_support import ArraySupport
 
 INTEGER = Node("type", ("integer", 4, None))
 CHAIN_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))  # A-expr-chain's operators
@@ -20,12 +21,12 @@ CHAIN_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))  # A-expr-chain's operators
 REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do-while loops",
            "switch": "C's switch (its cases fall through)", "goto": "GOTO", "computedGoto": "computed GOTO",
            "arithmeticIf": "arithmetic IF", "exit": "EXIT and break", "cycle": "CYCLE and continue",
-           "stop": "STOP", "where": "WHERE", "forall": "FORALL", "pointerAssign": "pointer assignment",
+           "stop": "STOP", "forall": "FORALL", "pointerAssign": "pointer assignment",
            "allocate": "allocation", "deallocate": "deallocation", "io": "input/output statements",
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(TangentContext):
+class AdjointContext(ArraySupport, TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
     def __init__(self, ruleset, facts, **kw):
@@ -64,10 +65,12 @@ class AdjointContext(TangentContext):
 
     def push(self, ref: Node, typ: Node | None = None) -> Node:
         if not self.scalar_reference(ref):
-            self.refuse(ref, f"saving the array {self._show(ref)} on the stack")
+            return self.push_array(ref, typ, "push")
         return Node("call", (self._stack_name("push", self._kind_word(ref, typ)), (ref,)))
 
     def pop(self, ref: Node, typ: Node | None = None) -> Node:
+        if not self.scalar_reference(ref):
+            return self.push_array(ref, typ, "pop")
         target = Node("address", (ref,)) if self.c else ref
         return Node("call", (self._stack_name("pop", self._kind_word(ref, typ)), (target,)))
 
@@ -212,7 +215,7 @@ class AdjointContext(TangentContext):
     def refused_expression(self, expr: Node) -> bool:
         """A-expr-refuse applies to an active expr: no operator nor intrinsic, or one that
         A-expr-chain does not take."""
-        return expr.op not in CHAIN_OPS or not self.scalar_operation(expr)
+        return (expr.op not in CHAIN_OPS or not self.scalar_operation(expr)) and not self.array_operation(expr)
 
     def scalar_operation(self, expr: Node) -> bool:
         """A-expr-chain takes the operator or intrinsic: its operands are scalars (no whole
