@@ -85,7 +85,8 @@ class ArraySupport:
     def lhs_adjoint(self, lhs_b: Node, lhs: Node, rhs: Node, mask: Node, stmt: Node) -> tuple:
         """ADJ of the rhs: LHSb under the mask, summed when the rhs is a scalar broadcast."""
         rank = self.known_rank(lhs, stmt)
-        return self.broadcast((lhs_b, rank, mask), self.known_rank(rhs, stmt), rank, stmt)
+        found = self.value_rank(rhs)   # unknown: a data move, refused by A-arr-refuse
+        return self.broadcast((lhs_b, rank, mask), rank if found is None else found, rank, stmt)
 
     def broadcast(self, adj: tuple, rank: int, parent: int, stmt: Node) -> tuple:
         """ADJ for an operand of that rank in an operation of rank `parent`: an operand of a
