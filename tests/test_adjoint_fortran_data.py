@@ -172,3 +172,11 @@ def test_compiled(name, tmp_path):
     check = AdjointCase(source, "fortran", head, args).compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < 1e-12, check.report()
     assert check.interpreter_error < 1e-13, check.report()
+
+
+def test_constant_array_constructor():
+    """A passive constructor times a scalar: the scalar's adjoint is the SUM over it (the
+    program test_adjoint.py refused before array adjoints)."""
+    source = "subroutine f(x, y)\n  real(8) x, y\n  y = sum(x*[1.0d0, 2.0d0]) + y*x\nend subroutine\n"
+    case, _ = dot_product(source, "f(y)/(x y)", [real("x"), real("y")])
+    assert "xb = xb + sum((/ 1.0d0, 2.0d0 /)*yb)" in case.adjoint.text, case.adjoint.text

@@ -21,6 +21,7 @@ _REDUCTIONS = frozenset("sum product maxval minval norm2 count any all".split())
 # intrinsics of the table whose adjoint is no elementwise product (their transposed forms:
 # refused until written, A-arr-refuse)
 _MOVES = frozenset("spread reshape pack cshift eoshift matmul transpose".split())
+_ON_ARRAYS = _REDUCTIONS | _MOVES | {"dot_product"}
 # statements that may write a variable given as their argument
 _WRITERS = ("call", "intrinsic", "io")
 
@@ -45,6 +46,8 @@ class ArraySupport:
                 return self.array_rank(expr)
             ranks = [self.value_rank(a) for a in positional]
             return None if None in ranks else max(ranks, default=0)
+        if expr.op in ("arrayConstructor", "impliedDo"):
+            return 1
         if expr.op in OPERATOR_OPS:
             ranks = [self.value_rank(k) for k in expr.kids]
             return None if None in ranks else max(ranks)
@@ -62,7 +65,8 @@ class ArraySupport:
         if self.lang != "fortran" or expr.op not in OPERATOR_OPS + ("intrinsic",):
             return False
         for n in walk(expr):
-            if n.op in ("arrayConstructor", "impliedDo", "arrayTriplet"):
+            if n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") or (
+                    n.op == "intrinsic" and n.kids[0] in _ON_ARRAYS):
                 return True
         indexed = {id(n.kids[0]) for n in walk(expr) if n.op == "arrayAccess"}
         return any(n.op == "ident" and id(n) not in indexed and (s := self.symbol_of(n)) is not None and s.dims
@@ -131,8 +135,8 @@ class ArraySupport:
         entry = derivative("sum", self.lang)
         ordered = entry.dummy_order(expr.kids[1]) + (None, None)
         array, dim, own = ordered[:3]
-        rank = self.known_rank(array, stmt)
         if dim is not None and vrank > 0:
+            rank = self.known_rank(array, stmt)
             if mask != NOMASK:
                 self.refuse(stmt, "the adjoint of SUM with dim= under a mask")
             count = Node("intrinsic", ("size", (array, dim)))

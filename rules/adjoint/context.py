@@ -222,6 +222,8 @@ class AdjointContext(ArraySupport, TangentContext):
         array, section or array constructor: their adjoints are the array adjoints of
         fig. 14), and a linear intrinsic has no keyword argument (real(x), dble(x),
         merge(a, b, c): the table's scalar partials)."""
+        if self.array_operation(expr):
+            return False
         if expr.op == "intrinsic" and self.linear_intrinsic(expr) and any(
                 isinstance(a, Node) and a.op == "namedArg" for a in expr.kids[1]):
             return False
