@@ -141,10 +141,51 @@ def test_whole_arrays_and_sections_pushed():
     assert check.pushed_bytes == 8 * 5 + 8 * 4, check.pushed_bytes   # b whole, then c(2:5)
 
 
+OVERLAP = """
+subroutine ov(a, x, y, n)
+  integer n
+  real(8) a(n), x, y
+  a(2:n) = a(1:n-1)*x
+  a = a + sum(a)*x
+  a(n:2:-1) = a(1:n-1)*a(2:n)
+  y = sum(a*a)
+end subroutine
+"""
+
+
+def test_overlapping_lhs_through_an_array_temporary():
+    """The lhs in its rhs other than elementwise: LHSb moves whole into an allocatable V
+    before the increments (the paper's temporary, on arrays)."""
+    case, _ = dot_product(OVERLAP, "ov(y)/(a x)", [real("a", (6,)), real("x"), real("y"), integer("n", 6)])
+    assert "real(8), allocatable :: tempb(:)" in case.adjoint.text, case.adjoint.text
+    assert "tempb = ab(2:n)" in case.adjoint.text
+
+
+MOVES = """
+subroutine mv(m, v, x, y, n)
+  integer n
+  real(8) m(n, n), v(n), x, y, p(n, n), w(n), u(n)
+  p = matmul(m, transpose(m)) * x
+  w = matmul(p, v) + matmul(v, m) + cshift(v, 2) * x
+  u = sum(spread(v, 2, n) * m, dim=2) + sum(reshape(m, [n*n]))
+  p = reshape(m, [n, n]) * spread(w, 1, n)
+  y = dot_product(u, w) + sum(p) + sum(spread(x, 1, n)) + sum(transpose(m)*m)
+end subroutine
+"""
+
+
+def test_transposed_moves():
+    """TRANSPOSE, SPREAD (SUM along its dim), CSHIFT (shifted back), RESHAPE (to the
+    argument's shape) and MATMUL (matrix-matrix, matrix-vector, vector-matrix)."""
+    case, _ = dot_product(MOVES, "mv(y)/(m v x)", [real("m", (4, 4)), real("v", (4,)), real("x"), real("y"),
+                                                    integer("n", 4)])
+    text = case.adjoint.text
+    assert "matmul(transpose(m), " in text and "cshift(" in text and "sum(" in text, text
+
+
 @pytest.mark.parametrize("body, what", [
-    ("a(2:n) = a(1:n-1)*x", "an array assignment whose lhs overlaps its rhs"),
-    ("a = a + sum(a)*x", "an array assignment whose lhs overlaps its rhs"),
-    ("a = spread(x, 1, n)", "the adjoint of spread on arrays"),
+    ("a = eoshift(a*x, 1)", "the adjoint of eoshift on arrays"),
+    ("a = reshape(a(1:2)*x, [5], pad=[x])", "the adjoint of RESHAPE with pad= or order="),
     ("a = [x, x, x, x, x]", "the adjoint of an array constructor on arrays"),
 ])
 def test_refused_with_line(body, what):
@@ -161,6 +202,8 @@ COMPILED = {
     "reductions": (REDUCTIONS, "red(s)/(a b c)", [real("a", (5,)), real("b", (5,)), real("c", (5,)), real("s"),
                                                   integer("n", 5)]),
     "arrays pushed": (WHOLE, "whole(y)/(a b c x)", WHOLE_ARGS),
+    "moves": (MOVES, "mv(y)/(m v x)", [real("m", (4, 4)), real("v", (4,)), real("x"), real("y"), integer("n", 4)]),
+    "overlapping lhs": (OVERLAP, "ov(y)/(a x)", [real("a", (6,)), real("x"), real("y"), integer("n", 6)]),
 }
 
 

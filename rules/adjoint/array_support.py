@@ -13,20 +13,22 @@ from __future__ import annotations
 from ...engine.il import Node, walk
 from ..derivatives import derivative
 from ..tangent.expressions import OPERATOR_OPS, operands
+from .array_moves import MOVES, ArrayMoves
 from .expressions import _scaled
 
 NOMASK = Node("boolCst", (True,))
 # reductions whose value has the rank of their argument less one with dim=, else 0
 _REDUCTIONS = frozenset("sum product maxval minval norm2 count any all".split())
-# intrinsics of the table whose adjoint is no elementwise product (their transposed forms:
-# refused until written, A-arr-refuse)
+# intrinsics of the table whose adjoint is no elementwise product: their transposed forms
+# (array_moves.py), refused for the others (A-arr-refuse)
 _MOVES = frozenset("spread reshape pack cshift eoshift matmul transpose".split())
+_INQUIRIES = frozenset("size lbound ubound shape".split())
 _ON_ARRAYS = _REDUCTIONS | _MOVES | {"dot_product"}
 # statements that may write a variable given as their argument
 _WRITERS = ("call", "intrinsic", "io")
 
 
-class ArraySupport:
+class ArraySupport(ArrayMoves):
     """Mixed into AdjointContext: needs symbol_of, array_rank, kind_of, refuse, warn, lang."""
 
     # --- ranks --------------------------------------------------------------------------------
@@ -41,8 +43,12 @@ class ArraySupport:
                 return None if inner is None else (inner - 1 if has_dim else 0)
             if name == "dot_product":
                 return 0
+            if name in _MOVES:
+                return self.move_rank(expr)
+            if name in _INQUIRIES:
+                return 0 if name == "size" or len(positional) > 1 or any(a.op == "namedArg" for a in args) else 1
             entry = derivative(name, self.lang)
-            if name in _MOVES or entry is None or entry.multilinear:
+            if entry is None or entry.multilinear:
                 return self.array_rank(expr)
             ranks = [self.value_rank(a) for a in positional]
             return None if None in ranks else max(ranks, default=0)
@@ -82,8 +88,12 @@ class ArraySupport:
         entry = derivative(expr.kids[0], self.lang)
         return entry is not None and (not entry.linear or not any(a.op == "namedArg" for a in expr.kids[1]))
 
+    def moved(self, expr: Node) -> bool:
+        return expr.op == "intrinsic" and expr.kids[0] in MOVES
+
     def not_elementwise_operation(self, expr: Node) -> bool:
-        return not self.elementwise_operation(expr) and not (expr.op == "intrinsic" and expr.kids[0] == "sum")
+        return not self.elementwise_operation(expr) and not self.moved(expr) \
+            and not (expr.op == "intrinsic" and expr.kids[0] == "sum")
 
     # --- the adjoints of the operands -----------------------------------------------------------
     def lhs_adjoint(self, lhs_b: Node, lhs: Node, rhs: Node, mask: Node, stmt: Node) -> tuple:
@@ -182,6 +192,16 @@ class ArraySupport:
 
     def overlapping_lhs(self, stmt: Node) -> bool:
         return self.may_alias(stmt) and not self.elementwise_self(stmt)
+
+    def array_temporary(self, lhs: Node, stmt: Node) -> Node:
+        """The paper's V for an array lhs: an allocatable of the lhs's rank, given its shape
+        by the assignment V = LHSb (Fortran 2003 allocation on assignment)."""
+        typ = self.element_type(lhs)
+        kind = typ.kids[1] if typ is not None and typ.op == "type" else 8
+        name = self.names.temp("tempb", derivative=True)
+        dims = tuple(Node("dim", (None, None)) for _ in range(self.known_rank(lhs, stmt)))
+        self.extra_declarations.append((name, Node("type", ("real", kind, None)), dims))
+        return Node("ident", (name,))
 
     def _elemental(self, expr: Node) -> bool:
         entry = derivative(expr.kids[0], self.lang)

@@ -76,17 +76,28 @@ def a_array_self(stmt, out, ctx, mask):
     return guard, body
 
 
-@ADJOINT.rule("A-array-overlap", judgment="adjmask", ops=("assign",), section="4.11",
+@ADJOINT.rule("A-array-alias", judgment="adjmask", ops=("assign",), section="4.11",
               source="reconstructed: docs/rules.md#a-array",
-              premises=("hasDerivativeInstruction(LHS = RHS)", "isActiveExpr(RHS)", "overlappingLhs(LHS, RHS)"),
-              conclusion="LHS = RHS, MASK  →  file:line: refused")
-def a_array_overlap(stmt, out, ctx, mask):
-    """`a(2:n) = a(1:n-1)*x`, `a = a + sum(a)`: the lhs is in the rhs other than elementwise;
-    its adjoint needs an array temporary V of the lhs's shape: refused for now."""
-    rhs = var()
-    guard = lall(eq(stmt, pattern("assign", var(), rhs)), ctx.fact("has_derivative_instruction", stmt),
+              premises=("hasDerivativeInstruction(LHS = RHS)", "isActiveExpr(RHS)", "overlappingLhs(LHS, RHS)",
+                        "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb", "real(:) →newFreeVar V",
+                        "RHS, (V, MASK) →adjarray INSTRS"),
+              conclusion="LHS = RHS, MASK  →  [SAVE ; RESTORE; V = LHSb; where (MASK) LHSb = 0; INSTRS]")
+def a_array_alias(stmt, out, ctx, mask):
+    """A-assign-alias on arrays (`a(2:n) = a(2:n)*a(1:n-1)`, `a = a + sum(a)*x`): the lhs is
+    in the rhs other than elementwise. Fortran evaluates the whole rhs before assigning, so
+    the adjoint moves LHSb whole into an array temporary V, resets LHSb, and V goes into
+    the rhs: the increments may add to LHSb's elements."""
+    lhs, rhs, lhs_b, adj, instrs, save, restore, zero, reset, temp = (var() for _ in range(10))
+    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.fact("has_derivative_instruction", stmt),
                  ctx.fact("is_active_expr", rhs, stmt), ctx.check(ctx.overlapping_lhs, stmt))
-    return guard, ctx.compute(lambda s: ctx.refuse(s, "an array assignment whose lhs overlaps its rhs"), stmt, out)
+    body = lall(ctx.derive("record", stmt, pattern("block", save, restore)), ctx.derive("ref", lhs, lhs_b),
+                ctx.compute(ctx.array_temporary, lhs, stmt, temp),
+                ctx.compute(ctx.lhs_adjoint, temp, lhs, rhs, mask, stmt, adj),
+                ctx.derive("adjarray", rhs, instrs, adj, stmt),
+                ctx.compute(ctx.zero_like, lhs, zero), ctx.compute(ctx.reset_under, lhs_b, zero, mask, reset),
+                eq(out, pattern("block", save, pattern("block", restore, pattern("assign", temp, lhs_b), reset,
+                                                       instrs))))
+    return guard, body
 
 
 @ADJOINT.rule("A-array-zero", judgment="adjmask", ops=("assign",), section="4.11",
@@ -225,14 +236,32 @@ def a_arr_sum(expr, out, ctx, adj, stmt):
     return guard, body
 
 
+@ADJOINT.rule("A-arr-move", judgment="adjarray", ops=("intrinsic",), section="4.11",
+              source="reconstructed: docs/rules.md#a-array",
+              premises=("isActiveExpr(MOVE(A, ...))", "MOVE ∈ {TRANSPOSE, SPREAD, CSHIFT, RESHAPE, MATMUL}",
+                        "A, (MOVEᵀ(VAL), MASK) →adjarray INSTRS"),
+              conclusion="MOVE(A, ...), (VAL, MASK)  →adjarray  INSTRS")
+def a_arr_move(expr, out, ctx, adj, stmt):
+    """A linear map's adjoint is its transpose: TRANSPOSE's is TRANSPOSE, SPREAD's the SUM
+    along its dim (4.11's duality the other way), CSHIFT's the opposite shift, RESHAPE's the
+    reshape back to the argument's shape, MATMUL's the products by the transposes."""
+    args, adjs, instrs = var(), var(), var()
+    guard = lall(eq(expr, pattern("intrinsic", var(), var())), ctx.fact("is_active_expr", expr, stmt),
+                 ctx.check(ctx.moved, expr))
+    body = lall(ctx.compute(ctx.moved_operands, expr, adj, stmt, (args, adjs)),
+                ctx.derive_each("adjarray", args, instrs, adjs, stmt),
+                ctx.compute(lambda blocks: Node("block", blocks), instrs, out))
+    return guard, body
+
+
 @ADJOINT.rule("A-arr-refuse", judgment="adjarray",
               ops=tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - set(OPERATOR_OPS))), section="4.11",
               source="reconstructed: docs/rules.md#a-array",
-              premises=("isActiveExpr(EXPR)", "¬elementwiseOperation(EXPR)", "EXPR is no SUM"),
+              premises=("isActiveExpr(EXPR)", "¬elementwiseOperation(EXPR)", "EXPR is no SUM nor MOVE"),
               conclusion="EXPR, ADJ  →adjarray  file:line: refused")
 def a_arr_refuse(expr, out, ctx, adj, stmt):
-    """The data moves (SPREAD, RESHAPE, PACK, CSHIFT, EOSHIFT, TRANSPOSE) and MATMUL need
-    their transposed forms, array constructors their element-by-element adjoints: refused."""
+    """PACK and EOSHIFT (whose boundary fills the shifted-out places) need transposed forms
+    not written yet, array constructors their element-by-element adjoints: refused."""
     guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.not_elementwise_operation, expr))
     return guard, ctx.compute(lambda e, s: ctx.refuse(s, f"the adjoint of {_name(e)} on arrays"), expr, stmt, out)
 

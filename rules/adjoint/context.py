@@ -351,9 +351,10 @@ class AdjointContext(ArraySupport, TangentContext):
                     declared = (Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),))),) \
                         + declared
                 declared += (Node("varDecl", (rtype, (), (Node("declarator", (result_b, None, None, 0)),))),)
-        temps = tuple(Node("varDecl", (typ if isinstance(typ, Node) else Node("type", ("real", typ, None)), (),
-                                       (Node("declarator", (temp, None, None, 0)),)))
-                      for temp, typ, _ in self.extra_declarations)
+        temps = tuple(Node("varDecl", (typ if isinstance(typ, Node) else Node("type", ("real", typ, None)),
+                                       ("allocatable",) if dims else (),   # an array temporary: (:) dims
+                                       (Node("declarator", (temp, dims or None, None, 0)),)))
+                      for temp, typ, dims in self.extra_declarations)
         self.statuses[name] = statuses
         body = flattened(Node("block", forward.kids + zeros + backward.kids))
         new_kind = "function" if self.c else "subroutine"
