@@ -223,3 +223,67 @@ def test_constant_array_constructor():
     source = "subroutine f(x, y)\n  real(8) x, y\n  y = sum(x*[1.0d0, 2.0d0]) + y*x\nend subroutine\n"
     case, _ = dot_product(source, "f(y)/(x y)", [real("x"), real("y")])
     assert "xb = xb + sum((/ 1.0d0, 2.0d0 /)*yb)" in case.adjoint.text, case.adjoint.text
+
+
+GLOBALS = """
+module m
+  real(8) :: w(3), s
+end module
+
+subroutine f(x, y)
+  use m
+  real(8) x, y, c, k(2)
+  common /blk/ c, k
+  s = x*2
+  c = s*x
+  k(1) = c + x
+  w = w*s + k(1)
+  w(2) = w(2)*w(1) + s
+  y = sum(w) * s * c + k(1)
+end subroutine
+"""
+
+
+def test_module_and_common_globals():
+    """Module variables (their adjoints in m_diff), COMMON /blk/ (/blk_b/): the head zeroes
+    the adjoints of the globals before its backward sweep, w pushed whole where overwritten."""
+    case, check = dot_product(GLOBALS, "f(y)/(x)", [real("x"), real("y")])
+    text = lines(case.adjoint.text)
+    assert "module m_diff" in text and "real(8) :: wb(3), sb" in text, case.adjoint.text
+    assert "common /blk_b/ cb, kb" in text and "use m_diff" in text, case.adjoint.text
+    backward = text[text.index("xb = 0.0d0"):]
+    assert {"cb = 0.0d0", "kb = 0.0d0", "sb = 0.0d0", "wb = 0.0d0"} <= set(backward[:6]), case.adjoint.text
+    assert "call pushreal8array(w, size(w))" in text
+
+
+COMMON_SAVE = """
+subroutine f(x, y, n)
+  integer n, i
+  real(8) x(n), y, c, k(2), acc
+  common /blk/ c, k
+  save acc
+  c = 0
+  acc = 1
+  do i = 1, n
+    c = c + x(i)*k(1)
+    acc = acc * sin(c)
+  end do
+  k(2) = c*acc
+  y = k(2)*c
+end subroutine
+"""
+
+
+def test_common_and_save_in_a_loop():
+    """COMMON members and a SAVE local overwritten in a loop: their values pushed, their
+    adjoints zeroed by the head."""
+    case, check = dot_product(COMMON_SAVE, "f(y)/(x)", [real("x", (5,)), real("y"), integer("n", 5)])
+    assert "save acc" in case.adjoint.text.lower() or "save :: acc" in case.adjoint.text.lower(), case.adjoint.text
+    assert check.pushed_bytes > 0
+
+
+def test_globals_compiled(tmp_path):
+    """COMMON /blk/ and /blk_b/ with gfortran -O2, then -fcheck=all."""
+    check = AdjointCase(COMMON_SAVE, "fortran", "f(y)/(x)", [real("x", (5,)), real("y"), integer("n", 5)]) \
+        .compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()

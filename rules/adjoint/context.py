@@ -13,6 +13,7 @@ from ..tangent.expressions import OPERATOR_OPS
 from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
 from .array_support import ArraySupport
+from .globals import GlobalAdjoints
 
 INTEGER = Node("type", ("integer", 4, None))
 CHAIN_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))  # A-expr-chain's operators
@@ -26,7 +27,7 @@ REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(ArraySupport, TangentContext):
+class AdjointContext(ArraySupport, GlobalAdjoints, TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
     def __init__(self, ruleset, facts, **kw):
@@ -325,9 +326,7 @@ class AdjointContext(ArraySupport, TangentContext):
                     if isinstance(decl, Node) and decl.op == "varDecl" and "common" not in decl.kids[1]
                     for d in decl.kids[2]}
         commons = {_root(v) for decl in decls if decl.op == "common" for v in decl.kids[1]}
-        shared = sorted((diff - declared - set(params) - {result or name}) | (diff & commons))
-        if shared:
-            self.refuse(proc, "active global variables (COMMON, module, file scope: " + ", ".join(shared) + ")")
+        shared = self.active_globals_of(proc, diff, declared, params, result or name, commons)
         scope = self.program.procedure(name).scope
         complex_ = sorted(v for v in diff if scope.lookup(v) is not None and scope.lookup(v).type is not None
                           and scope.lookup(v).type.op == "type" and scope.lookup(v).type.kids[0] == "complex")
@@ -340,7 +339,8 @@ class AdjointContext(ArraySupport, TangentContext):
         declared = self.derivative_declarations(decls, diff)
         declared = tuple(self._adjoint_declaration(d, formals) for d in declared)
         zeros, statuses = self._argument_initialisations(name, formals)
-        zeros += self._local_zeros(decls, diff - set(formals) - {result_name})  # passive formals' too
+        zeros += self._local_zeros(decls, diff - set(formals) - {result_name} - set(shared))  # passive formals' too
+        zeros += self.global_zeros(shared)
         if valued:
             result_b = self.names.var(result_name)
             args += (result_b,)
