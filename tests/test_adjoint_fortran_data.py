@@ -287,3 +287,26 @@ def test_globals_compiled(tmp_path):
     check = AdjointCase(COMMON_SAVE, "fortran", "f(y)/(x)", [real("x", (5,)), real("y"), integer("n", 5)]) \
         .compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
+
+
+MODULE_PROCEDURE = """
+module physics
+  implicit none
+  real(8) :: scale
+contains
+  subroutine g(u, v)
+    real(8) u, v, t
+    t = scale * sin(u)
+    scale = scale * u
+    v = t * scale + u
+  end subroutine
+end module
+"""
+
+
+def test_module_procedure_with_module_variable():
+    """A module procedure's P_b lives in m_diff next to the adjoints of the module's
+    variables (its statuses were looked up under the wrong name before)."""
+    case, _ = dot_product(MODULE_PROCEDURE, "g(v)/(u)", [real("u"), real("v")])
+    assert case.adjoint.statuses == {"u": "out", "v": "in-zero"}
+    assert "public :: scaleb, g_b" in case.adjoint.text

@@ -355,7 +355,7 @@ class AdjointContext(ArraySupport, GlobalAdjoints, TangentContext):
                                        ("allocatable",) if dims else (),   # an array temporary: (:) dims
                                        (Node("declarator", (temp, dims or None, None, 0)),)))
                       for temp, typ, dims in self.extra_declarations)
-        self.statuses[name] = statuses
+        self.statuses[self.procedure.name] = statuses  # qualified: a module procedure is m.f
         body = flattened(Node("block", forward.kids + zeros + backward.kids))
         new_kind = "function" if self.c else "subroutine"
         void = Node("type", ("void", None, None)) if self.c else None
