@@ -282,10 +282,12 @@ def test_common_and_save_in_a_loop():
     assert check.pushed_bytes > 0
 
 
-def test_globals_compiled(tmp_path):
-    """COMMON /blk/ and /blk_b/ with gfortran -O2, then -fcheck=all."""
-    check = AdjointCase(COMMON_SAVE, "fortran", "f(y)/(x)", [real("x", (5,)), real("y"), integer("n", 5)]) \
-        .compiled_check(tmp_path, flags=("-O2",), checked=True)
+@pytest.mark.parametrize("which", ["COMMON and SAVE", "module and COMMON"])
+def test_globals_compiled(which, tmp_path):
+    """/blk/ and /blk_b/, m and m_diff, with gfortran -O2, then -fcheck=all."""
+    source, args = {"COMMON and SAVE": (COMMON_SAVE, [real("x", (5,)), real("y"), integer("n", 5)]),
+                    "module and COMMON": (GLOBALS, [real("x"), real("y")])}[which]
+    check = AdjointCase(source, "fortran", "f(y)/(x)", args).compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
 
 
@@ -310,3 +312,52 @@ def test_module_procedure_with_module_variable():
     case, _ = dot_product(MODULE_PROCEDURE, "g(v)/(u)", [real("u"), real("v")])
     assert case.adjoint.statuses == {"u": "out", "v": "in-zero"}
     assert "public :: scaleb, g_b" in case.adjoint.text
+
+
+STRUCTURES = """
+module shapes
+  type point
+    real(8) :: x, y
+    real(8) :: w(3)
+    integer :: tag
+  end type
+end module
+subroutine f(a, s, n)
+  use shapes
+  integer n, i
+  real(8) a(n), s
+  type(point) p, q(2)
+  p%tag = n
+  p%x = a(1)*a(2)
+  p%y = sin(p%x) + a(3)
+  p%w = a(1:3)*p%x
+  q(1)%x = p%y*p%x
+  q(2)%w(2) = q(1)%x + p%w(2)
+  p%x = p%x*p%y
+  p%w(1) = p%w(1) * p%w(2)
+  q(:)%y = p%w(2:3) * a(4)
+  s = p%x + q(2)%w(2)*p%w(3) + sum(p%w) + sum(q%y)
+end subroutine
+"""
+
+
+def test_derived_type_components():
+    """Components of structures and of arrays of structures: pb%x, qb(2)%w(2), qb(:)%y, in
+    the T_DIFF type of the tangent (point_diff in shapes_diff); components pushed."""
+    case, _ = dot_product(STRUCTURES, "f(s)/(a)", [real("a", (5,)), real("s"), integer("n", 5)])
+    text = lines(case.adjoint.text)
+    assert "type(point_diff) :: pb, qb(2)" in text, case.adjoint.text
+    assert "call pushreal8(p%w(1))" in text and "call popreal8(p%w(1))" in text
+    assert "qb(2)%w(2) = qb(2)%w(2) + p%w(3)*sb" in text
+
+
+def test_whole_structure_copy_refused():
+    source = STRUCTURES.replace("  s = p%x", "  q(1) = p\n  s = q(1)%x + p%x")
+    with pytest.raises(UnsupportedError, match=r"t\.f90:\d+: adjoint mode does not support assigning a whole structure"):
+        AdjointCase(source, "fortran", "f(s)/(a)", [real("a", (5,)), real("s"), integer("n", 5)])
+
+
+def test_structures_compiled(tmp_path):
+    check = AdjointCase(STRUCTURES, "fortran", "f(s)/(a)", [real("a", (5,)), real("s"), integer("n", 5)]) \
+        .compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()

@@ -54,6 +54,10 @@ class ArraySupport(ArrayMoves):
             return None if None in ranks else max(ranks, default=0)
         if expr.op in ("arrayConstructor", "impliedDo"):
             return 1
+        if self.lang == "fortran" and any(n.op == "fieldAccess" for n in _parts(expr)):
+            typ, ranked = self.type_of_ref(expr)   # a component: p%w, ps(:)%mass
+            sections = [i for n in _parts(expr) if n.op == "arrayAccess" for i in n.kids[1] if i.op == "arrayTriplet"]
+            return ranked if typ is not None and len(sections) <= 1 else None
         if expr.op in OPERATOR_OPS:
             ranks = [self.value_rank(k) for k in expr.kids]
             return None if None in ranks else max(ranks)
@@ -256,6 +260,15 @@ class ArraySupport(ArrayMoves):
             self.refuse(ref, f"saving the assumed-size array {self._show(ref)} on the stack")
         word = self._kind_word(ref, typ)
         return Node("call", (f"{verb}{word}array".lower(), (ref, Node("intrinsic", ("size", (ref,))))))
+
+
+def _parts(ref: Node) -> list:
+    """The reference and the references it is a part of (p%w(2): itself, p%w, p)."""
+    out = []
+    while isinstance(ref, Node) and ref.op in ("arrayAccess", "fieldAccess"):
+        out.append(ref)
+        ref = ref.kids[0]
+    return out
 
 
 def _root(ref: Node) -> str | None:

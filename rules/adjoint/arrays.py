@@ -103,12 +103,12 @@ def a_array_alias(stmt, out, ctx, mask):
 @ADJOINT.rule("A-array-zero", judgment="adjmask", ops=("assign",), section="4.11",
               source="reconstructed: docs/rules.md#a-array",
               premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))", "isDiff(LHS)",
-                        "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb"),
+                        "differentiableType(LHS)", "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb"),
               conclusion="LHS = RHS, MASK  →  [SAVE ; RESTORE; where (MASK) LHSb = 0]")
 def a_array_zero(stmt, out, ctx, mask):
     lhs, lhs_b, save, restore, zero, reset = (var() for _ in range(6))
     guard = lall(eq(stmt, pattern("assign", lhs, var())), ctx.check(ctx.not_differentiated, stmt),
-                 ctx.fact("has_derivative", lhs, stmt))
+                 ctx.fact("has_derivative", lhs, stmt), ctx.check(ctx.differentiable_type, lhs))
     body = lall(ctx.derive("record", stmt, pattern("block", save, restore)), ctx.derive("ref", lhs, lhs_b),
                 ctx.compute(ctx.zero_like, lhs, zero), ctx.compute(ctx.reset_under, lhs_b, zero, mask, reset),
                 eq(out, pattern("block", save, pattern("block", restore, reset))))

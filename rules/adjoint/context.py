@@ -14,6 +14,7 @@ from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
 from .array_support import ArraySupport
 from .globals import GlobalAdjoints
+from .structures import StructureAdjoints
 
 INTEGER = Node("type", ("integer", 4, None))
 CHAIN_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))  # A-expr-chain's operators
@@ -27,7 +28,7 @@ REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(ArraySupport, GlobalAdjoints, TangentContext):
+class AdjointContext(ArraySupport, GlobalAdjoints, StructureAdjoints, TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
     def __init__(self, ruleset, facts, **kw):
@@ -49,6 +50,7 @@ class AdjointContext(ArraySupport, GlobalAdjoints, TangentContext):
                 sym = proc.scope.lookup(stmt.kids[0].kids[0])
                 if sym is not None and sym.ptr:
                     self.refuse(stmt, f"assigning the pointer {sym.name}")
+        self.refuse_structure_copies(proc)
 
     def refuse(self, node: Node, what: str):
         raise UnsupportedError(f"adjoint mode does not support {what} yet", self.filename, node.line)
@@ -135,6 +137,8 @@ class AdjointContext(ArraySupport, GlobalAdjoints, TangentContext):
         """ref denotes one scalar: no array section, not a whole array."""
         if any(n.op == "arrayTriplet" for n in walk(ref)):
             return False
+        if self.whole_component(ref):   # p%w: the component's rank
+            return self.value_rank(ref) == 0
         sym = self.symbol_of(ref)
         if sym is None:
             return True

@@ -58,11 +58,12 @@ def a_ref_deref(ref, out, ctx):
 
 @ADJOINT.rule("A-ref-refuse", judgment="ref", ops=("fieldAccess", "address", "add", "sub"), section="4.2",
               source="reconstructed: docs/rules.md#a-ref",
-              premises=(), conclusion="REF  →ref  file:line: refused (structures, pointer arithmetic)")
+              premises=("¬fortranStructure(REF)",), conclusion="REF  →ref  file:line: refused (structures, pointer arithmetic)")
 def a_ref_refuse(ref, out, ctx):
-    """Structure components and pointer arithmetic need the T_diff types and the pointer
-    saving of later slices: refused at their line."""
-    return lall(), ctx.compute(lambda r: ctx.refuse(r, "structures and pointer arithmetic"), ref, out)
+    """C's structure components and pointer arithmetic need the T_diff types and the pointer
+    saving of later slices: refused at their line (Fortran's components: A-ref-field)."""
+    return ctx.check(ctx.not_fortran_structure, ref), \
+        ctx.compute(lambda r: ctx.refuse(r, "structures and pointer arithmetic"), ref, out)
 
 
 # --- expressions ------------------------------------------------------------------------------
