@@ -237,6 +237,7 @@ subroutine f(x, y)
   s = x*2
   c = s*x
   k(1) = c + x
+  w = [1.0d0, 2.0d0, 3.0d0] * x
   w = w*s + k(1)
   w(2) = w(2)*w(1) + s
   y = sum(w) * s * c + k(1)
@@ -284,7 +285,8 @@ def test_common_and_save_in_a_loop():
 
 @pytest.mark.parametrize("which", ["COMMON and SAVE", "module and COMMON"])
 def test_globals_compiled(which, tmp_path):
-    """/blk/ and /blk_b/, m and m_diff, with gfortran -O2, then -fcheck=all."""
+    """/blk/ and /blk_b/, m and m_diff, with gfortran -O2, then -fcheck=all (the programs
+    read no global before writing it: the tangent's run leaves them changed)."""
     source, args = {"COMMON and SAVE": (COMMON_SAVE, [real("x", (5,)), real("y"), integer("n", 5)]),
                     "module and COMMON": (GLOBALS, [real("x"), real("y")])}[which]
     check = AdjointCase(source, "fortran", "f(y)/(x)", args).compiled_check(tmp_path, flags=("-O2",), checked=True)
