@@ -363,3 +363,46 @@ def test_structures_compiled(tmp_path):
     check = AdjointCase(STRUCTURES, "fortran", "f(s)/(a)", [real("a", (5,)), real("s"), integer("n", 5)]) \
         .compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
+
+
+ALLOCATABLE = """
+subroutine al(x, y, n)
+  integer n
+  real(8) x(n), y
+  real(8), allocatable :: t(:), w(:, :)
+  allocate(t(n))
+  allocate(w(n, 2))
+  t = sin(x)
+  w(:, 1) = t * x
+  deallocate(t)
+  w(:, 2) = w(:, 1) * x(n)
+  y = sum(w*w)
+  deallocate(w)
+end subroutine
+"""
+
+
+def test_allocatable_locals():
+    """The adjoint allocated with its array in the forward sweep; the deallocations deferred
+    to the backward sweep, which reads t (w's partial) after the original freed it."""
+    case, _ = dot_product(ALLOCATABLE, "al(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)])
+    text = lines(case.adjoint.text)
+    forward, backward = text[:text.index("xb = 0.0d0")], text[text.index("xb = 0.0d0"):]
+    assert forward.count("allocate(t(n))") == 1 and "allocate(tb(n))" in forward and "allocate(wb(n, 2))" in forward
+    assert not any(line.startswith("deallocate") for line in forward), case.adjoint.text
+    assert backward[-5:-1] == ["deallocate(wb)", "deallocate(w)", "deallocate(tb)", "deallocate(t)"], case.adjoint.text
+
+
+def test_allocation_in_a_loop_refused():
+    source = ("subroutine al(x, y, n)\n  integer n, i\n  real(8) x(n), y\n  real(8), allocatable :: t(:)\n"
+              "  y = 0\n  do i = 1, n\n    allocate(t(i))\n    t = x(1:i)*y\n    y = y + sum(t)\n"
+              "    deallocate(t)\n  end do\nend subroutine\n")
+    with pytest.raises(UnsupportedError, match=r"t\.f90:7: adjoint mode does not support allocating or deallocating t "
+                                               r"inside a loop or a branch yet"):
+        AdjointCase(source, "fortran", "al(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)])
+
+
+def test_allocatable_compiled(tmp_path):
+    check = AdjointCase(ALLOCATABLE, "fortran", "al(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)]) \
+        .compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()

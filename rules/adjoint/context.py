@@ -13,6 +13,7 @@ from ..tangent.expressions import OPERATOR_OPS
 from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
 from .array_support import ArraySupport
+from .allocation import AllocationAdjoints
 from .globals import GlobalAdjoints
 from .structures import StructureAdjoints
 
@@ -28,7 +29,7 @@ REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(ArraySupport, GlobalAdjoints, StructureAdjoints, TangentContext):
+class AdjointContext(ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints, TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
     def __init__(self, ruleset, facts, **kw):
@@ -207,6 +208,8 @@ class AdjointContext(ArraySupport, GlobalAdjoints, StructureAdjoints, TangentCon
         inside a nested block."""
         if stmt.op == "switch":  # C's: refused where it matters (else A-control-dead)
             return stmt.kids[2] and self.facts.is_live_for_diff(stmt)
+        if stmt.op in ("allocate", "deallocate") and self.deferred_allocation(stmt):
+            return False   # A-allocate, A-deallocate
         return stmt.op in REFUSED or (stmt.op == "return" and not self.last_statement(stmt)) \
             or (stmt.op == "varDecl" and not self.top_level(stmt))
 
@@ -215,6 +218,8 @@ class AdjointContext(ArraySupport, GlobalAdjoints, StructureAdjoints, TangentCon
             return "a return before the end of the procedure"
         if stmt.op == "varDecl":
             return "a declaration inside a nested block"
+        if stmt.op in ("allocate", "deallocate") and not self.c:
+            return self.allocation_problem(stmt)
         return REFUSED[stmt.op]
 
     def refused_expression(self, expr: Node) -> bool:
