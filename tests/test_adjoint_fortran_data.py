@@ -406,3 +406,39 @@ def test_allocatable_compiled(tmp_path):
     check = AdjointCase(ALLOCATABLE, "fortran", "al(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)]) \
         .compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
+
+
+MEMORY = """
+subroutine ev(x, state, hist, n, y)
+  integer n, t, i
+  real(8) x(2), state(n), hist(*), y
+  do t = 1, 3
+    do i = 1, n
+      state(i) = state(i)*x(1) + sin(x(2)*state(i))
+      hist(i) = hist(i) + 0.5d0*state(i)
+    end do
+  end do
+  y = 0
+  do i = 1, n
+    y = y + state(i)*hist(i)
+  end do
+end subroutine
+"""
+MEMORY_ARGS = [real("x", (2,)), real("state", (4,)), real("hist", (4,)), integer("n", 4), real("y")]
+
+
+def test_memory_arguments():
+    """state and hist hold active values but are no independent nor dependent: their adjoints
+    are arguments (the tangent's contract); stateb is zeroed by ev_b (explicit shape,
+    `state:out`), histb passed zeroed by the caller (assumed size, `hist:incr`), as the .msg
+    says."""
+    case, _ = dot_product(MEMORY, "ev(y)/(x)", MEMORY_ARGS)
+    assert case.adjoint.statuses["state"] == "out" and case.adjoint.statuses["hist"] == "incr"
+    assert "subroutine ev_b(x, xb, state, stateb, hist, histb, n, y, yb)" in case.adjoint.text
+    assert any("the caller passes histb, a zeroed buffer of the size of hist" in m for m in case.adjoint.messages)
+
+
+def test_memory_arguments_compiled(tmp_path):
+    check = AdjointCase(MEMORY, "fortran", "ev(y)/(x)", MEMORY_ARGS).compiled_check(tmp_path, flags=("-O2",),
+                                                                                      checked=True)
+    assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()

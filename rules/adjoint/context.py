@@ -14,7 +14,7 @@ from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
 from .array_support import ArraySupport
 from .allocation import AllocationAdjoints
-from .globals import GlobalAdjoints
+from .globals import GlobalAdjoints, MemoryArguments
 from .structures import StructureAdjoints
 
 INTEGER = Node("type", ("integer", 4, None))
@@ -29,7 +29,8 @@ REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints, TangentContext):
+class AdjointContext(ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints, MemoryArguments,
+                       TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
     def __init__(self, ruleset, facts, **kw):
@@ -327,9 +328,6 @@ class AdjointContext(ArraySupport, GlobalAdjoints, StructureAdjoints, Allocation
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
         if contains:
             self.refuse(proc, "a procedure with internal procedures")
-        if self.facts.memory_formals(name):
-            self.refuse(proc, "an active argument that is no independent nor dependent ("
-                              + ", ".join(self.facts.memory_formals(name)) + ")")
         diff = self.facts.diff_variables(name)
         declared = {d.kids[0] for decl in decls + tuple(proc.kids[7].kids if proc.kids[7] is not None else ())
                     if isinstance(decl, Node) and decl.op == "varDecl" and "common" not in decl.kids[1]
@@ -348,6 +346,7 @@ class AdjointContext(ArraySupport, GlobalAdjoints, StructureAdjoints, Allocation
         declared = self.derivative_declarations(decls, diff)
         declared = tuple(self._adjoint_declaration(d, formals) for d in declared)
         zeros, statuses = self._argument_initialisations(name, formals)
+        self.memory_buffers(name, statuses)
         zeros += self._local_zeros(decls, diff - set(formals) - {result_name} - set(shared))  # passive formals' too
         zeros += self.global_zeros(shared)
         if valued:
