@@ -442,3 +442,14 @@ def test_memory_arguments_compiled(tmp_path):
     check = AdjointCase(MEMORY, "fortran", "ev(y)/(x)", MEMORY_ARGS).compiled_check(tmp_path, flags=("-O2",),
                                                                                       checked=True)
     assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
+
+
+def test_function_writing_a_global_refused():
+    """Found by the corpus (g09): a function called in an expression resets an active COMMON
+    variable; its adjoint must be reset there: refused until calls are differentiated."""
+    from test_tangent_programs import HERE
+    name = "g09_common_function_reset.f90"
+    with pytest.raises(UnsupportedError, match=rf"{name}:21: adjoint mode does not support a call in a procedure "
+                                               r"with active globals \(g\) yet"):
+        AdjointCase((HERE / name).read_text(), "fortran", "f(y)/(x)", [real("x"), real("y"), integer("n", 3)],
+                    filename=name)

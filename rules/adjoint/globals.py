@@ -9,7 +9,7 @@ adjoints of their final values are 0, so the head's P_b zeroes them before its b
 sweep, as it zeroes its locals'. C's file-scope globals are C data's (refused here)."""
 from __future__ import annotations
 
-from ...engine.il import EMPTY_ANN, Node
+from ...engine.il import EMPTY_ANN, Node, walk
 from ..tangent.globals import global_owner
 
 
@@ -26,6 +26,10 @@ class GlobalAdjoints:
         unknown = [n for n in found if n not in commons and global_owner(scope, n)[0] is None]
         if unknown:   # a host-associated variable of a containing procedure
             self.refuse(proc, "active variables of a host procedure (" + ", ".join(unknown) + ")")
+        calls = [n for n in walk(proc.kids[7]) if isinstance(n, Node) and n.line
+                 and any(m.op == "call" for m in walk(n))] if found else []
+        if calls:   # a callee may write them: its effect on their adjoints is the calls' rules' to write
+            self.refuse(calls[-1], "a call in a procedure with active globals (" + ", ".join(found) + ")")
         return found
 
     def global_zeros(self, names: list) -> tuple:
