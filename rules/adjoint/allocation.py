@@ -22,6 +22,9 @@ EMPTY = pattern("block")
               conclusion="ALLOCATE(A(DIMS))  →  [ALLOCATE(A(DIMS)); ALLOCATE(Ab(DIMS))? ; "
                          "DEALLOCATE(Ab)?; DEALLOCATE(A)]")
 def a_allocate(stmt, out, ctx):
+    """The paper gives no rule for dynamic memory. The adjoint is allocated with its array
+    (4.2: declared like it) and zeroed with the other locals' before the backward sweep;
+    both are freed at the end of the backward sweep, where the ALLOCATE is reversed."""
     target, forward, backward = var(), var(), var()
     guard = lall(eq(stmt, pattern("allocate", target, var(), None)), ctx.check(ctx.deferred_allocation, stmt))
     body = lall(ctx.compute(ctx.allocation_sweeps, stmt, (forward, backward)),

@@ -106,6 +106,7 @@ def a_array_alias(stmt, out, ctx, mask):
                         "differentiableType(LHS)", "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb"),
               conclusion="LHS = RHS, MASK  →  [SAVE ; RESTORE; where (MASK) LHSb = 0]")
 def a_array_zero(stmt, out, ctx, mask):
+    """A-assign-zero under a WHERE: the lhs adjoint is reset only where the mask held."""
     lhs, lhs_b, save, restore, zero, reset = (var() for _ in range(6))
     guard = lall(eq(stmt, pattern("assign", lhs, var())), ctx.check(ctx.not_differentiated, stmt),
                  ctx.fact("has_derivative", lhs, stmt), ctx.check(ctx.differentiable_type, lhs))
@@ -121,6 +122,7 @@ def a_array_zero(stmt, out, ctx, mask):
                         "LHS = RHS →record [SAVE ; RESTORE]"),
               conclusion="LHS = RHS, MASK  →  [SAVE ; RESTORE]")
 def a_array_passive(stmt, out, ctx, mask):
+    """A-assign-passive under a WHERE: the trajectory only (no value is saved there)."""
     lhs = var()
     guard = lall(eq(stmt, pattern("assign", lhs, var())), ctx.check(ctx.not_differentiated, stmt),
                  ctx.no_fact("has_derivative", lhs, stmt))
@@ -130,6 +132,7 @@ def a_array_passive(stmt, out, ctx, mask):
 @ADJOINT.rule("A-array-nop", judgment="adjmask", ops=("nop", "comment"), section="4.11",
               source="reconstructed: docs/rules.md#a-array", premises=(), conclusion="comment, MASK  →  [{} ; {}]")
 def a_array_nop(stmt, out, ctx, mask):
+    """A comment inside a WHERE: nothing in either sweep."""
     return lall(), eq(out, pattern("block", EMPTY, EMPTY))
 
 
@@ -137,6 +140,7 @@ def a_array_nop(stmt, out, ctx, mask):
               source="reconstructed: docs/rules.md#a-array", premises=(),
               conclusion="where (M2) ..., MASK  →  file:line: refused")
 def a_array_nested(stmt, out, ctx, mask):
+    """A WHERE inside a WHERE would need the conjunction of the masks: refused for now."""
     return lall(), ctx.compute(lambda s: ctx.refuse(s, "WHERE nested in WHERE"), stmt, out)
 
 
@@ -172,6 +176,7 @@ def a_where_refuse(stmt, out, ctx):
 @ADJOINT.rule("A-where-dead", judgment="adjoint", ops=("where",), section="4.9", source="verbatim",
               premises=("¬isLiveForDiff(WHERE)",), conclusion="WHERE  →  [{} ; {}]")
 def a_where_dead(stmt, out, ctx):
+    """The slicing of 4.9 on a WHERE: none of its statements is needed by the derivatives."""
     return ctx.no_fact("is_live_for_diff", stmt), eq(out, pattern("block", EMPTY, EMPTY))
 
 
@@ -190,6 +195,7 @@ def a_expr_array(expr, out, ctx, value, stmt):
 @ADJOINT.rule("A-arr-passive", judgment="adjarray", ops=tuple(sorted(EXPRESSION_OPS)), section="5.4",
               source="verbatim", premises=("¬isActiveExpr(EXPR)",), conclusion="EXPR, ADJ  →adjarray  {}")
 def a_arr_passive(expr, out, ctx, adj, stmt):
+    """A-expr-passive on arrays."""
     return ctx.no_fact("is_active_expr", expr, stmt), eq(out, pattern("block"))
 
 
@@ -198,6 +204,8 @@ def a_arr_passive(expr, out, ctx, adj, stmt):
               premises=("isActiveExpr(REF)", "REF →ref REFb"),
               conclusion="REF, (VAL, MASK)  →adjarray  {where (MASK) REFb = REFb + VAL}")
 def a_arr_ref(expr, out, ctx, adj, stmt):
+    """A-expr-ref on arrays: the leaf's adjoint, whole or the section read, gets VAL
+    elementwise (a scalar VAL broadcast over it), under the mask of its WHERE or SUM."""
     val, rank, mask, ref_b = var(), var(), var(), var()
     guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(adj, (val, rank, mask)))
     body = lall(ctx.derive("ref", expr, ref_b), ctx.compute(ctx.increment_under, ref_b, val, expr, mask, stmt, out))
