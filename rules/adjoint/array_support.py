@@ -14,7 +14,7 @@ from ...engine.il import Node, walk
 from ..derivatives import derivative
 from ..tangent.expressions import OPERATOR_OPS, operands
 from .array_moves import MOVES, ArrayMoves
-from .expressions import _scaled
+from .expressions import _scaled, increment
 
 NOMASK = Node("boolCst", (True,))
 # reductions whose value has the rank of their argument less one with dim=, else 0
@@ -165,9 +165,8 @@ class ArraySupport(ArrayMoves):
         return (Node("where", (mask, Node("block", stmts), None)),)
 
     def increment_under(self, ref_b: Node, val: Node, ref: Node, mask: Node, stmt: Node) -> Node:
-        total = Node("sub", (ref_b, val.kids[0])) if val.op == "neg" else Node("add", (ref_b, val))
-        assign = Node("assign", (ref_b, total))
-        return Node("block", self.masked((assign,), mask) if self.known_rank(ref, stmt) > 0 else (assign,))
+        block = increment(ref_b, val)
+        return Node("block", self.masked(block.kids, mask)) if self.known_rank(ref, stmt) > 0 else block
 
     def reset_under(self, lhs_b: Node, zero: Node, mask: Node) -> Node:
         return Node("block", self.masked((Node("assign", (lhs_b, zero)),), mask))

@@ -221,12 +221,8 @@ def a_arr_chain(expr, out, ctx, adj, stmt):
     """A-expr-chain on arrays: the partials are elementwise, so Pi*VAL is Ai's adjoint
     (a reduction's partial has its argument's shape: maxval, product, norm2,
     dot_product); a scalar operand of an array operation gets the SUM."""
-    args, adjs, instrs = var(), var(), var()
     guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.elementwise_operation, expr))
-    body = lall(ctx.compute(ctx.array_operands, expr, adj, stmt, (args, adjs)),
-                ctx.derive_each("adjarray", args, instrs, adjs, stmt),
-                ctx.compute(lambda blocks: Node("block", blocks), instrs, out))
-    return guard, body
+    return guard, _into_operands(ctx, ctx.array_operands, expr, adj, stmt, out)
 
 
 @ADJOINT.rule("A-arr-sum", judgment="adjarray", ops=("intrinsic",), section="4.11",
@@ -236,12 +232,8 @@ def a_arr_chain(expr, out, ctx, adj, stmt):
 def a_arr_sum(expr, out, ctx, adj, stmt):
     """SUM ↔ SPREAD (4.11): each element of E gets the adjoint of the sum it went into,
     under SUM's mask (fig. 14, second and fourth rows)."""
-    args, adjs, instrs = var(), var(), var()
     guard = lall(eq(expr, pattern("intrinsic", "sum", var())), ctx.fact("is_active_expr", expr, stmt))
-    body = lall(ctx.compute(ctx.sum_operand, expr, adj, stmt, (args, adjs)),
-                ctx.derive_each("adjarray", args, instrs, adjs, stmt),
-                ctx.compute(lambda blocks: Node("block", blocks), instrs, out))
-    return guard, body
+    return guard, _into_operands(ctx, ctx.sum_operand, expr, adj, stmt, out)
 
 
 @ADJOINT.rule("A-arr-move", judgment="adjarray", ops=("intrinsic",), section="4.11",
@@ -253,13 +245,9 @@ def a_arr_move(expr, out, ctx, adj, stmt):
     """A linear map's adjoint is its transpose: TRANSPOSE's is TRANSPOSE, SPREAD's the SUM
     along its dim (4.11's duality the other way), CSHIFT's the opposite shift, RESHAPE's the
     reshape back to the argument's shape, MATMUL's the products by the transposes."""
-    args, adjs, instrs = var(), var(), var()
     guard = lall(eq(expr, pattern("intrinsic", var(), var())), ctx.fact("is_active_expr", expr, stmt),
                  ctx.check(ctx.moved, expr))
-    body = lall(ctx.compute(ctx.moved_operands, expr, adj, stmt, (args, adjs)),
-                ctx.derive_each("adjarray", args, instrs, adjs, stmt),
-                ctx.compute(lambda blocks: Node("block", blocks), instrs, out))
-    return guard, body
+    return guard, _into_operands(ctx, ctx.moved_operands, expr, adj, stmt, out)
 
 
 @ADJOINT.rule("A-arr-refuse", judgment="adjarray",
@@ -272,6 +260,14 @@ def a_arr_refuse(expr, out, ctx, adj, stmt):
     not written yet, array constructors their element-by-element adjoints: refused."""
     guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.not_elementwise_operation, expr))
     return guard, ctx.compute(lambda e, s: ctx.refuse(s, f"the adjoint of {_name(e)} on arrays"), expr, stmt, out)
+
+
+def _into_operands(ctx, operands, expr, adj, stmt, out):
+    """The body of the operand rules: (Ai), (ADJi) computed, each Ai →adjarray INSTRSi."""
+    args, adjs, instrs = var(), var(), var()
+    return lall(ctx.compute(operands, expr, adj, stmt, (args, adjs)),
+                ctx.derive_each("adjarray", args, instrs, adjs, stmt),
+                ctx.compute(lambda blocks: Node("block", blocks), instrs, out))
 
 
 def _name(expr: Node) -> str:
