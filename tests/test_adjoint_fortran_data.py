@@ -183,8 +183,28 @@ def test_transposed_moves():
     assert "matmul(transpose(m), " in text and "cshift(" in text and "sum(" in text, text
 
 
+SHIFTS = """
+subroutine sh(x, z, v, y, n)
+  integer n
+  real(8) x(n), z, v(n), y, w(n)
+  w = eoshift(x, 2, z) * x + eoshift(x*z, -1) + pack(x, x > 1.0d0, v*z)
+  y = sum(w*w) + sum(pack(x, x < 1.0d0)) * z + sum(eoshift(x, 1, z*z)) + sum(pack(x*x, x > 1, v))
+end subroutine
+"""
+
+
+def test_eoshift_and_pack():
+    """EOSHIFT: the array gets VAL shifted back, the boundary the VAL of the places it filled;
+    PACK: the array gets VAL unpacked on the mask, the vector the VAL after COUNT(mask);
+    broadcast into SUM and not."""
+    case, _ = dot_product(SHIFTS, "sh(y)/(x z v)", [real("x", (6,)), real("z"), real("v", (6,)), real("y"),
+                                                     integer("n", 6)])
+    assert "unpack(" in case.adjoint.text and "eoshift(" in case.adjoint.text
+
+
 @pytest.mark.parametrize("body, what", [
-    ("a = eoshift(a*x, 1)", "the adjoint of eoshift on arrays"),
+    ("a = [x, x, x, x, x]", "the adjoint of an array constructor on arrays"),
+    ("a = eoshift(reshape(a, [1, 5]), 1, x, dim=2)*x", "the adjoint of eoshift other than of a rank-1 array without dim="),
     ("a = reshape(a(1:2)*x, [5], pad=[x])", "the adjoint of RESHAPE with pad= or order="),
     ("a = [x, x, x, x, x]", "the adjoint of an array constructor on arrays"),
 ])
@@ -202,6 +222,8 @@ COMPILED = {
     "reductions": (REDUCTIONS, "red(s)/(a b c)", [real("a", (5,)), real("b", (5,)), real("c", (5,)), real("s"),
                                                   integer("n", 5)]),
     "arrays pushed": (WHOLE, "whole(y)/(a b c x)", WHOLE_ARGS),
+    "eoshift and pack": (SHIFTS, "sh(y)/(x z v)", [real("x", (6,)), real("z"), real("v", (6,)), real("y"),
+                                                   integer("n", 6)]),
     "moves": (MOVES, "mv(y)/(m v x)", [real("m", (4, 4)), real("v", (4,)), real("x"), real("y"), integer("n", 4)]),
     "overlapping lhs": (OVERLAP, "ov(y)/(a x)", [real("a", (6,)), real("x"), real("y"), integer("n", 6)]),
 }

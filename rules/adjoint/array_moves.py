@@ -1,16 +1,23 @@
 """The transposed forms of the array intrinsics that move data (paper 4.11: the adjoint of a
-linear map is its transpose): what the argument of TRANSPOSE, SPREAD, CSHIFT, RESHAPE and
-MATMUL receives from the adjoint VAL of the result. EOSHIFT (its boundary) and PACK, and
-RESHAPE with pad= or order=, are refused at their line."""
+linear map is its transpose): what the arguments of TRANSPOSE, SPREAD, CSHIFT, EOSHIFT,
+PACK, RESHAPE and MATMUL receive from the adjoint VAL of the result. RESHAPE with pad= or
+order=, and EOSHIFT and PACK of arrays of rank 2 and more, are refused at their line."""
 from __future__ import annotations
 
 from ...engine.il import Node
 
-MOVES = frozenset("transpose spread cshift reshape matmul".split())
+MOVES = frozenset("transpose spread cshift eoshift pack reshape matmul".split())
 
 
 def _call(name: str, *args) -> Node:
     return Node("intrinsic", (name, tuple(args)))
+
+
+def _negated(expr: Node) -> Node:
+    """-expr, a constant negated in place (-(-1) is 1)."""
+    if expr.op == "intCst":
+        return Node("intCst", (-expr.kids[0], expr.kids[1]))
+    return expr.kids[0] if expr.op == "neg" else Node("neg", (expr,))
 
 
 def _named(args: tuple, names: tuple) -> dict:
@@ -25,6 +32,7 @@ def _named(args: tuple, names: tuple) -> dict:
 
 
 _DUMMIES = {"transpose": ("matrix",), "spread": ("source", "dim", "ncopies"), "cshift": ("array", "shift", "dim"),
+            "eoshift": ("array", "shift", "boundary", "dim"), "pack": ("array", "mask", "vector"),
             "reshape": ("source", "shape", "pad", "order"), "matmul": ("matrix_a", "matrix_b")}
 
 
@@ -56,6 +64,8 @@ class ArrayMoves:
         name, args = expr.kids
         val, vrank, mask = adj
         named = _named(args, _DUMMIES[name])
+        if name in ("eoshift", "pack"):
+            return self._rank1_moves(name, named, val, vrank, mask, stmt)
         if vrank == 0 and name != "spread":   # a scalar broadcast over the result: over the argument too
             first = named.get(_DUMMIES[name][0])
             if name == "matmul":
@@ -71,7 +81,7 @@ class ArrayMoves:
                 return (source,), ((Node("mul", (copies, val)), 0, mask),)
             return (source,), ((_call("sum", val, Node("namedArg", ("dim", dim))), vrank - 1, mask),)
         if name == "cshift":
-            back = Node("neg", (named["shift"],))
+            back = _negated(named["shift"])
             rest = (Node("namedArg", ("dim", named["dim"])),) if "dim" in named else ()
             return (named["array"],), ((_call("cshift", val, back, *rest), vrank, mask),)
         if name == "reshape":
@@ -80,6 +90,37 @@ class ArrayMoves:
             source = named["source"]
             return (source,), ((_call("reshape", val, _call("shape", source)), self.known_rank(source, stmt), mask),)
         return self._matmul_operands(named["matrix_a"], named["matrix_b"], val, stmt)
+
+    def _rank1_moves(self, name: str, named: dict, val: Node, vrank: int, mask: Node, stmt: Node) -> tuple:
+        """EOSHIFT(a, s, b): a gets EOSHIFT(VAL, -s) (0 shifted in), the boundary b the VAL of
+        the places it filled, SUM(VAL) - SUM(EOSHIFT(VAL, -s)). PACK(a, m, v): a gets VAL
+        unpacked on m (UNPACK(VAL, m, 0)); v the VAL of its places after the COUNT(m) packed
+        ones (VAL shifted out and back in by COUNT(m)). A broadcast VAL is spread first."""
+        nomask = Node("boolCst", (True,))
+        array = named.get("array")
+        if "dim" in named or array is None or self.known_rank(array, stmt) != 1 or mask != nomask:
+            self.refuse(stmt, f"the adjoint of {name} other than of a rank-1 array without dim=")
+        size = _call("size", named.get("vector") or array) if name == "pack" and "vector" in named else None
+        if vrank == 0:
+            length = size if size is not None else _call("size", array) if name == "eoshift" \
+                else _call("count", named["mask"])
+            val = _call("spread", val, Node("intCst", (1, None)), length)
+        zero = Node("realCst", ("0.0", self.kind_of(array) or 8))
+        if name == "eoshift":
+            back = _negated(named["shift"])
+            shifted = _call("eoshift", val, back, zero)
+            out, adjs = [array], [(shifted, 1, nomask)]
+            if "boundary" in named:
+                out.append(named["boundary"])
+                adjs.append((Node("sub", (_call("sum", val), _call("sum", shifted))), 0, nomask))
+            return tuple(out), tuple(adjs)
+        count = _call("count", named["mask"])
+        out, adjs = [array], [(_call("unpack", val, named["mask"], zero), 1, nomask)]
+        if "vector" in named:
+            rest = _call("eoshift", _call("eoshift", val, count, zero), _negated(count), zero)
+            out.append(named["vector"])
+            adjs.append((rest, 1, nomask))
+        return tuple(out), tuple(adjs)
 
     def _matmul_operands(self, a: Node, b: Node, val: Node, stmt: Node) -> tuple:
         """C = AB: Ab = Cb Bᵀ and Bb = Aᵀ Cb; a vector operand's side is an outer product."""

@@ -45,6 +45,10 @@ class ArraySupport(ArrayMoves):
                 return 0
             if name in _MOVES:
                 return self.move_rank(expr)
+            if name in ("maxloc", "minloc"):   # integer indices: one per dimension, or the one of dim=
+                inner = self.value_rank(positional[0]) if positional else None
+                return 0 if len(positional) > 1 or any(a.op == "namedArg" and a.kids[0] == "dim" for a in args) \
+                    else None if inner is None else 1
             if name in _INQUIRIES:
                 return 0 if name == "size" or len(positional) > 1 or any(a.op == "namedArg" for a in args) else 1
             entry = derivative(name, self.lang)
@@ -61,6 +65,9 @@ class ArraySupport(ArrayMoves):
         if expr.op in OPERATOR_OPS:
             ranks = [self.value_rank(k) for k in expr.kids]
             return None if None in ranks else max(ranks)
+        if expr.op == "arrayAccess" and expr.kids[0].op == "ident":   # a(maxloc(x, 1)): the indices' ranks
+            ranks = [1 if i.op == "arrayTriplet" else self.value_rank(i) for i in expr.kids[1]]
+            return None if None in ranks else sum(ranks)
         return self.array_rank(expr)
 
     def known_rank(self, expr: Node, stmt: Node) -> int:
