@@ -94,6 +94,33 @@ end subroutine
 """
 
 
+WHERE_SAVED = """
+subroutine ws(a, b, t, r, s, n)
+  integer n
+  real(8) a(n), b(n), t(n), r, s
+  where (t(:) < 1)
+    b(:) = b(:) + a(:)
+    a(:) = a(:)*r
+    b(:) = sin(b(:))
+  elsewhere
+    a(:) = a(:)*a(:)*r
+  end where
+  s = sum(a*b)
+end subroutine
+"""
+
+
+def test_where_saving_values():
+    """a = a*r under the mask needs the old a (r's adjoint): a pushed whole between two
+    WHEREs of the same mask, popped before the masked increments."""
+    case, _ = dot_product(WHERE_SAVED, "ws(s)/(a b r)", [real("a", (6,)), real("b", (6,)), real("t", (6,)),
+                                                         real("r"), real("s"), integer("n", 6)])
+    text = lines(case.adjoint.text)
+    forward = text[:text.index("ab = 0.0d0") if "ab = 0.0d0" in text else len(text)]
+    assert forward.count("call pushreal8array(a, size(a))") + forward.count("call pushreal8array(a(:), size(a(:)))") == 2
+    assert "where (.not.t(:) < 1)" in text or "where (.not. t(:) < 1)" in text, case.adjoint.text
+
+
 def test_where_elsewhere():
     """Both parts of the WHERE under their masks (the ELSEWHERE's is .not. M)."""
     case, check = dot_product(WHERE, "w(s)/(a b r)", [real("a", (6,)), real("b", (6,)), real("t", (6,)),
@@ -224,6 +251,8 @@ COMPILED = {
     "arrays pushed": (WHOLE, "whole(y)/(a b c x)", WHOLE_ARGS),
     "eoshift and pack": (SHIFTS, "sh(y)/(x z v)", [real("x", (6,)), real("z"), real("v", (6,)), real("y"),
                                                    integer("n", 6)]),
+    "WHERE saving values": (WHERE_SAVED, "ws(s)/(a b r)", [real("a", (6,)), real("b", (6,)), real("t", (6,)),
+                                                           real("r"), real("s"), integer("n", 6)]),
     "moves": (MOVES, "mv(y)/(m v x)", [real("m", (4, 4)), real("v", (4,)), real("x"), real("y"), integer("n", 4)]),
     "overlapping lhs": (OVERLAP, "ov(y)/(a x)", [real("a", (6,)), real("x"), real("y"), integer("n", 6)]),
 }

@@ -234,20 +234,30 @@ class ArraySupport(ArrayMoves):
 
     def where_sweeps(self, stmt: Node, then_pairs: tuple, else_pairs: tuple) -> Node:
         """The WHERE with the forward sweeps of its statements, and the backward sweeps,
-        elsewhere part first, each one already under its mask. A value saved inside the
-        WHERE would need a masked push: refused."""
-        mask = stmt.kids[0]
+        elsewhere part first, each one already under its mask. Where a statement saves
+        values (its lhs, pushed whole: the elements outside the mask come back unchanged),
+        the WHERE is split into one WHERE per run of statements, the push between them: the
+        same computation, the mask's variables being written nowhere (maskUnchanged)."""
         from .context import flattened
-        forward = []
-        for pairs in (then_pairs, else_pairs):
-            stmts = flattened(Node("block", tuple(p.kids[0] for p in pairs))).kids
-            if any(s.op != "assign" for s in stmts):
-                self.refuse(stmt, "saving a value inside WHERE")
-            forward.append(Node("block", stmts))
+        mask, parts = stmt.kids[0], []
+        for pairs, part_mask in ((then_pairs, mask), (else_pairs, Node("not", (mask,)))):
+            parts.append((flattened(Node("block", tuple(p.kids[0] for p in pairs))).kids, part_mask))
         backward = tuple(p.kids[1] for p in reversed(else_pairs)) + tuple(p.kids[1] for p in reversed(then_pairs))
-        where = Node("where", (mask, forward[0], forward[1] if stmt.kids[2] is not None else None), stmt.ann)
-        kept = (where,) if forward[0].kids or forward[1].kids else ()   # all sliced away (4.9)
-        return Node("block", (Node("block", kept), Node("block", backward)))
+        if all(s.op == "assign" for stmts, _ in parts for s in stmts):
+            then, other = (Node("block", stmts) for stmts, _ in parts)
+            where = Node("where", (mask, then, other if stmt.kids[2] is not None else None), stmt.ann)
+            kept = (where,) if then.kids or other.kids else ()   # all sliced away (4.9)
+            return Node("block", (Node("block", kept), Node("block", backward)))
+        forward = []
+        for stmts, part_mask in parts:
+            run = []
+            for s in stmts + (None,):
+                if (s is None or s.op != "assign") and run:
+                    forward.append(Node("where", (part_mask, Node("block", tuple(run)), None), stmt.ann))
+                    run = []
+                if s is not None:
+                    (run if s.op == "assign" else forward).append(s)
+        return Node("block", (Node("block", tuple(forward)), Node("block", backward)))
 
     def where_parts(self, stmt: Node) -> tuple:
         """(THEN statements, ELSE statements, the mask of each part): ELSEWHERE is under .not. M."""
