@@ -172,6 +172,11 @@ class ArraySupport(ArrayMoves):
         return (Node("where", (mask, Node("block", stmts), None)),)
 
     def increment_under(self, ref_b: Node, val: Node, ref: Node, mask: Node, stmt: Node) -> Node:
+        """REFb = REFb + VAL, under the mask for an array; a vector subscript (a(idx)) may
+        repeat an element, whose adjoint one array assignment would not add twice: refused."""
+        if any(n.op == "arrayAccess" and any(i.op != "arrayTriplet" and self.value_rank(i) != 0 for i in n.kids[1])
+               for n in _parts(ref)):
+            self.refuse(stmt, "the adjoint of an array read through a vector subscript")
         block = increment(ref_b, val)
         return Node("block", self.masked(block.kids, mask)) if self.known_rank(ref, stmt) > 0 else block
 
