@@ -505,3 +505,34 @@ def test_function_writing_a_global_refused():
                                                r"with active globals \(g\) yet"):
         AdjointCase((HERE / name).read_text(), "fortran", "f(y)/(x)", [real("x"), real("y"), integer("n", 3)],
                     filename=name)
+
+
+STRUCTURE_FORMAL = """
+module shapes
+  type point
+    real(8) :: x, y
+    integer :: tag
+  end type
+end module
+subroutine f(p, y)
+  use shapes
+  type(point) p
+  real(8) y
+  y = p%x * p%y + p%tag
+end subroutine
+"""
+
+
+def test_structure_formal_zeroed_by_component(tmp_path):
+    """An independent structure's adjoint (type(point_diff)) is zeroed component by
+    component (`pb = 0.0` is no Fortran); gfortran accepts the adjoint."""
+    import shutil
+    import subprocess
+    import adspec
+    result = adspec.differentiate(STRUCTURE_FORMAL, head="f(y)/(p)", mode="adjoint", lang="fortran", filename="t.f90")
+    text = lines(result.text)
+    assert "pb%x = 0.0d0" in text and "pb%y = 0.0d0" in text and "pb = 0.0" not in text, result.text
+    if shutil.which("gfortran"):
+        (tmp_path / "all.f90").write_text(STRUCTURE_FORMAL + result.text)
+        done = subprocess.run(["gfortran", "-fsyntax-only", "all.f90"], cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr

@@ -403,7 +403,7 @@ class AdjointContext(ArraySupport, GlobalAdjoints, StructureAdjoints, Allocation
             else:
                 sym = proc.scope.lookup(formal)
                 ref = Node("ident", (formal,))
-                found = (Node("assign", (self._adjoint_of(ref), self.zero_like(ref))),) if not sym.dims and not sym.ptr \
+                found = self.zero_assignments(self._adjoint_of(ref), ref, EMPTY_ANN) if not sym.dims and not sym.ptr \
                     else self._whole_zero(sym)
                 statuses.append(f"{formal}:{'incr' if found is None else 'out'}")
                 zeros += found or ()
