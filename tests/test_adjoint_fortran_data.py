@@ -7,9 +7,12 @@ file:line."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 
 import pytest
 
+import adspec
 from adspec.engine.errors import UnsupportedError
 from adjoint_check import AdjointCase
 
@@ -526,9 +529,6 @@ end subroutine
 def test_structure_formal_zeroed_by_component(tmp_path):
     """An independent structure's adjoint (type(point_diff)) is zeroed component by
     component (`pb = 0.0` is no Fortran); gfortran accepts the adjoint."""
-    import shutil
-    import subprocess
-    import adspec
     result = adspec.differentiate(STRUCTURE_FORMAL, head="f(y)/(p)", mode="adjoint", lang="fortran", filename="t.f90")
     text = lines(result.text)
     assert "pb%x = 0.0d0" in text and "pb%y = 0.0d0" in text and "pb = 0.0" not in text, result.text
