@@ -233,11 +233,11 @@ def test_eoshift_and_pack():
 
 
 @pytest.mark.parametrize("body, what", [
-    ("a = [x, x, x, x, x]", "the adjoint of an array constructor on arrays"),
+    ("a = [x, x, x, (x, i = 1, 2)]", "the adjoint of an array constructor of other than scalars, or under a mask"),
     ("a(1:2) = a([3, 3])*x", "the adjoint of an array read through a vector subscript"),
     ("a = eoshift(reshape(a, [1, 5]), 1, x, dim=2)*x", "the adjoint of eoshift other than of a rank-1 array without dim="),
     ("a = reshape(a(1:2)*x, [5], pad=[x])", "the adjoint of RESHAPE with pad= or order="),
-    ("a = [x, x, x, x, x]", "the adjoint of an array constructor on arrays"),
+    ("a = [x, x, x, (x, i = 1, 2)]", "the adjoint of an array constructor of other than scalars, or under a mask"),
 ])
 def test_refused_with_line(body, what):
     source = f"subroutine r(a, x, n)\n  integer n\n  real(8) a(n), x\n  {body}\nend subroutine\n"
@@ -270,6 +270,12 @@ def test_compiled(name, tmp_path):
     check = AdjointCase(source, "fortran", head, args).compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < 1e-12, check.report()
     assert check.interpreter_error < 1e-13, check.report()
+
+
+def test_active_array_constructor():
+    source = ("subroutine f(x, a, y)\n  real(8) x, a(3), y\n  a = [x*x, sin(x), a(1)] * a\n"
+              "  y = sum(a) + sum([x, a(2)])\nend subroutine\n")
+    dot_product(source, "f(y)/(x a)", [real("x"), real("a", (3,)), real("y")])
 
 
 def test_constant_array_constructor():

@@ -104,7 +104,7 @@ class ArraySupport(ArrayMoves):
 
     def not_elementwise_operation(self, expr: Node) -> bool:
         return not self.elementwise_operation(expr) and not self.moved(expr) \
-            and not (expr.op == "intrinsic" and expr.kids[0] == "sum")
+            and not (expr.op == "intrinsic" and expr.kids[0] == "sum") and expr.op != "arrayConstructor"
 
     # --- the adjoints of the operands -----------------------------------------------------------
     def lhs_adjoint(self, lhs_b: Node, lhs: Node, rhs: Node, mask: Node, stmt: Node) -> tuple:
@@ -164,6 +164,27 @@ class ArraySupport(ArrayMoves):
             val, vrank = Node("intrinsic", ("spread", (val, dim, count))), rank
         return (array,), ((val, vrank, own if own is not None else mask),)
 
+    def constructor_operands(self, expr: Node, adj: tuple, stmt: Node) -> tuple:
+        """[E1, ..., En] of scalars: Ek gets element k of VAL, held in an array temporary
+        (VAL is an expression, which Fortran does not index); a broadcast VAL goes to each."""
+        val, vrank, mask = adj
+        items = expr.kids[0]
+        if any(i.op == "impliedDo" or self.value_rank(i) != 0 for i in items) or mask != NOMASK:
+            self.refuse(stmt, "the adjoint of an array constructor of other than scalars, or under a mask")
+        if vrank == 0:
+            return items, tuple((val, 0, NOMASK) for _ in items), ()
+        temp = self.fresh_array("tempb", 1, self.kind_of(expr) or 8)
+        picked = tuple((Node("arrayAccess", (temp, (Node("intCst", (k, None)),))), 0, NOMASK)
+                       for k in range(1, len(items) + 1))
+        return items, picked, (Node("assign", (temp, val)),)
+
+    def fresh_array(self, base: str, rank: int, kind: int) -> Node:
+        """An allocatable real temporary of that rank (allocated on assignment, F2003)."""
+        name = self.names.temp(base, derivative=True)
+        dims = tuple(Node("dim", (None, None)) for _ in range(rank))
+        self.extra_declarations.append((name, Node("type", ("real", kind, None)), dims))
+        return Node("ident", (name,))
+
     # --- statements ---------------------------------------------------------------------------
     def masked(self, stmts: tuple, mask: Node) -> tuple:
         """The array assignments under WHERE (mask) when there is a mask."""
@@ -213,10 +234,7 @@ class ArraySupport(ArrayMoves):
         by the assignment V = LHSb (Fortran 2003 allocation on assignment)."""
         typ = self.element_type(lhs)
         kind = typ.kids[1] if typ is not None and typ.op == "type" else 8
-        name = self.names.temp("tempb", derivative=True)
-        dims = tuple(Node("dim", (None, None)) for _ in range(self.known_rank(lhs, stmt)))
-        self.extra_declarations.append((name, Node("type", ("real", kind, None)), dims))
-        return Node("ident", (name,))
+        return self.fresh_array("tempb", self.known_rank(lhs, stmt), kind)
 
     def _elemental(self, expr: Node) -> bool:
         entry = derivative(expr.kids[0], self.lang)

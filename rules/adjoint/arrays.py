@@ -250,6 +250,21 @@ def a_arr_move(expr, out, ctx, adj, stmt):
     return guard, _into_operands(ctx, ctx.moved_operands, expr, adj, stmt, out)
 
 
+@ADJOINT.rule("A-arr-constructor", judgment="adjarray", ops=("arrayConstructor",), section="4.11",
+              source="reconstructed: docs/rules.md#a-array",
+              premises=("isActiveExpr([E1, ..., En])", "real(:) →newFreeVar V", "Ek, (V(k), NOMASK) →adjarray INSTRSk"),
+              conclusion="[E1, ..., En], VAL  →adjarray  {V = VAL; INSTRS1; ...; INSTRSn}")
+def a_arr_constructor(expr, out, ctx, adj, stmt):
+    """The constructor gathers scalars into an array: element k of the adjoint goes back to
+    Ek (a transpose, as for the moves)."""
+    items, adjs, first, instrs = var(), var(), var(), var()
+    guard = ctx.fact("is_active_expr", expr, stmt)
+    body = lall(ctx.compute(ctx.constructor_operands, expr, adj, stmt, (items, adjs, first)),
+                ctx.derive_each("adjarray", items, instrs, adjs, stmt),
+                ctx.compute(lambda f, blocks: Node("block", f + blocks), first, instrs, out))
+    return guard, body
+
+
 @ADJOINT.rule("A-arr-refuse", judgment="adjarray",
               ops=tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - set(OPERATOR_OPS))), section="4.11",
               source="reconstructed: docs/rules.md#a-array",
