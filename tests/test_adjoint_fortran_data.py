@@ -463,8 +463,10 @@ def test_allocation_in_a_loop_refused():
         AdjointCase(source, "fortran", "al(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)])
 
 
-def test_allocatable_compiled(tmp_path):
-    check = AdjointCase(ALLOCATABLE, "fortran", "al(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)]) \
+@pytest.mark.parametrize("attribute", ["allocatable", "pointer"])
+def test_allocatable_compiled(attribute, tmp_path):
+    source = ALLOCATABLE.replace("allocatable ::", f"{attribute} ::")
+    check = AdjointCase(source, "fortran", "al(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)]) \
         .compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
 
@@ -542,3 +544,11 @@ def test_structure_formal_zeroed_by_component(tmp_path):
         (tmp_path / "all.f90").write_text(STRUCTURE_FORMAL + result.text)
         done = subprocess.run(["gfortran", "-fsyntax-only", "all.f90"], cwd=tmp_path, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
+
+
+def test_pointer_array_allocated():
+    """A local POINTER array allocated and deallocated: as an allocatable (A-allocate)."""
+    source = ALLOCATABLE.replace("real(8), allocatable :: t(:), w(:, :)", "real(8), pointer :: t(:), w(:, :)")
+    case, _ = dot_product(source, "al(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)])
+    assert "real(8), pointer :: tb(:)" in lines(case.adjoint.text) or "real(8), pointer :: tb(:), wb(:, :)" in \
+        lines(case.adjoint.text), case.adjoint.text
