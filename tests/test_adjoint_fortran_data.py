@@ -414,14 +414,56 @@ def test_derived_type_components():
     assert "qb(2)%w(2) = qb(2)%w(2) + p%w(3)*sb" in text
 
 
-def test_whole_structure_copy_refused():
-    source = STRUCTURES.replace("  s = p%x", "  q(1) = p\n  s = q(1)%x + p%x")
-    with pytest.raises(UnsupportedError, match=r"t\.f90:\d+: adjoint mode does not support assigning a whole structure"):
+COPIES = """
+module shapes
+  type point
+    real(8) :: x, y
+    real(8) :: w(3)
+    integer :: tag
+  end type
+end module
+subroutine f(a, s, n)
+  use shapes
+  integer n
+  real(8) a(n), s, s1
+  type(point) p, q(2)
+  p%tag = n
+  p%x = a(1)*a(2)
+  p%y = sin(p%x) + a(3)
+  p%w = a(1:3)*p%x
+  q(2)%x = a(4)
+  q(2)%y = a(5)*a(4)
+  q(2)%w = a(3:5)
+  q(2)%tag = 1
+  q(1) = p
+  s1 = q(1)%x * p%y
+  p = q(2)
+  s = s1 + p%x*p%w(1)*p%y + q(1)%w(2)*q(1)%y
+end subroutine
+"""
+
+
+def test_whole_structure_copies():
+    """`q(1) = p` and `p = q(2)`: adjoints added and reset component by component (the
+    components of point_diff), p pushed component by component where overwritten."""
+    case, _ = dot_product(COPIES, "f(s)/(a)", [real("a", (5,)), real("s"), integer("n", 5)])
+    text = lines(case.adjoint.text)
+    assert "qb(2)%w = qb(2)%w + pb%w" in text and "pb%x = pb%x + qb(1)%x" in text, case.adjoint.text
+    assert "call pushinteger4(p%tag)" in text and "call popinteger4(p%tag)" in text
+    assert "call pushreal8array(p%w, size(p%w))" in text
+
+
+def test_overlapping_structure_copy_refused():
+    source = COPIES.replace("  q(1) = p\n", "  q(1) = p\n  q(1) = q(n-3)\n")
+    with pytest.raises(UnsupportedError, match=r"t\.f90:\d+: adjoint mode does not support assigning a whole array "
+                                               r"of structures, or structures that may overlap"):
         AdjointCase(source, "fortran", "f(s)/(a)", [real("a", (5,)), real("s"), integer("n", 5)])
 
 
-def test_structures_compiled(tmp_path):
-    check = AdjointCase(STRUCTURES, "fortran", "f(s)/(a)", [real("a", (5,)), real("s"), integer("n", 5)]) \
+@pytest.mark.parametrize("which", ["components", "copies"])
+def test_structures_compiled(which, tmp_path):
+    source = {"components": STRUCTURES, "copies": COPIES}[which]
+    check = AdjointCase(source, "fortran", "f(s)/(a)", [real("a", (5,)), real("s"), integer("n", 5)]) \
         .compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
 

@@ -69,11 +69,15 @@ class AdjointContext(ArraySupport, GlobalAdjoints, StructureAdjoints, Allocation
         return f"Real{kind}" if typ.kids[0] == "real" else f"Integer{kind}"
 
     def push(self, ref: Node, typ: Node | None = None) -> Node:
+        if self.whole_structure(ref):
+            return self.structure_stack(ref, typ, "push")
         if not self.scalar_reference(ref):
             return self.push_array(ref, typ, "push")
         return Node("call", (self._stack_name("push", self._kind_word(ref, typ)), (ref,)))
 
     def pop(self, ref: Node, typ: Node | None = None) -> Node:
+        if self.whole_structure(ref):
+            return self.structure_stack(ref, typ, "pop")
         if not self.scalar_reference(ref):
             return self.push_array(ref, typ, "pop")
         target = Node("address", (ref,)) if self.c else ref
@@ -138,6 +142,8 @@ class AdjointContext(ArraySupport, GlobalAdjoints, StructureAdjoints, Allocation
     def scalar_reference(self, ref: Node) -> bool:
         """ref denotes one scalar: no array section, not a whole array."""
         if any(n.op == "arrayTriplet" for n in walk(ref)):
+            return False
+        if self.whole_structure(ref):   # a structure's adjoint has components (A-assign-struct)
             return False
         if self.whole_component(ref):   # p%w: the component's rank
             return self.value_rank(ref) == 0
