@@ -92,6 +92,8 @@ class StructureAdjoints:
             return Node("block", ())
         out = []
         if self.facts.has_derivative_instruction(stmt) and self.facts.is_active_expr(rhs, stmt):
+            if rhs.op not in ("ident", "arrayAccess", "fieldAccess"):
+                self.refuse(stmt, "assigning a structure computed by a function call")
             rhs_b = self.ruleset.apply("ref", rhs, self)[0]
             for z in zeros:
                 part = _rerooted(z.kids[0], lhs_b, rhs_b)
