@@ -595,3 +595,10 @@ def test_pointer_array_allocated():
     case, _ = dot_product(source, "al(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)])
     assert "real(8), pointer :: tb(:)" in lines(case.adjoint.text) or "real(8), pointer :: tb(:), wb(:, :)" in \
         lines(case.adjoint.text), case.adjoint.text
+
+
+def test_allocated_query_refused():
+    """ALLOCATED(t) after the DEALLOCATE the forward sweep defers would answer otherwise."""
+    source = ALLOCATABLE.replace("  deallocate(w)\n", "  deallocate(w)\n  if (allocated(t)) y = 2*y\n")
+    with pytest.raises(UnsupportedError, match=r"t\.f90:6: adjoint mode does not support asking whether t is allocated"):
+        AdjointCase(source, "fortran", "al(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)])

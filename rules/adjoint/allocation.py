@@ -65,6 +65,9 @@ class AllocationAdjoints:
         allocations = [n for n in walk(body) if isinstance(n, Node) and n.op == "allocate" and n.kids[0] == target]
         if len(allocations) != 1:
             return f"allocating {name} more than once"
+        if any(n.op == "intrinsic" and n.kids[0] in ("allocated", "associated") and target in n.kids[1]
+               for n in walk(body)):   # the deferred DEALLOCATE would change its answer
+            return f"asking whether {name} is allocated"
         return None
 
     def allocation_problem(self, stmt: Node) -> str:
