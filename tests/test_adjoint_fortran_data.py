@@ -378,7 +378,7 @@ def test_module_procedure_with_module_variable():
     assert "public :: scaleb, g_b" in case.adjoint.text
 
 
-STRUCTURES = """
+SHAPES = """
 module shapes
   type point
     real(8) :: x, y
@@ -386,6 +386,8 @@ module shapes
     integer :: tag
   end type
 end module
+"""
+STRUCTURES = SHAPES + """
 subroutine f(a, s, n)
   use shapes
   integer n, i
@@ -415,14 +417,7 @@ def test_derived_type_components():
     assert "qb(2)%w(2) = qb(2)%w(2) + p%w(3)*sb" in text
 
 
-COPIES = """
-module shapes
-  type point
-    real(8) :: x, y
-    real(8) :: w(3)
-    integer :: tag
-  end type
-end module
+COPIES = SHAPES + """
 subroutine f(a, s, n)
   use shapes
   integer n
