@@ -17,6 +17,7 @@ returns. The bytes pushed and the peak are reported.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,7 +139,8 @@ class AdjointCase(TangentCase):
         calls = [Call(tangent, {**inputs, **derivs, **result_slot}, "t_"), Call(adjoint, {**inputs, **adjoints}, "a_")]
         suffix = (".f90" if self.form != "fixed" else ".f") if self.lang == "fortran" else ".c"
         runtime = [(p.name, p.read_text()) for p in sorted(Path(runtime).iterdir()) if p.suffix in (".h", ".c")]
-        sources = runtime + [("original" + suffix, self.source), ("tangent" + suffix, self.result.text),
+        tangent_text = _own_modules(self.result.text, self.adjoint.text) if self.lang == "fortran" else self.result.text
+        sources = runtime + [("original" + suffix, self.source), ("tangent" + suffix, tangent_text),
                              ("adjoint" + suffix, self.adjoint.text)]
         reports = [] if checked else None
         tangent_out, adjoint_out = compile_calls_and_run(sources, self.lang, calls, workdir, reports=reports,
@@ -154,6 +156,15 @@ class AdjointCase(TangentCase):
         compiled = {n: self._shaped(adjoint_out[n + ADJOINT_TAG], np.shape(self.values[n])) for n in self.independents}
         return AdjointCheck(self.adjoint.text, tangent_side, adjoint_side, len(stack.entries),
                             interpreter_error=relative_error(compiled, interpreted))
+
+
+def _own_modules(tangent: str, adjoint: str) -> str:
+    """The tangent with its modules renamed m_diff -> m_diff_t where the adjoint has one of
+    the same name (both are m_diff, Tapenade's name, with wd and wb): one program links both."""
+    for name in re.findall(r"(?im)^\s*module\s+(\w+)\s*$", adjoint):
+        if re.search(rf"(?im)^\s*module\s+{name}\s*$", tangent):
+            tangent = re.sub(rf"(?i)\b{name}\b", f"{name}_t", tangent)
+    return tangent
 
 
 def _tangent_output(outputs: dict, name: str, result_name) -> np.ndarray:

@@ -1,5 +1,5 @@
 """The Fortran intrinsics that move array elements without computing with them (reshape,
-spread, pack, cshift, eoshift), for the IL interpreter: gfortran's element orders, in array
+spread, pack, unpack, cshift, eoshift), for the IL interpreter: gfortran's element orders, in array
 element (column-major) order. Their derivatives move the derivatives the same way."""
 from __future__ import annotations
 
@@ -41,6 +41,16 @@ def f_pack(array, mask, vector=None):
     out = _flat(vector).copy()
     out[:picked.size] = picked
     return out
+
+
+def f_unpack(vector, mask, field):
+    """The elements of vector in array element order where mask holds, field elsewhere
+    (the transpose of pack, the adjoint's)."""
+    m = np.asarray(mask, dtype=bool)
+    out = np.array(np.broadcast_to(np.asarray(field, dtype=np.asarray(vector).dtype), m.shape), order="F")
+    flat = out.ravel(order="F")
+    flat[_flat(m)] = _flat(vector)[:int(m.sum())]
+    return np.reshape(flat, m.shape, order="F")
 
 
 def _shifts(shift, array, dim):

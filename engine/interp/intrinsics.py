@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .array_moves import _flat, f_cshift, f_eoshift, f_pack, f_reshape, f_spread
+from .array_moves import _flat, f_cshift, f_eoshift, f_pack, f_reshape, f_spread, f_unpack
 
 INT_KINDS = {1: np.dtype(np.int8), 2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
 REAL_KINDS = {4: np.dtype(np.float32), 8: np.dtype(np.float64), 10: np.dtype(np.longdouble),
@@ -471,7 +471,8 @@ FORTRAN_IMPL.update({
     "floor": f_floor, "ceiling": f_ceiling, "aint": f_aint, "dint": f_aint, "anint": f_anint, "dnint": f_anint,
     "sum": f_sum, "product": f_product, "maxval": f_maxval, "minval": f_minval,
     "dot_product": f_dot_product, "matmul": f_matmul, "transpose": f_transpose,
-    "reshape": f_reshape, "spread": f_spread, "pack": f_pack, "cshift": f_cshift, "eoshift": f_eoshift,
+    "reshape": f_reshape, "spread": f_spread, "pack": f_pack, "unpack": f_unpack, "cshift": f_cshift,
+    "eoshift": f_eoshift,
     "norm2": f_norm2, "hypot": f_hypot,
     "maxloc": _loc(np.argmax), "minloc": _loc(np.argmin),
     "count": f_count, "any": f_any, "all": f_all, "merge": f_merge,

@@ -15,8 +15,8 @@ import re
 import numpy as np
 
 from ..il import Node
-from . import frames, memory, places
-from .values import FArr, err
+from . import memory, places
+from .values import err
 
 # Tapenade's routine names: push/pop/look of Real4, Real8, Integer4, Integer8, Boolean, ControlNb
 _ROUTINE = re.compile(r"^(push|pop|look)(real4|real8|integer4|integer8|boolean|control[1-8]b)(array)?$")
@@ -77,37 +77,36 @@ def run(it, node: Node):
 
 
 def _run_array(it, node: Node, verb: str, kind: str):
-    """push/pop/look of n elements from the array's first one: pushReal8Array(a, n) in C (a
-    pointer), CALL PUSHREAL8ARRAY(a, n) in Fortran (an array, by reference). One entry of
-    n*size bytes: a pop of another length is an error."""
+    """push/pop/look of n elements: pushReal8Array(a, n) in C, the n elements from where the
+    pointer a points; CALL PUSHREAL8ARRAY(a, n) in Fortran, the array or section a, of n
+    elements. One entry of n*size bytes: a pop of another length is an error."""
     if len(node.args) != 2:
         raise err(node, f"{node.name} takes the array and its length")
-    n = int(it.eval(node.args[1]))
-    cells = _array_cells(it, node.args[0], node)
-    if n < 0 or n > cells.size:
-        raise err(node, f"{node.name}: length {n} for an array of {cells.size} elements")
-    cells = cells[:n]
+    arg, n = node.args[0], int(it.eval(node.args[1]))
+    if it.is_c:
+        cells = _array_cells(it, arg, node)
+        if n < 0 or n > cells.size:
+            raise err(node, f"{node.name}: length {n} for an array of {cells.size} elements")
+        cells = cells[:n]
     if verb == "push":
-        it.ad_stack.push(kind + "array", (n, cells.copy()), n * _BYTES[kind])
+        value = cells.copy() if it.is_c else np.array(it.eval(arg), copy=True)
+        if value.size != n:
+            raise err(node, f"{node.name}: {n} elements said, the array has {value.size}")
+        it.ad_stack.push(kind + "array", value, n * _BYTES[kind])
         return None
     top = it.ad_stack.top(kind + "array", node, node.name)
-    if top[0] != n:
-        raise err(node, f"{node.name}: the top of the AD stack holds {top[0]} elements, not {n}")
+    if top.size != n:
+        raise err(node, f"{node.name}: the top of the AD stack holds {top.size} elements, not {n}")
     if verb == "pop":
         it.ad_stack.pop(kind + "array", node, node.name)
-    cells[...] = top[1]
+    if it.is_c:
+        cells[...] = top
+    else:
+        places.store(it, arg, top, node)
     return None
 
 
 def _array_cells(it, arg: Node, node: Node):
-    """The flat memory (a numpy view, in storage order) from the array argument's first element."""
-    if it.is_c:
-        ptr = memory.as_ptr(it.eval(arg), node.name)
-        return ptr.buf[ptr.off:]
-    if arg.op != "ident":
-        raise err(node, f"{node.name}: the interpreter takes a whole array here")
-    value = frames.binding(it, arg.name, node=arg)
-    data = value.data if isinstance(value, FArr) else value
-    if isinstance(data, np.ndarray) and data.ndim and data.flags.f_contiguous:
-        return data.ravel(order="F")
-    raise err(node, f"{node.name}: the interpreter takes a whole contiguous array here")
+    """The flat memory (a numpy view) from where the C pointer argument points."""
+    ptr = memory.as_ptr(it.eval(arg), node.name)
+    return ptr.buf[ptr.off:]

@@ -79,30 +79,17 @@ def a_assign_self(stmt, out, ctx):
     return guard, body
 
 
-@ADJOINT.rule("A-assign-array", judgment="adjoint", ops=("assign",), section="5.4",
-              source="reconstructed: docs/rules.md#a-assign",
-              premises=("hasDerivativeInstruction(LHS = RHS)", "isActiveExpr(RHS)", "¬scalar(LHS)"),
-              conclusion="LHS = RHS  →  file:line: refused (array assignment)")
-def a_assign_array(stmt, out, ctx):
-    """An array-valued active assignment (`a = b*s`, sections): its adjoint needs the
-    reductions of fig. 14 (a scalar's adjoint sums over the array); refused for now."""
-    lhs, rhs = var(), var()
-    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.fact("has_derivative_instruction", stmt),
-                 ctx.fact("is_active_expr", rhs, stmt), ctx.check(ctx.array_reference, lhs))
-    return guard, ctx.compute(lambda s: ctx.refuse(s, "an active array assignment"), stmt, out)
-
-
 @ADJOINT.rule("A-assign-zero", judgment="adjoint", ops=("assign",), section="4.6",
               source="reconstructed: docs/rules.md#a-assign",
               premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))", "isDiff(LHS)",
-                        "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb"),
+                        "differentiableType(LHS)", "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb"),
               conclusion="LHS = RHS  →  [SAVE ; RESTORE; LHSb = 0]")
 def a_assign_zero(stmt, out, ctx):
     """LHS gets a value with a zero derivative: the adjoint of what it held before is zero
     from here backwards (the tangent's `LHSd = 0`, transposed)."""
     lhs, lhs_b, save, restore, zero = (var() for _ in range(5))
     guard = lall(eq(stmt, pattern("assign", lhs, var())), ctx.check(ctx.not_differentiated, stmt),
-                 ctx.fact("has_derivative", lhs, stmt))
+                 ctx.fact("has_derivative", lhs, stmt), ctx.check(ctx.differentiable_type, lhs))
     body = lall(ctx.derive("record", stmt, pattern("block", save, restore)), ctx.derive("ref", lhs, lhs_b),
                 ctx.compute(ctx.zero_like, lhs, zero),
                 eq(out, pattern("block", save, pattern("block", restore, pattern("assign", lhs_b, zero)))))

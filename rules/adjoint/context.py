@@ -12,7 +12,11 @@ from ..tangent.context import TangentContext
 from ..tangent.expressions import CHAIN_OPS  # A-expr-chain's operators
 from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
+from .array_support import ArraySupport
+from .allocation import AllocationAdjoints
 from .call_support import CallSupport
+from .globals import GlobalAdjoints, MemoryArguments
+from .structures import StructureAdjoints
 
 INTEGER = Node("type", ("integer", 4, None))
 
@@ -20,12 +24,13 @@ INTEGER = Node("type", ("integer", 4, None))
 REFUSED = {"while": "WHILE loops", "doWhile": "do-while loops",
            "switch": "C's switch (its cases fall through)", "goto": "GOTO", "computedGoto": "computed GOTO",
            "arithmeticIf": "arithmetic IF", "exit": "EXIT and break", "cycle": "CYCLE and continue",
-           "stop": "STOP", "where": "WHERE", "forall": "FORALL", "pointerAssign": "pointer assignment",
+           "stop": "STOP", "forall": "FORALL", "pointerAssign": "pointer assignment",
            "allocate": "allocation", "deallocate": "deallocation", "io": "input/output statements",
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(CallSupport, TangentContext):
+class AdjointContext(CallSupport, ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints,
+                     MemoryArguments, TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
     def __init__(self, ruleset, facts, **kw):
@@ -49,6 +54,7 @@ class AdjointContext(CallSupport, TangentContext):
                 sym = proc.scope.lookup(stmt.kids[0].kids[0])
                 if sym is not None and sym.ptr:
                     self.refuse(stmt, f"assigning the pointer {sym.name}")
+        self.refuse_structure_copies(proc)
 
     def refuse(self, node: Node, what: str):
         raise UnsupportedError(f"adjoint mode does not support {what} yet", self.filename, node.line)
@@ -65,11 +71,17 @@ class AdjointContext(CallSupport, TangentContext):
         return f"Real{kind}" if typ.kids[0] == "real" else f"Integer{kind}"
 
     def push(self, ref: Node, typ: Node | None = None) -> Node:
+        if self.whole_structure(ref):
+            return self.structure_stack(ref, typ, "push")
         if not self.scalar_reference(ref):
-            self.refuse(ref, f"saving the array {self._show(ref)} on the stack")
+            return self.push_array(ref, typ, "push")
         return Node("call", (self._stack_name("push", self._kind_word(ref, typ)), (ref,)))
 
     def pop(self, ref: Node, typ: Node | None = None) -> Node:
+        if self.whole_structure(ref):
+            return self.structure_stack(ref, typ, "pop")
+        if not self.scalar_reference(ref):
+            return self.push_array(ref, typ, "pop")
         target = Node("address", (ref,)) if self.c else ref
         return Node("call", (self._stack_name("pop", self._kind_word(ref, typ)), (target,)))
 
@@ -133,6 +145,10 @@ class AdjointContext(CallSupport, TangentContext):
         """ref denotes one scalar: no array section, not a whole array."""
         if any(n.op == "arrayTriplet" for n in walk(ref)):
             return False
+        if self.whole_structure(ref):   # a structure's adjoint has components (A-assign-struct)
+            return False
+        if self.whole_component(ref):   # p%w: the component's rank
+            return self.value_rank(ref) == 0
         sym = self.symbol_of(ref)
         if sym is None:
             return True
@@ -201,6 +217,8 @@ class AdjointContext(CallSupport, TangentContext):
         inside a nested block."""
         if stmt.op == "switch":  # C's: refused where it matters (else A-control-dead)
             return stmt.kids[2] and self.facts.is_live_for_diff(stmt)
+        if stmt.op in ("allocate", "deallocate") and self.deferred_allocation(stmt):
+            return False   # A-allocate, A-deallocate
         return stmt.op in REFUSED or (stmt.op == "return" and not self.last_statement(stmt)) \
             or (stmt.op == "varDecl" and not self.top_level(stmt))
 
@@ -209,18 +227,22 @@ class AdjointContext(CallSupport, TangentContext):
             return "a return before the end of the procedure"
         if stmt.op == "varDecl":
             return "a declaration inside a nested block"
+        if stmt.op in ("allocate", "deallocate") and not self.c:
+            return self.allocation_problem(stmt)
         return REFUSED[stmt.op]
 
     def refused_expression(self, expr: Node) -> bool:
         """A-expr-refuse applies to an active expr: no operator nor intrinsic, or one that
         A-expr-chain does not take."""
-        return expr.op not in CHAIN_OPS or not self.scalar_operation(expr)
+        return (expr.op not in CHAIN_OPS or not self.scalar_operation(expr)) and not self.array_operation(expr)
 
     def scalar_operation(self, expr: Node) -> bool:
         """A-expr-chain takes the operator or intrinsic: its operands are scalars (no whole
         array, section or array constructor: their adjoints are the array adjoints of
         fig. 14), and a linear intrinsic has no keyword argument (real(x), dble(x),
         merge(a, b, c): the table's scalar partials)."""
+        if self.array_operation(expr):
+            return False
         if expr.op == "intrinsic" and self.linear_intrinsic(expr) and any(
                 isinstance(a, Node) and a.op == "namedArg" for a in expr.kids[1]):
             return False
@@ -315,9 +337,6 @@ class AdjointContext(CallSupport, TangentContext):
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
         if contains:
             self.refuse(proc, "a procedure with internal procedures")
-        if self.facts.memory_formals(name):
-            self.refuse(proc, "an active argument that is no independent nor dependent ("
-                              + ", ".join(self.facts.memory_formals(name)) + ")")
         diff = self.facts.diff_variables(name)
         declared = {d.kids[0] for decl in decls + tuple(proc.kids[7].kids if proc.kids[7] is not None else ())
                     if isinstance(decl, Node) and decl.op == "varDecl" and "common" not in decl.kids[1]
@@ -326,9 +345,7 @@ class AdjointContext(CallSupport, TangentContext):
         scope = self.program.procedure(name).scope
         zones = self.program.procedure(name).zones
         temps = {v for v, loc in zones.vars.items() if loc.zone is not None and zones.zones[loc.zone].kind == "temp"}
-        shared = sorted((diff - declared - temps - set(params) - {result or name}) | (diff & commons))
-        if shared:
-            self.refuse(proc, "active global variables (COMMON, module, file scope: " + ", ".join(shared) + ")")
+        shared = self.active_globals_of(proc, diff, declared | temps, params, result or name, commons)
         complex_ = sorted(v for v in diff if scope.lookup(v) is not None and scope.lookup(v).type is not None
                           and scope.lookup(v).type.op == "type" and scope.lookup(v).type.kids[0] == "complex")
         if complex_:  # their adjoints need the conjugate partials
@@ -340,7 +357,9 @@ class AdjointContext(CallSupport, TangentContext):
         declared = self.derivative_declarations(decls, diff)
         declared = tuple(self._adjoint_declaration(d, formals) for d in declared)
         zeros, statuses = self._argument_initialisations(name, formals)
-        zeros += self._local_zeros(decls, diff - set(formals) - {result_name})  # passive formals' too
+        self.memory_buffers(name, statuses)
+        zeros += self._local_zeros(decls, diff - set(formals) - {result_name} - set(shared))  # passive formals' too
+        zeros += self.global_zeros(shared)
         if valued:
             result_b = self.names.var(result_name)
             args += (result_b,)
@@ -352,7 +371,7 @@ class AdjointContext(CallSupport, TangentContext):
                         + declared
                 declared += (Node("varDecl", (rtype, (), (Node("declarator", (result_b, None, None, 0)),))),)
         temps = self.temporary_declarations()
-        self.statuses[name] = statuses
+        self.statuses[self.procedure.name] = statuses  # qualified: a module procedure is m.f
         copied = self.copied_formals()
         if copied:  # seed 001: the caller's adjoint is *xb0, xb the local copy's (zero at the start)
             renames = {self.names.var(f): self.copied_parameter(f) for f in copied}
@@ -369,9 +388,10 @@ class AdjointContext(CallSupport, TangentContext):
 
     def temporary_declarations(self) -> tuple:
         """The declarations of the fresh variables of the procedure being differentiated."""
-        return tuple(Node("varDecl", (typ if isinstance(typ, Node) else Node("type", ("real", typ, None)), (),
-                                      (Node("declarator", (temp, None, None, 0)),)))
-                     for temp, typ, _ in self.extra_declarations)
+        return tuple(Node("varDecl", (typ if isinstance(typ, Node) else Node("type", ("real", typ, None)),
+                                      ("allocatable",) if dims else (),   # an array temporary: (:) dims
+                                      (Node("declarator", (temp, dims or None, None, 0)),)))
+                     for temp, typ, dims in self.extra_declarations)
 
     def _adjoint_declaration(self, decl: Node, formals) -> Node:
         """The declaration of adjoints: no INTENT (the adjoint of an input is written); C: the
@@ -409,7 +429,7 @@ class AdjointContext(CallSupport, TangentContext):
             else:
                 sym = proc.scope.lookup(formal)
                 ref = Node("ident", (formal,))
-                found = (Node("assign", (self._adjoint_of(ref), self.zero_like(ref))),) if not sym.dims and not sym.ptr \
+                found = self.zero_assignments(self._adjoint_of(ref), ref, EMPTY_ANN) if not sym.dims and not sym.ptr \
                     else self._whole_zero(sym)
                 statuses.append(f"{formal}:{'incr' if found is None else 'out'}")
                 zeros += found or ()

@@ -60,12 +60,12 @@ REFUSED_REFS = ("fieldAccess", "address", "add", "sub")
 
 @ADJOINT.rule("A-ref-refuse", judgment="ref", ops=REFUSED_REFS, section="4.2",
               source="reconstructed: docs/rules.md#a-ref",
-              premises=(), conclusion="REF  →ref  file:line: refused (structures, pointer arithmetic)")
+              premises=("¬fortranStructure(REF)",), conclusion="REF  →ref  file:line: refused (structures, pointer arithmetic)")
 def a_ref_refuse(ref, out, ctx):
-    """Structure components and pointer arithmetic need the T_diff types and the pointer
-    saving of later slices: refused at their line."""
+    """C's structure components and pointer arithmetic need the T_diff types and the pointer
+    saving of later slices: refused at their line (Fortran's components: A-ref-field)."""
     op = var()
-    guard = lall(eq(ref, pattern(op, rest=var())), member(op, REFUSED_REFS))
+    guard = lall(eq(ref, pattern(op, rest=var())), member(op, REFUSED_REFS), ctx.check(ctx.not_fortran_structure, ref))
     return guard, ctx.compute(lambda r: ctx.refuse(r, "structures and pointer arithmetic"), ref, out)
 
 

@@ -1,0 +1,63 @@
+"""The adjoints of global variables (TAPENADE.md; the tangent's rules/tangent/globals.py puts
+them where the tangent puts its derivatives: `xb` in the module m_diff, `/c_b/` next to `/c/`).
+
+A global's adjoint is an implicit argument of P_b: on entry it holds the adjoint of the
+global's value at the end of P, on exit the adjoint of its value at the start, so that a
+caller's backward sweep goes on with it (joint calls accumulate into it, never reset it).
+A head is called by no differentiated code: the globals it sees are no dependents, the
+adjoints of their final values are 0, so the head's P_b zeroes them before its backward
+sweep, as it zeroes its locals'. C's file-scope globals are C data's (refused here)."""
+from __future__ import annotations
+
+from ...engine.il import EMPTY_ANN, Node, walk
+from ..tangent.globals import global_owner
+
+
+class GlobalAdjoints:
+    """Mixed into AdjointContext (needs procedure, facts, refuse, zero_assignments, names)."""
+
+    def active_globals_of(self, proc: Node, diff, declared, params, result, commons) -> list:
+        """The active globals the procedure sees: COMMON members, module variables; C's
+        file-scope variables refused."""
+        found = sorted((diff - declared - set(params) - {result}) | (diff & commons))
+        if found and self.c:
+            self.refuse(proc, "active global variables (file scope: " + ", ".join(found) + ")")
+        scope = self.procedure.scope
+        unknown = [n for n in found if n not in commons and global_owner(scope, n)[0] is None]
+        if unknown:   # a host-associated variable of a containing procedure
+            self.refuse(proc, "active variables of a host procedure (" + ", ".join(unknown) + ")")
+        calls = [n for n in walk(proc.kids[7]) if isinstance(n, Node) and n.line
+                 and any(m.op == "call" for m in walk(n))] if found else []
+        if calls:   # a callee may write them: its effect on their adjoints is the calls' rules' to write
+            self.refuse(calls[-1], "a call in a procedure with active globals (" + ", ".join(found) + ")")
+        return found
+
+    def global_zeros(self, names: list) -> tuple:
+        """The head's zeroing of the adjoints of the globals it sees (nothing in a callee)."""
+        if self.procedure.name not in self.facts.results.heads:
+            return ()
+        out = []
+        for name in names:
+            ref = Node("ident", (name,))
+            out.extend(self.zero_assignments(Node("ident", (self.names.var(name),)), ref, EMPTY_ANN))
+        return tuple(out)
+
+
+class MemoryArguments:
+    """The adjoints of active arguments that are no independent nor dependent (the tangent's
+    contract, "Plus diff mem management of", docs/rules.md#t-proc): their adjoint argument
+    is work memory the caller owns. The adjoint of their final value is 0 (no dependent), so
+    P_b zeroes it whole before the backward sweep where its size is known (`s:out`), else
+    the caller passes it zeroed (`s:incr`, an assumed-size array); the .msg says which."""
+
+    def memory_buffers(self, name: str, statuses: list) -> None:
+        from ..tangent.context import buffer_text
+        status = dict(s.split(":", 1) for s in statuses)
+        buffers = []
+        for formal in self.facts.memory_formals(name):
+            caller_zeroes = status.get(formal) == "incr"
+            buffers.append((formal, self.names.var(formal), caller_zeroes))
+            self.warn(self.procedure.node, f"{self.names.proc(self.procedure.source_name)}: the caller passes "
+                                           f"{self.names.var(formal)}, {buffer_text(formal, caller_zeroes)} ({formal} "
+                                           f"holds active values but is no independent nor dependent)")
+        self.buffers[self.procedure.name] = tuple(buffers)
