@@ -134,7 +134,9 @@ class TangentCase:
         self.combined = self._file(self.result)
         names = self.result.heads[0]
         self.proc = names.procedure
-        self.independents, self.dependents = names.independents, names.dependents
+        # a C struct's fields (s->x, s->y) are checked as the formal s, all its reals
+        self.independents, self.dependents = (tuple(dict.fromkeys(n.split("->")[0] for n in names))
+                                              for names in (names.independents, names.dependents))
         self.values = {name: self._array(v) for name, v in _values(self.args, seed).items()}
         rng = np.random.default_rng(seed + 1000)
         self.directions = {name: self._array(rng.uniform(-1, 1, size=self.values[name].shape))

@@ -12,6 +12,7 @@ from ..tangent.context import TangentContext
 from ..tangent.expressions import OPERATOR_OPS
 from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
+from .c_data import CDataContext
 
 INTEGER = Node("type", ("integer", 4, None))
 CHAIN_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))  # A-expr-chain's operators
@@ -25,7 +26,7 @@ REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(TangentContext):
+class AdjointContext(CDataContext, TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
     def __init__(self, ruleset, facts, **kw):
@@ -42,11 +43,7 @@ class AdjointContext(TangentContext):
         body = proc.node.kids[7].kids if proc.node.kids[7] is not None else ()
         self._top_level = {id(k) for k in body}
         self._last = body[-1] if body else None
-        for stmt in walk(body):  # C pointers that move: their values would need saving too
-            if isinstance(stmt, Node) and stmt.op == "assign" and stmt.kids[0].op == "ident":
-                sym = proc.scope.lookup(stmt.kids[0].kids[0])
-                if sym is not None and sym.ptr:
-                    self.refuse(stmt, f"assigning the pointer {sym.name}")
+        self.start_data(body)
 
     def refuse(self, node: Node, what: str):
         raise UnsupportedError(f"adjoint mode does not support {what} yet", self.filename, node.line)
@@ -63,11 +60,15 @@ class AdjointContext(TangentContext):
         return f"Real{kind}" if typ.kids[0] == "real" else f"Integer{kind}"
 
     def push(self, ref: Node, typ: Node | None = None) -> Node:
+        if self.pointer_variable(ref):
+            return self.push_pointer(ref)
         if not self.scalar_reference(ref):
             self.refuse(ref, f"saving the array {self._show(ref)} on the stack")
         return Node("call", (self._stack_name("push", self._kind_word(ref, typ)), (ref,)))
 
     def pop(self, ref: Node, typ: Node | None = None) -> Node:
+        if self.pointer_variable(ref):
+            return self.pop_pointer(ref)
         target = Node("address", (ref,)) if self.c else ref
         return Node("call", (self._stack_name("pop", self._kind_word(ref, typ)), (target,)))
 
@@ -199,7 +200,7 @@ class AdjointContext(TangentContext):
         inside a nested block."""
         if stmt.op == "switch":  # C's: refused where it matters (else A-control-dead)
             return stmt.kids[2] and self.facts.is_live_for_diff(stmt)
-        return stmt.op in REFUSED or (stmt.op == "return" and not self.last_statement(stmt)) \
+        return (stmt.op in REFUSED and not self.c_memory(stmt)) or (stmt.op == "return" and not self.last_statement(stmt)) \
             or (stmt.op == "varDecl" and not self.top_level(stmt))
 
     def refused_what(self, stmt: Node) -> str:
@@ -312,15 +313,13 @@ class AdjointContext(TangentContext):
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
         if contains:
             self.refuse(proc, "a procedure with internal procedures")
-        if self.facts.memory_formals(name):
-            self.refuse(proc, "an active argument that is no independent nor dependent ("
-                              + ", ".join(self.facts.memory_formals(name)) + ")")
         diff = self.facts.diff_variables(name)
         declared = {d.kids[0] for decl in decls + tuple(proc.kids[7].kids if proc.kids[7] is not None else ())
                     if isinstance(decl, Node) and decl.op == "varDecl" and "common" not in decl.kids[1]
                     for d in decl.kids[2]}
         commons = {_root(v) for decl in decls if decl.op == "common" for v in decl.kids[1]}
-        shared = sorted((diff - declared - set(params) - {result or name}) | (diff & commons))
+        shared = sorted((diff - declared - set(params) - {result or name} - set(self.c_globals(diff)))
+                        | (diff & commons))
         if shared:
             self.refuse(proc, "active global variables (COMMON, module, file scope: " + ", ".join(shared) + ")")
         scope = self.program.procedure(name).scope
@@ -335,6 +334,8 @@ class AdjointContext(TangentContext):
         declared = self.derivative_declarations(decls, diff)
         declared = tuple(self._adjoint_declaration(d, formals) for d in declared)
         zeros, statuses = self._argument_initialisations(name, formals)
+        global_zeros, global_statuses = self.global_initialisations(name, diff)
+        zeros, statuses = zeros + global_zeros, statuses + list(global_statuses)
         zeros += self._local_zeros(decls, diff - set(formals) - {result_name})  # passive formals' too
         if valued:
             result_b = self.names.var(result_name)
@@ -389,7 +390,8 @@ class AdjointContext(TangentContext):
             else:
                 sym = proc.scope.lookup(formal)
                 ref = Node("ident", (formal,))
-                found = (Node("assign", (self._adjoint_of(ref), self.zero_like(ref))),) if not sym.dims and not sym.ptr \
+                found = self.zero_of_variable(formal, self._adjoint_of(ref)) if self.c \
+                    else (Node("assign", (self._adjoint_of(ref), self.zero_like(ref))),) if not sym.dims \
                     else self._whole_zero(sym)
                 statuses.append(f"{formal}:{'incr' if found is None else 'out'}")
                 zeros += found or ()
@@ -435,9 +437,9 @@ class AdjointContext(TangentContext):
         if len(derived) == 1:
             return Node("block", derived)
         typ, attrs, declarators = derived[1].kids
-        zero = Node("realCst", ("0.0", typ.kids[1] if typ.op == "type" and typ.kids[1] else 8))
-        zeroed = tuple(d.with_kids(d.kids[0], d.kids[1], Node("arrayConstructor", ((Node("intCst", (0, None)),),))
-                                   if d.kids[1] else zero, d.kids[3]) for d in declarators)
+        originals = {self.names.var(d.kids[0]): d for d in decl.kids[2]}
+        zeroed = tuple(d.with_kids(d.kids[0], d.kids[1], self.initial_adjoint(decl.kids[0], originals[d.kids[0]], d, decl),
+                                   d.kids[3]) for d in declarators)
         return Node("block", (decl, Node("varDecl", (typ, attrs, zeroed), derived[1].ann)))
 
     def initial_adjoints(self, decl: Node) -> tuple:

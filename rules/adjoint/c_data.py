@@ -1,0 +1,192 @@
+"""What the adjoint rules of C data need besides the facts (issue 16, C data): the types of
+structure components, the stack calls of pointers (Tapenade's pushPointer8/popPointer8),
+the adjoints of declarations (a pointer's points into the adjoint memory, a struct's is
+zeroed whole), zeros of whole adjoints (every component, every element: never `*xb = 0`),
+the adjoints of file-scope globals and of memory arguments. A mixin of AdjointContext."""
+from __future__ import annotations
+
+from ...engine.bitsets import zones_of
+from ...engine.errors import SourceError, UnsupportedError
+from ...engine.il import Node, walk
+from ..tangent.globals import global_owner
+
+LOOPS = ("do", "for", "while", "doWhile")
+VOID_POINTER_POINTER = Node("pointerType", (Node("pointerType", (Node("type", ("void", None, None)),)),))
+INT = Node("type", ("integer", 4, None))
+
+
+class CDataContext:
+    """The C data part of AdjointContext (rules/adjoint/structures.py, pointers.py)."""
+
+    # --- types of references --------------------------------------------------------------------
+    def element_type(self, ref: Node) -> Node | None:
+        """The elementary type of the reference; for a structure component, the component's
+        (the zones of the reference know it)."""
+        if self.procedure is not None and any(n.op == "fieldAccess" for n in walk(ref)):
+            try:
+                zones = self.procedure.zones.ref(ref).zones
+            except SourceError:
+                zones = 0
+            types = {self.procedure.zones.zones[z].type for z in zones_of(zones)}
+            typ = types.pop() if len(types) == 1 else None
+            return typ if typ is not None and typ.op == "type" else None
+        return super().element_type(ref)
+
+    def pointer_variable(self, ref: Node) -> bool:
+        """ref is a C pointer itself (`p`, not `*p` nor `p[i]`)."""
+        if not self.c or ref.op != "ident":
+            return False
+        sym = self.symbol_of(ref)
+        return sym is not None and bool(sym.ptr) and not sym.dims
+
+    def structure_type(self, typ: Node | None) -> bool:
+        return typ is not None and typ.op == "typeRef" and self.types.structures.of(typ) is not None
+
+    # --- the stack ------------------------------------------------------------------------------
+    @staticmethod
+    def push_pointer(ref: Node) -> Node:
+        return Node("call", ("pushPointer8", (ref,)))
+
+    @staticmethod
+    def pop_pointer(ref: Node) -> Node:
+        """popPointer8((void **)&p): C converts no double ** to void ** by itself."""
+        return Node("call", ("popPointer8", (Node("cast", (VOID_POINTER_POINTER, Node("address", (ref,)))),)))
+
+    # --- declarations ---------------------------------------------------------------------------
+    def initial_adjoint(self, typ: Node, original: Node, declarator: Node, stmt: Node) -> Node | None:
+        """The initial value of an adjoint in its C declaration (A-decl): a pointer's points
+        where the pointer points, in the adjoint memory (q = a + 3: qb = ab + 3; none
+        without an initial value); a struct or an array is zeroed whole ({0}), a real is 0."""
+        if declarator.kids[3]:
+            init = original.kids[2]
+            return None if init is None else self.pointer_value_derivative(init, stmt)
+        if declarator.kids[1] or self.structure_type(typ):
+            return Node("arrayConstructor", ((Node("intCst", (0, None)),),))
+        return Node("realCst", ("0.0", typ.kids[1] if typ.op == "type" and typ.kids[1] else 8))
+
+    # --- zeros of whole adjoints ----------------------------------------------------------------
+    def whole_zero(self, ref_b: Node, typ: Node | None, dims=None) -> tuple | None:
+        """REFb = 0 for the whole of an adjoint of type typ: each real component of a struct
+        (recursively), each element of an array of known dimensions (a loop); None when a
+        size is not known here (the caller then zeroes it)."""
+        if dims:
+            if any(d.kids[1] is None for d in dims):
+                return None
+            index = self.fresh("ii1", INT)
+            body = self.whole_zero(Node("arrayAccess", (ref_b, (index,))), typ, dims[1:])
+            if body is None:
+                return None
+            return (Node("for", (Node("assign", (index, Node("intCst", (0, None)))), Node("lt", (index, dims[0].kids[1])),
+                                 Node("assign", (index, Node("add", (index, Node("intCst", (1, None)))))),
+                                 Node("block", body))),)
+        resolved = self.types.structures.table.resolve(typ) if typ is not None else None
+        if self.structure_type(resolved):
+            out = []
+            for field, (ftype, declarator) in self.types.structures.table.fields(resolved).items():
+                if declarator.kids[3] or not self.types.structures.differentiable(ftype):
+                    continue  # a pointer component points to adjoints the owner manages
+                inner = self.whole_zero(Node("fieldAccess", (ref_b, field)), ftype, declarator.kids[1])
+                if inner is None:
+                    return None
+                out.extend(inner)
+            return tuple(out)
+        kind = resolved.kids[1] if resolved is not None and resolved.op == "type" and resolved.kids[1] else 8
+        return (Node("assign", (ref_b, Node("realCst", ("0.0", kind)))),)
+
+    def zero_of_variable(self, name: str, ref_b: Node) -> tuple | None:
+        """C: the whole zero of the adjoint ref_b of the variable `name` of the procedure
+        (None: its size is the caller's, a pointer)."""
+        sym = self.procedure.scope.lookup(name)
+        return None if sym.ptr and not sym.dims else self.whole_zero(ref_b, sym.type, sym.dims)
+
+    # --- globals and memory arguments -------------------------------------------------------------
+    def c_globals(self, names) -> tuple:
+        """The C file-scope variables among names (their adjoints are file-scope too)."""
+        if not self.c:
+            return ()
+        scope = self.procedure.scope
+        return tuple(n for n in sorted(names) if global_owner(scope, n)[0] is not None)
+
+    def global_initialisations(self, name: str, diff) -> tuple:
+        """(zeros, statuses) of the adjoints of the active file-scope globals: a dependent's
+        is read and consumed (in-zero or in-out); any other is set to 0 before the backward
+        sweep (`out`): the global's value at the exit carries no gradient."""
+        proc = self.procedure
+        deps = self.facts.results.heads.get(proc.name, (0, 0))[1]
+        zeros, statuses = (), []
+        for var in self.c_globals(diff):
+            loc = proc.zones.vars.get(var)
+            zones = loc.all & proc.zones.differentiable_mask if loc is not None else 0
+            ref_b = Node("ident", (self.names.var(var),))
+            if zones & deps:
+                statuses.append(f"{var}:{self._consumed(zones)}")
+                continue
+            found = self.zero_of_variable(var, ref_b)
+            if found is None:
+                self.refuse(proc.node, f"the active global pointer {var}")
+            zeros += found
+            statuses.append(f"{var}:out")
+        return zeros, statuses
+
+    # --- pointers and C memory ------------------------------------------------------------------
+    def start_data(self, body) -> None:
+        """Before a procedure: its statements inside loops, and how often each pointer is
+        allocated (an allocation that may run twice overwrites a pointer the backward sweep
+        frees)."""
+        self._in_loops = {id(s) for loop in walk(body) if loop.op in LOOPS for s in walk(loop.kids)}
+        self._allocations = {}
+        for stmt in walk(body):
+            if stmt.op == "allocate" and stmt.kids[0].op == "ident":
+                name = stmt.kids[0].kids[0]
+                self._allocations[name] = self._allocations.get(name, 0) + 1
+
+    def c_memory(self, stmt: Node) -> bool:
+        """A C malloc or free (A-malloc, A-free); a free must be of a local pointer that this
+        procedure allocates, whose block the backward sweep frees in its place."""
+        if not self.c:
+            return False
+        if stmt.op == "deallocate":
+            target = stmt.kids[0]
+            if target.op != "ident" or target.kids[0] not in self._allocations \
+                    or target.kids[0] in self.procedure.formals:
+                self.refuse(stmt, "freeing memory that the function does not allocate itself")
+        return True
+
+    def pointer_rvars(self, stmt: Node) -> tuple:
+        """RVARS of a pointer assignment or an allocation: (), or p with its adjoint pointer
+        pb when it has one: p where the facts say its old value is needed (TBR), and, for an
+        allocation that may run twice, always (the backward sweep frees each block)."""
+        target = stmt.kids[0]
+        again = stmt.op == "allocate" and (id(stmt) in self._in_loops or self._allocations.get(target.kids[0], 0) > 1)
+        if not (again or self.facts.is_restored(stmt)):
+            return ()
+        if not self.pointer_variable(target):
+            self.refuse(stmt, "saving a pointer that is no variable")
+        if not self.facts.has_derivative(target, stmt) and stmt.op == "allocate":
+            return (target,)
+        return (target, Node("ident", (self.names.var(target.kids[0]),))) \
+            if target.kids[0] in self.facts.diff_variables(self.procedure.name) else (target,)
+
+    def pointer_restored(self, stmt: Node) -> bool:
+        return bool(self.pointer_rvars(stmt))
+
+    def pointer_not_restored(self, stmt: Node) -> bool:
+        return not self.pointer_restored(stmt)
+
+    def pointer_saves(self, stmt: Node) -> Node:
+        """[push(V) for V in RVARS ; pop(V) in reverse order]."""
+        rvars = self.pointer_rvars(stmt)
+        return Node("block", (Node("block", tuple(self.push_pointer(v) for v in rvars)),
+                              Node("block", tuple(self.pop_pointer(v) for v in reversed(rvars)))))
+
+    def pointer_adjoint(self, value: Node, stmt: Node) -> Node:
+        """The adjoint pointer matching a pointer value (&a[k] → &ab[k], q → qb, NULL)."""
+        try:
+            return self.pointer_value_derivative(value, stmt)
+        except UnsupportedError as e:
+            self.refuse(stmt, e.message.removesuffix(" is not supported yet"))
+
+    def zeroed_allocation(self, stmt: Node, target_b: Node) -> Node:
+        """Pb = calloc(N): the adjoint block, of the derivative type, zeroed whole."""
+        return Node("allocate", (target_b, stmt.kids[1], self.derivative_type(stmt.kids[2])),
+                    self.derivative_ann(stmt).set("zeroed", True))
