@@ -114,7 +114,11 @@ class CDataContext:
         proc = self.procedure
         deps = self.facts.results.heads.get(proc.name, (0, 0))[1]
         zeros, statuses = (), []
-        for var in self.c_globals(diff):
+        found_globals = self.c_globals(diff)
+        call = next((n for n in walk(proc.node.kids[7]) if n.op == "call"), None)
+        if found_globals and call is not None:  # what the callee does to them is not known here
+            self.refuse(call, "calls in a function with active file-scope globals (" + ", ".join(found_globals) + ")")
+        for var in found_globals:
             loc = proc.zones.vars.get(var)
             zones = loc.all & proc.zones.differentiable_mask if loc is not None else 0
             ref_b = Node("ident", (self.names.var(var),))
@@ -143,7 +147,7 @@ class CDataContext:
     def c_memory(self, stmt: Node) -> bool:
         """A C malloc or free (A-malloc, A-free); a free must be of a local pointer that this
         procedure allocates, whose block the backward sweep frees in its place."""
-        if not self.c:
+        if not self.c or stmt.op not in ("allocate", "deallocate"):
             return False
         if stmt.op == "deallocate":
             target = stmt.kids[0]

@@ -313,6 +313,9 @@ class AdjointContext(CDataContext, TangentContext):
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
         if contains:
             self.refuse(proc, "a procedure with internal procedures")
+        if not self.c and self.facts.memory_formals(name):
+            self.refuse(proc, "an active argument that is no independent nor dependent ("
+                              + ", ".join(self.facts.memory_formals(name)) + ")")
         diff = self.facts.diff_variables(name)
         declared = {d.kids[0] for decl in decls + tuple(proc.kids[7].kids if proc.kids[7] is not None else ())
                     if isinstance(decl, Node) and decl.op == "varDecl" and "common" not in decl.kids[1]
@@ -350,7 +353,7 @@ class AdjointContext(CDataContext, TangentContext):
         temps = tuple(Node("varDecl", (typ if isinstance(typ, Node) else Node("type", ("real", typ, None)), (),
                                        (Node("declarator", (temp, None, None, 0)),)))
                       for temp, typ, _ in self.extra_declarations)
-        self.statuses[name] = statuses
+        self.statuses[self.procedure.name] = statuses
         body = flattened(Node("block", forward.kids + zeros + backward.kids))
         new_kind = "function" if self.c else "subroutine"
         void = Node("type", ("void", None, None)) if self.c else None
