@@ -32,6 +32,18 @@ class CDataContext:
             return typ if typ is not None and typ.op == "type" else None
         return super().element_type(ref)
 
+    def differentiable_reference(self, ref: Node) -> bool:
+        """The memory ref denotes can hold an adjoint (not an integer component of an active
+        structure: its variable has an adjoint, the component none)."""
+        try:
+            return bool(self.procedure.zones.ref(ref).zones & self.procedure.zones.differentiable_mask)
+        except SourceError:
+            return True
+
+    def no_adjoint(self, ref: Node, stmt: Node) -> bool:
+        """¬(isDiff(REF) ∧ differentiable(REF))."""
+        return not (self.facts.has_derivative(ref, stmt) and self.differentiable_reference(ref))
+
     def pointer_variable(self, ref: Node) -> bool:
         """ref is a C pointer itself (`p`, not `*p` nor `p[i]`)."""
         if not self.c or ref.op != "ident":
@@ -106,6 +118,13 @@ class CDataContext:
             return ()
         scope = self.procedure.scope
         return tuple(n for n in sorted(names) if global_owner(scope, n)[0] is not None)
+
+    def memory_buffers(self, name: str, statuses) -> tuple:
+        """((formal, its adjoint, whether the caller zeroes it),) of the memory arguments (the
+        tangent's contract, "Plus diff mem management of"): P_b zeroes an adjoint whose size it
+        knows before the backward sweep (`out`), else the caller passes it zeroed (`incr`)."""
+        status = dict(s.split(":", 1) for s in statuses)
+        return tuple((f, self.names.var(f), status.get(f) == "incr") for f in self.facts.memory_formals(name))
 
     def global_initialisations(self, name: str, diff) -> tuple:
         """(zeros, statuses) of the adjoints of the active file-scope globals: a dependent's

@@ -339,6 +339,7 @@ class AdjointContext(CDataContext, TangentContext):
         zeros, statuses = self._argument_initialisations(name, formals)
         global_zeros, global_statuses = self.global_initialisations(name, diff)
         zeros, statuses = zeros + global_zeros, statuses + list(global_statuses)
+        self.buffers[self.procedure.name] = self.memory_buffers(name, statuses)
         zeros += self._local_zeros(decls, diff - set(formals) - {result_name})  # passive formals' too
         if valued:
             result_b = self.names.var(result_name)
