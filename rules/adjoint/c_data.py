@@ -44,6 +44,19 @@ class CDataContext:
         """¬(isDiff(REF) ∧ differentiable(REF))."""
         return not (self.facts.has_derivative(ref, stmt) and self.differentiable_reference(ref))
 
+    def hidden_alias(self, stmt: Node) -> bool:
+        """C: a reference of the rhs other than the lhs itself may be the lhs's memory under
+        another name (`*p = a[1]*a[0]` with p = a + 1): their zones meet."""
+        if not self.c:
+            return False
+        lhs = stmt.kids[0]
+        try:
+            target = self.procedure.zones.ref(lhs).zones & self.procedure.zones.differentiable_mask
+            return any(n != lhs and self.procedure.zones.ref(n).zones & target
+                       for n in walk(stmt.kids[1]) if n.op in ("ident", "arrayAccess", "deref", "fieldAccess"))
+        except SourceError:
+            return True
+
     def pointer_variable(self, ref: Node) -> bool:
         """ref is a C pointer itself (`p`, not `*p` nor `p[i]`)."""
         if not self.c or ref.op != "ident":

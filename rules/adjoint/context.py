@@ -146,7 +146,7 @@ class AdjointContext(CDataContext, TangentContext):
         adjoint of the value goes through a temporary, since a leaf of the rhs may be the
         lhs itself (the paper's V)."""
         root = _root(stmt.kids[0])
-        return any(n.op == "ident" and n.kids[0] == root for n in walk(stmt.kids[1]))
+        return any(n.op == "ident" and n.kids[0] == root for n in walk(stmt.kids[1])) or self.hidden_alias(stmt)
 
     def no_alias(self, stmt: Node) -> bool:
         return not self.may_alias(stmt)
@@ -158,7 +158,7 @@ class AdjointContext(CDataContext, TangentContext):
         refs = [n for n in walk(stmt.kids[1]) if n.op in ("ident", "arrayAccess", "deref") and _root(n) == root]
         outer = [n for n in refs if n == lhs]
         inside = {id(m) for n in outer for m in walk(n)}
-        return bool(outer) and all(id(n) in inside or n == lhs for n in refs)
+        return bool(outer) and all(id(n) in inside or n == lhs for n in refs) and not self.hidden_alias(stmt)
 
     def possible_alias(self, stmt: Node) -> bool:
         return self.may_alias(stmt) and not self.self_reference(stmt)
