@@ -81,21 +81,24 @@ def a_assign_self(stmt, out, ctx):
 
 @ADJOINT.rule("A-assign-array", judgment="adjoint", ops=("assign",), section="5.4",
               source="reconstructed: docs/rules.md#a-assign",
-              premises=("hasDerivativeInstruction(LHS = RHS)", "isActiveExpr(RHS)", "¬scalar(LHS)"),
+              premises=("hasDerivativeInstruction(LHS = RHS)", "isActiveExpr(RHS)", "¬scalar(LHS)",
+                        "¬structure(LHS)"),
               conclusion="LHS = RHS  →  file:line: refused (array assignment)")
 def a_assign_array(stmt, out, ctx):
     """An array-valued active assignment (`a = b*s`, sections): its adjoint needs the
     reductions of fig. 14 (a scalar's adjoint sums over the array); refused for now."""
     lhs, rhs = var(), var()
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.fact("has_derivative_instruction", stmt),
-                 ctx.fact("is_active_expr", rhs, stmt), ctx.check(ctx.array_reference, lhs))
+                 ctx.fact("is_active_expr", rhs, stmt), ctx.check(ctx.array_reference, lhs),
+                 ctx.check(ctx.not_c_structure, lhs))
     return guard, ctx.compute(lambda s: ctx.refuse(s, "an active array assignment"), stmt, out)
 
 
 @ADJOINT.rule("A-assign-zero", judgment="adjoint", ops=("assign",), section="4.6",
               source="reconstructed: docs/rules.md#a-assign",
               premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))", "¬isDiffPointer(LHS)",
-                        "isDiff(LHS)", "differentiable(LHS)", "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb"),
+                        "isDiff(LHS)", "differentiable(LHS)", "¬structure(LHS)", "LHS = RHS →record [SAVE ; RESTORE]",
+                        "LHS →ref LHSb"),
               conclusion="LHS = RHS  →  [SAVE ; RESTORE; LHSb = 0]")
 def a_assign_zero(stmt, out, ctx):
     """LHS gets a value with a zero derivative: the adjoint of what it held before is zero
@@ -103,7 +106,7 @@ def a_assign_zero(stmt, out, ctx):
     lhs, lhs_b, save, restore, zero = (var() for _ in range(5))
     guard = lall(eq(stmt, pattern("assign", lhs, var())), ctx.check(ctx.not_differentiated, stmt),
                  ctx.check(ctx.not_derivative_pointer_assignment, stmt), ctx.fact("has_derivative", lhs, stmt),
-                 ctx.check(ctx.differentiable_reference, lhs))
+                 ctx.check(ctx.differentiable_reference, lhs), ctx.check(ctx.not_c_structure, lhs))
     body = lall(ctx.derive("record", stmt, pattern("block", save, restore)), ctx.derive("ref", lhs, lhs_b),
                 ctx.compute(ctx.zero_like, lhs, zero),
                 eq(out, pattern("block", save, pattern("block", restore, pattern("assign", lhs_b, zero)))))

@@ -89,40 +89,99 @@ class CDataContext:
             return Node("arrayConstructor", ((Node("intCst", (0, None)),),))
         return Node("realCst", ("0.0", typ.kids[1] if typ.op == "type" and typ.kids[1] else 8))
 
-    # --- zeros of whole adjoints ----------------------------------------------------------------
-    def whole_zero(self, ref_b: Node, typ: Node | None, dims=None) -> tuple | None:
-        """REFb = 0 for the whole of an adjoint of type typ: each real component of a struct
-        (recursively), each element of an array of known dimensions (a loop); None when a
-        size is not known here (the caller then zeroes it)."""
+    # --- whole structures and arrays, component by component -------------------------------------
+    def c_structure(self, ref: Node) -> bool:
+        """C: ref denotes a whole struct that has real components (`w`, `*s`, `s[1]`)."""
+        return self.c and self.structure_type(self.type_of_c_ref(ref))
+
+    def not_c_structure(self, ref: Node) -> bool:
+        return not self.c_structure(ref)
+
+    def type_of_c_ref(self, ref: Node) -> Node | None:
+        """The C type of a reference (struct components followed), None when not known."""
+        table = self.types.structures.table
+        if ref.op == "ident":
+            sym = self.symbol_of(ref)
+            return None if sym is None or sym.dims or sym.ptr else table.resolve(sym.type)
+        if ref.op in ("deref", "arrayAccess"):
+            sym = self.symbol_of(ref.kids[0]) if ref.kids[0].op == "ident" else None
+            if sym is not None:
+                levels = (sym.ptr or 0) + len(sym.dims or ())
+                return table.resolve(sym.type) if levels == (1 if ref.op == "deref" else len(ref.kids[1])) else None
+            inner = self.type_of_c_ref(ref.kids[0]) if ref.kids[0].op == "fieldAccess" else None
+            return inner
+        if ref.op == "fieldAccess":
+            owner = self.type_of_c_ref(ref.kids[0])
+            found = table.fields(owner).get(ref.kids[1]) if owner is not None else None
+            if found is None or found[1].kids[1] or found[1].kids[3]:
+                return None
+            return table.resolve(found[0])
+        return None
+
+    def over_components(self, refs: tuple, typ: Node | None, dims, leaf, kinds=("real",)) -> tuple:
+        """leaf(refs, type) for each elementary component of the given kinds of values of type
+        typ (the same component of each ref): the fields of a struct recursively, the elements
+        of an array of known dimensions (a loop); refused where a size is not known here."""
         if dims:
             if any(d.kids[1] is None for d in dims):
-                return None
+                self.refuse(self.procedure.node, "a whole array of unknown size inside a structure")
             index = self.fresh("ii1", INT)
-            body = self.whole_zero(Node("arrayAccess", (ref_b, (index,))), typ, dims[1:])
-            if body is None:
-                return None
+            body = self.over_components(tuple(Node("arrayAccess", (r, (index,))) for r in refs), typ, dims[1:],
+                                        leaf, kinds)
             return (Node("for", (Node("assign", (index, Node("intCst", (0, None)))), Node("lt", (index, dims[0].kids[1])),
                                  Node("assign", (index, Node("add", (index, Node("intCst", (1, None)))))),
-                                 Node("block", body))),)
+                                 Node("block", body))),) if body else ()
         resolved = self.types.structures.table.resolve(typ) if typ is not None else None
         if self.structure_type(resolved):
             out = []
             for field, (ftype, declarator) in self.types.structures.table.fields(resolved).items():
-                if declarator.kids[3] or not self.types.structures.differentiable(ftype):
-                    continue  # a pointer component points to adjoints the owner manages
-                inner = self.whole_zero(Node("fieldAccess", (ref_b, field)), ftype, declarator.kids[1])
-                if inner is None:
-                    return None
-                out.extend(inner)
+                if declarator.kids[3]:
+                    if "pointer" in kinds:
+                        out.extend(leaf(tuple(Node("fieldAccess", (r, field)) for r in refs), None))
+                    continue  # an adjoint pointer component points to adjoints the owner manages
+                if "real" in kinds and len(kinds) == 1 and not self.types.structures.differentiable(ftype):
+                    continue
+                out.extend(self.over_components(tuple(Node("fieldAccess", (r, field)) for r in refs), ftype,
+                                                declarator.kids[1], leaf, kinds))
             return tuple(out)
-        kind = resolved.kids[1] if resolved is not None and resolved.op == "type" and resolved.kids[1] else 8
-        return (Node("assign", (ref_b, Node("realCst", ("0.0", kind)))),)
+        if resolved is None or resolved.op != "type" or resolved.kids[0] not in kinds:
+            self.refuse(self.procedure.node, "a structure component of this type in a whole-structure operation")
+        return leaf(refs, resolved)
+
+    def whole_zero(self, ref_b: Node, typ: Node | None, dims=None) -> tuple:
+        """REFb = 0 for the whole of an adjoint of type typ: each real component of a struct
+        (recursively), each element of an array (a loop)."""
+        return self.over_components((ref_b,), typ, dims, lambda refs, t: (
+            Node("assign", (refs[0], Node("realCst", ("0.0", t.kids[1] or 8)))),))
+
+    def structure_copy_adjoint(self, stmt: Node, lhs_b: Node, rhs_b: Node | None) -> Node:
+        """The backward sweep of the struct copy L = R: Rb.f += Lb.f then Lb.f = 0 for each
+        real component f (only the zeros when R is passive)."""
+        lhs, rhs = stmt.kids
+        if rhs_b is not None and (_root(lhs) == _root(rhs) or self.hidden_alias(stmt)):
+            self.refuse(stmt, "a structure copy whose two sides may be the same memory")
+
+        def leaf(refs, typ):
+            zero = (Node("assign", (refs[0], Node("realCst", ("0.0", typ.kids[1] or 8)))),)
+            return zero if rhs_b is None else (Node("assign", (refs[1], Node("add", (refs[1], refs[0])))),) + zero
+        return Node("block", self.over_components((lhs_b,) if rhs_b is None else (lhs_b, rhs_b),
+                                                  self.type_of_c_ref(lhs), None, leaf))
+
+    def structure_stack(self, ref: Node, verb: str) -> Node:
+        """push (pop, in reverse) of every real, integer and pointer component of a struct."""
+        def leaf(refs, typ):
+            if typ is None:
+                return (self.push_pointer(refs[0]) if verb == "push" else self.pop_pointer(refs[0]),)
+            return (getattr(self, verb)(refs[0], typ),)
+        stmts = self.over_components((ref,), self.type_of_c_ref(ref), None, leaf, ("real", "integer", "pointer"))
+        return Node("block", stmts if verb == "push" else _reversed(stmts))
 
     def zero_of_variable(self, name: str, ref_b: Node) -> tuple | None:
         """C: the whole zero of the adjoint ref_b of the variable `name` of the procedure
         (None: its size is the caller's, a pointer)."""
         sym = self.procedure.scope.lookup(name)
-        return None if sym.ptr and not sym.dims else self.whole_zero(ref_b, sym.type, sym.dims)
+        return None if sym.ptr and not sym.dims or sym.dims and any(d.kids[1] is None for d in sym.dims) \
+            else self.whole_zero(ref_b, sym.type, sym.dims)
 
     # --- globals and memory arguments -------------------------------------------------------------
     def c_globals(self, names) -> tuple:
@@ -226,3 +285,25 @@ class CDataContext:
         """Pb = calloc(N): the adjoint block, of the derivative type, zeroed whole."""
         return Node("allocate", (target_b, stmt.kids[1], self.derivative_type(stmt.kids[2])),
                     self.derivative_ann(stmt).set("zeroed", True))
+
+
+def _root(ref: Node) -> str | None:
+    while ref.op in ("arrayAccess", "fieldAccess", "deref", "address"):
+        ref = ref.kids[0]
+    return ref.kids[0] if ref.op == "ident" else None
+
+
+def _reversed(stmts: tuple) -> tuple:
+    """The pops matching a sequence of pushes: in reverse order, the loops running backwards."""
+    out = []
+    for s in reversed(stmts):
+        if s.op == "for":
+            init, cond, step, body = s.kids
+            index, bound = init.kids[0], cond.kids[1]
+            out.append(Node("for", (Node("assign", (index, Node("sub", (bound, Node("intCst", (1, None)))))),
+                                    Node("ge", (index, Node("intCst", (0, None)))),
+                                    Node("assign", (index, Node("sub", (index, Node("intCst", (1, None)))))),
+                                    Node("block", _reversed(body.kids)))))
+        else:
+            out.append(s)
+    return tuple(out)

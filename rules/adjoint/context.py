@@ -62,6 +62,8 @@ class AdjointContext(CDataContext, TangentContext):
     def push(self, ref: Node, typ: Node | None = None) -> Node:
         if self.pointer_variable(ref):
             return self.push_pointer(ref)
+        if self.c_structure(ref):
+            return self.structure_stack(ref, "push")
         if not self.scalar_reference(ref):
             self.refuse(ref, f"saving the array {self._show(ref)} on the stack")
         return Node("call", (self._stack_name("push", self._kind_word(ref, typ)), (ref,)))
@@ -69,6 +71,8 @@ class AdjointContext(CDataContext, TangentContext):
     def pop(self, ref: Node, typ: Node | None = None) -> Node:
         if self.pointer_variable(ref):
             return self.pop_pointer(ref)
+        if self.c_structure(ref):
+            return self.structure_stack(ref, "pop")
         target = Node("address", (ref,)) if self.c else ref
         return Node("call", (self._stack_name("pop", self._kind_word(ref, typ)), (target,)))
 
@@ -135,6 +139,8 @@ class AdjointContext(CDataContext, TangentContext):
         sym = self.symbol_of(ref)
         if sym is None:
             return True
+        if self.c_structure(ref):  # a whole struct: A-assign-struct
+            return False
         accesses = sum(1 for n in walk(ref) if n.op in ("arrayAccess", "deref"))
         return not sym.dims or accesses > 0
 
