@@ -208,7 +208,9 @@ class CDataContext:
         found_globals = self.c_globals(diff)
         call = next((n for n in walk(proc.node.kids[7]) if n.op == "call"), None)
         if found_globals and call is not None:  # what the callee does to them is not known here
-            self.refuse(call, "calls in a function with active file-scope globals (" + ", ".join(found_globals) + ")")
+            at = [n for n in walk(proc.node.kids[7]) if n.line is not None and any(m is call for m in walk(n.kids))]
+            self.refuse(at[-1] if at else call,
+                        "calls in a function with active file-scope globals (" + ", ".join(found_globals) + ")")
         for var in found_globals:
             loc = proc.zones.vars.get(var)
             zones = loc.all & proc.zones.differentiable_mask if loc is not None else 0
