@@ -167,6 +167,13 @@ class CDataContext:
         return Node("block", self.over_components((lhs_b,) if rhs_b is None else (lhs_b, rhs_b),
                                                   self.type_of_c_ref(lhs), None, leaf))
 
+    def structure_source(self, rhs: Node, stmt: Node) -> Node:
+        """The struct a struct copy reads; a struct-valued call is refused (calls are not
+        differentiated here)."""
+        if rhs.op not in ("ident", "arrayAccess", "fieldAccess", "deref"):
+            self.refuse(stmt, f"the adjoint of {rhs.kids[0] if rhs.op == 'call' else 'a struct-valued expression'}")
+        return rhs
+
     def structure_stack(self, ref: Node, verb: str) -> Node:
         """push (pop, in reverse) of every real, integer and pointer component of a struct."""
         def leaf(refs, typ):

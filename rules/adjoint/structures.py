@@ -25,18 +25,20 @@ def a_ref_field(ref, out, ctx):
 @ADJOINT.rule("A-assign-struct", judgment="adjoint", ops=("assign",), section="5.4",
               source="reconstructed: docs/rules.md#a-assign-struct",
               premises=("structure(LHS)", "isDiff(LHS)", "differentiable(LHS)", "hasDerivativeInstruction(LHS = RHS)",
-                        "isActiveExpr(RHS)", "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb", "RHS →ref RHSb"),
+                        "isActiveExpr(RHS)", "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb",
+                        "RHS a reference (else refused)", "RHS →ref RHSb"),
               conclusion="LHS = RHS  →  [SAVE ; RESTORE; RHSb.f = RHSb.f + LHSb.f; LHSb.f = 0 (each real f)]")
 def a_assign_struct(stmt, out, ctx):
     """A C struct copy `w = *s` is the assignment of each component at once: each real
     component's adjoint goes to the same component of the source's, then is reset (C has no
     + of structs: the conclusion is written component by component, arrays by loops)."""
-    lhs, rhs, lhs_b, rhs_b, save, restore, instrs = (var() for _ in range(7))
+    lhs, rhs, lhs_b, rhs_b, save, restore, instrs, source = (var() for _ in range(8))
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(ctx.c_structure, lhs),
                  ctx.fact("has_derivative", lhs, stmt), ctx.check(ctx.differentiable_reference, lhs),
                  ctx.fact("has_derivative_instruction", stmt), ctx.fact("is_active_expr", rhs, stmt))
     body = lall(ctx.derive("record", stmt, pattern("block", save, restore)),
-                ctx.derive("ref", lhs, lhs_b), ctx.derive("ref", rhs, rhs_b),
+                ctx.derive("ref", lhs, lhs_b), ctx.compute(ctx.structure_source, rhs, stmt, source),
+                ctx.derive("ref", source, rhs_b),
                 ctx.compute(ctx.structure_copy_adjoint, stmt, lhs_b, rhs_b, instrs),
                 eq(out, pattern("block", save, pattern("block", restore, instrs))))
     return guard, body
