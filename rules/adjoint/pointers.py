@@ -37,8 +37,13 @@ def a_ref_address(ref, out, ctx):
                         "P →ref Pb", "E →ref Eb"),
               conclusion="P = E  →  [SAVE; Pb = Eb; P = E ; RESTORE]")
 def a_assign_pointer(stmt, out, ctx):
-    """The tangent's T-assign-pointer in the forward sweep (pb moves with p, `pb = pb + 1`
-    for `p++`); the backward sweep restores p and pb where their old values are needed."""
+    """Reconstructed from 4.2 and the RVARS of 5.4. The paper's adjoint rules take no
+    pointer; 4.2 makes the adjoint of what p points to `*pb`, so pb must point where p
+    points in both sweeps. The forward sweep moves pb with p (the tangent's T-assign-pointer,
+    `pb = pb + 1` for `p++`). A pointer assignment is an assignment whose lhs p is in
+    RVARS when an earlier derivative instruction reads through p (TBR counts the addresses
+    of the active references): the backward sweep needs the old p there, and the old pb,
+    which is read exactly where p is. Both are pushed (pushPointer8, Tapenade's) and popped."""
     lhs, rhs, lhs_b, rhs_b, save, restore = (var() for _ in range(6))
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(ctx.derivative_pointer_assignment, stmt),
                  ctx.fact("is_live_for_diff", stmt))
@@ -72,16 +77,23 @@ def a_save_pointer(stmt, out, ctx):
               source="reconstructed: docs/rules.md#a-pointer",
               premises=("P →restore ∅",), conclusion="P = E  →savePointer  [{} ; {}]")
 def a_save_pointer_none(stmt, out, ctx):
+    """No derivative instruction before reads through the old p, and an allocation runs
+    once: nothing to save (TBR)."""
     return ctx.check(ctx.pointer_not_restored, stmt), eq(out, pattern("block", EMPTY, EMPTY))
 
 
 @ADJOINT.rule("A-malloc-diff", judgment="adjoint", ops=("allocate",), section="4.2",
               source="reconstructed: docs/rules.md#a-malloc",
-              premises=("C", "isDiff(P)", "P = malloc(..) →savePointer [SAVE ; RESTORE]", "P →ref Pb"),
+              premises=("C memory(P)", "isDiff(P)", "P = malloc(..) →savePointer [SAVE ; RESTORE]", "P →ref Pb"),
               conclusion="P = malloc(N)  →  [SAVE; P = malloc(N); Pb = calloc(N) ; free(Pb); free(P); RESTORE]")
 def a_malloc_diff(stmt, out, ctx):
-    """The adjoint block is allocated with the primal one and zeroed whole: the backward
-    sweep increments it (T-allocation-diff, the tangent's, makes it the same way)."""
+    """Reconstructed (4.2, 4.10): the adjoint block is allocated with the primal one in the
+    forward sweep and zeroed whole, the backward sweep incrementing it (the tangent's
+    T-allocation-diff makes its block the same way). The backward sweep mirrors the forward
+    one: the mirror of the allocation, its last point, frees both blocks; so the primal
+    block stays readable for the partials until there. An allocation that may run twice (in
+    a loop, or one of several of the same pointer) saves the pointers it overwrites, so that
+    each block is freed once."""
     target, target_b, dims, typ, save, restore, allocation_b = (var() for _ in range(7))
     guard = lall(eq(stmt, pattern("allocate", target, dims, typ)), ctx.check(ctx.c_memory, stmt),
                  ctx.fact("has_derivative", target, stmt))
@@ -95,7 +107,7 @@ def a_malloc_diff(stmt, out, ctx):
 
 @ADJOINT.rule("A-malloc", judgment="adjoint", ops=("allocate",), section="4.2",
               source="reconstructed: docs/rules.md#a-malloc",
-              premises=("C", "¬isDiff(P)", "P = malloc(..) →savePointer [SAVE ; RESTORE]"),
+              premises=("C memory(P)", "¬isDiff(P)", "P = malloc(..) →savePointer [SAVE ; RESTORE]"),
               conclusion="P = malloc(N)  →  [SAVE; P = malloc(N) ; free(P); RESTORE]")
 def a_malloc(stmt, out, ctx):
     """A passive block lives until the backward sweep too: the partials may read it."""
@@ -110,8 +122,11 @@ def a_malloc(stmt, out, ctx):
 
 @ADJOINT.rule("A-free", judgment="adjoint", ops=("deallocate",), section="4.2",
               source="reconstructed: docs/rules.md#a-malloc",
-              premises=("C", "P = malloc(..) in this procedure"), conclusion="free(P)  →  [{} ; {}]")
+              premises=("C memory(P)", "P = malloc(..) in this procedure"), conclusion="free(P)  →  [{} ; {}]")
 def a_free(stmt, out, ctx):
-    """The free happens in the backward sweep, at the mirror of the allocation (A-malloc)."""
+    """The free happens in the backward sweep, at the mirror of the allocation (A-malloc):
+    freeing in the forward sweep would leave the backward sweep reading freed memory, as the
+    partials read the block's values and the adjoint block is incremented. A free of memory
+    the function does not allocate (a formal) is refused: its mirror is not here."""
     guard = lall(eq(stmt, pattern("deallocate", var())), ctx.check(ctx.c_memory, stmt))
     return guard, eq(out, pattern("block", EMPTY, EMPTY))

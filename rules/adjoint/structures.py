@@ -13,10 +13,11 @@ from .ruleset import ADJOINT
               source="reconstructed: docs/rules.md#a-ref-field",
               premises=("REF →ref REFb",), conclusion="REF.F  →ref  REFb.F")
 def a_ref_field(ref, out, ctx):
-    """The adjoint of a component is the same component of the adjoint, whose type is the
-    T_diff of the structure's type (it has every component with an adjoint, under its own
-    name): `v.y` → `vb.y`, `p->x` → `pb->x`, `s[1].y` → `sb[1].y`; a by-value struct v
-    has the pointer adjoint vb (A-ref-value): `v.y` → `vb->y`."""
+    """Reconstructed from 4.2 (association by name, the tangent's T-ref-access): the adjoint
+    of a component is the same component of the adjoint, whose type is the T_diff of the
+    structure's type (it keeps every component that can have an adjoint, under its own name):
+    `v.y` → `vb.y`, `p->x` → `pb->x`, `s[1].y` → `sb[1].y`; a by-value struct v has the
+    pointer adjoint vb (A-ref-value): `v.y` → `vb->y`."""
     base, field, base_b = var(), var(), var()
     guard = eq(ref, pattern("fieldAccess", base, field))
     return guard, lall(ctx.derive("ref", base, base_b), eq(out, pattern("fieldAccess", base_b, field)))
@@ -29,9 +30,11 @@ def a_ref_field(ref, out, ctx):
                         "RHS a reference (else refused)", "RHS →ref RHSb"),
               conclusion="LHS = RHS  →  [SAVE ; RESTORE; RHSb.f = RHSb.f + LHSb.f; LHSb.f = 0 (each real f)]")
 def a_assign_struct(stmt, out, ctx):
-    """A C struct copy `w = *s` is the assignment of each component at once: each real
-    component's adjoint goes to the same component of the source's, then is reset (C has no
-    + of structs: the conclusion is written component by component, arrays by loops)."""
+    """Reconstructed from the assignment rule of 5.4: a C struct copy `w = *s` is the
+    assignment of each component at once, LHS.f = RHS.f, whose adjoint is RHSb.f += LHSb.f
+    then LHSb.f = 0. C has no + of structs: the conclusion is written component by component
+    (arrays by loops). The two sides are different memory (else refused), so no temporary.
+    A struct-valued call on the rhs is refused (calls are not differentiated here)."""
     lhs, rhs, lhs_b, rhs_b, save, restore, instrs, source = (var() for _ in range(8))
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(ctx.c_structure, lhs),
                  ctx.fact("has_derivative", lhs, stmt), ctx.check(ctx.differentiable_reference, lhs),
