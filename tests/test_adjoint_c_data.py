@@ -205,6 +205,40 @@ def test_struct_components_restored_in_a_loop():
     assert "pushReal8(w.x);" in case.adjoint.text and "popReal8(&w.x);" in case.adjoint.text
 
 
+STRUCT_ARRAYS = """
+#include <stdlib.h>
+typedef struct { double x, y; } pt;
+void sa(pt *s, double *a, double *y, int n) {
+  pt loc[3];
+  pt *ps;
+  int i;
+  ps = (pt *) malloc(n * sizeof(pt));
+  for (i = 0; i < n; i++) {
+    ps[i].x = a[i] * s[0].x;
+    ps[i].y = a[i] + s->y;
+  }
+  for (i = 0; i < 3; i++) {
+    loc[i] = ps[i];
+    loc[i].y = loc[i].y * loc[i].x;
+  }
+  *y = loc[0].y * loc[2].x + ps[n - 1].y * loc[1].y;
+  free(ps);
+}
+"""
+STRUCT_ARRAYS_ARGS = [struct("s", ("x", 1), ("y", 1)), real("a", 4), real("y", 1), integer("n", 4)]
+
+
+def test_arrays_of_structs_local_and_allocated():
+    """A local array of structs (its adjoint declared zero whole, {0}), a malloc'd array of
+    structs (its adjoint calloc'd of the T_diff type), and the copy loc[i] = ps[i] in a loop:
+    loc[i]'s components are pushed before it is overwritten, one by one."""
+    case = dot_product(STRUCT_ARRAYS, "sa(y)/(s a)", STRUCT_ARRAYS_ARGS)
+    text = lines(case.adjoint.text)
+    assert "pt_diff locb[3] = {0};" in text and "psb = (pt_diff*)calloc(n, sizeof(pt_diff));" in text
+    push = text.index("pushReal8(loc[i].x);")
+    assert text[push:push + 3] == ["pushReal8(loc[i].x);", "pushReal8(loc[i].y);", "loc[i] = ps[i];"]
+
+
 # --- malloc, globals, memory arguments -------------------------------------------------------------
 MALLOC = """
 #include <stdlib.h>
@@ -328,6 +362,7 @@ COMPILED = {
     "malloc, globals": (MALLOC, "work(y)/(x)", MALLOC_ARGS),
     "malloc in a loop": (MALLOC_LOOP, "mloop(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4), integer("m", 3)]),
     "aliasing": (ALIAS, "al(y)/(a)", [real("a", 4), real("y", 1), integer("n", 4)]),
+    "arrays of structs": (STRUCT_ARRAYS, "sa(y)/(s a)", STRUCT_ARRAYS_ARGS),
 }
 
 

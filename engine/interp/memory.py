@@ -143,11 +143,32 @@ def initialize(it, b, spec: VarSpec, frame: Frame):
         store_cell(it, b, (), value)
     elif isinstance(b, FArr):
         b.data[...] = np.reshape(value, b.data.shape, order="F") if isinstance(value, np.ndarray) else value
+    elif isinstance(b, CArr) and b.buf.dtype == object and isinstance(b.buf[b.off], Record):
+        # an array of structs: the values go to the components in memory order, the rest is 0 (C)
+        cells = [cell for rec in b.buf[b.off:b.off + prod(b.dims)] for cell in _leaf_cells(rec)]
+        flat = flatten_c(value)
+        for k, (container, key) in enumerate(cells):
+            container[key] = flat[k] if k < len(flat) else 0
     elif isinstance(b, CArr):
         flat = flatten_c(value)
         b.buf[b.off:b.off + len(flat)] = flat
     else:
         raise err(spec.node, f"cannot initialize {spec.name}")
+
+
+def _leaf_cells(rec: Record):
+    """(container, key) of each elementary component of a record, in memory order."""
+    for binding in rec.fields.values():
+        if isinstance(binding, CArr):
+            for i in range(binding.off, binding.off + prod(binding.dims)):
+                inner = binding.buf[i]
+                yield from _leaf_cells(inner) if isinstance(inner, Record) else ((binding.buf, i),)
+        elif isinstance(binding, np.ndarray) and binding.shape == () and isinstance(binding[()], Record):
+            yield from _leaf_cells(binding[()])
+        elif isinstance(binding, Record):
+            yield from _leaf_cells(binding)
+        else:
+            yield binding, ()
 
 
 def store_cell(it, container, key, value):
