@@ -6,11 +6,15 @@ dot-product test <Ẋ, X̄> = <Ẏ, Ȳ> against the tangent in the interpreter w
 at the end, and the key ones compiled with gcc -O2 and once under ASan/UBSan."""
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 
 import adspec
 from adspec.engine.errors import UnsupportedError
 from adjoint_check import RUNTIME, AdjointCase
+from harness import CHECKED_ENV, CHECKED_FLAGS
 
 TOL = 1e-12
 
@@ -376,6 +380,98 @@ def test_compiled_with_sanitizers(name, tmp_path):
     check = AdjointCase(source, "c", head, args).compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < TOL, check.report()
     assert check.interpreter_error < 1e-13, check.report()
+
+
+# --- compiled with drivers of their own: a struct passed by value, globals as dependents ----------
+GLOBALS = """
+double g;
+double h[2];
+void gl(double *x, int n) {
+  int i;
+  g = g * x[0];
+  for (i = 0; i < n; i++) {
+    h[i % 2] = h[i % 2] + g * x[i];
+  }
+  g = g + h[0] * h[1];
+}
+"""
+GLOBALS_DRIVER = """
+#include <stdio.h>
+extern double g, h[2], gd, hd[2], gb, hb[2];
+void gl_d(double *x, double *xd, int n);
+void gl_b(double *x, double *xb, int n);
+int main(void) {
+  double x0[3] = {0.7, 1.2, 0.9}, xd[3] = {0.3, -0.4, 0.8}, x[3], xb[3] = {0, 0, 0};
+  double g0 = 1.1, gd0 = -0.6, h0[2] = {0.5, 1.4}, wg = 0.8, wh[2] = {-0.3, 0.6};
+  int k;
+  for (k = 0; k < 3; k++) x[k] = x0[k];
+  g = g0; gd = gd0; h[0] = h0[0]; h[1] = h0[1]; hd[0] = hd[1] = 0;
+  gl_d(x, xd, 3);
+  double tangent = gd * wg + hd[0] * wh[0] + hd[1] * wh[1];
+  for (k = 0; k < 3; k++) x[k] = x0[k];
+  g = g0; h[0] = h0[0]; h[1] = h0[1]; gb = wg; hb[0] = wh[0]; hb[1] = wh[1];
+  gl_b(x, xb, 3);
+  double adjoint = gd0 * gb + xd[0] * xb[0] + xd[1] * xb[1] + xd[2] * xb[2];
+  printf("%.17g %.17g\\n", tangent, adjoint);
+  return 0;
+}
+"""
+STRUCT_VALUE_DRIVER = """
+#include <stdio.h>
+typedef struct { double x, y; } pt;
+typedef struct { double x, y; } pt_diff;
+void sv_d(pt v, pt_diff vd, pt *s, pt_diff *sd, double *y, double *yd);
+void sv_b(pt v, pt_diff *vb, pt *s, pt_diff *sb, double *y, double *yb);
+int main(void) {
+  pt v = {0.7, 1.3}, s0 = {1.1, 0.9}, s;
+  pt_diff vd = {0.3, -0.5}, sd0 = {-0.2, 0.8}, sd, vb = {1e3, 1e3}, sb;
+  double y = 0, yd = 0, yb, wsx = 0.6, wsy = -0.4, wy = 0.9;
+  s = s0; sd = sd0;
+  sv_d(v, vd, &s, &sd, &y, &yd);
+  double tangent = sd.x * wsx + sd.y * wsy + yd * wy;
+  s = s0; sb.x = wsx; sb.y = wsy; yb = wy;
+  sv_b(v, &vb, &s, &sb, &y, &yb);
+  double adjoint = vd.x * vb.x + vd.y * vb.y + sd0.x * sb.x + sd0.y * sb.y;
+  printf("%.17g %.17g\\n", tangent, adjoint);
+  return 0;
+}
+"""
+
+
+def driven(source: str, head: str, driver: str, workdir, checked: bool) -> tuple:
+    """P, P_D and P_b compiled with the runtime and `driver` (gcc -O2, or the sanitizers):
+    the two sides of the dot-product test it prints."""
+    files = {"original.c": source, "driver.c": driver, "adStack.c": (RUNTIME / "adStack.c").read_text(),
+             "adStack.h": (RUNTIME / "adStack.h").read_text()}
+    for mode in ("tangent", "adjoint"):
+        files[f"{mode}.c"] = adspec.differentiate(source, head=head, mode=mode, lang="c", filename="t.c").text
+    for name, text in files.items():
+        (workdir / name).write_text(text)
+    flags = ["-O2", *(CHECKED_FLAGS["c"] if checked else [])]
+    sources = [name for name in files if name.endswith(".c")]
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-I.", *flags, *sources, "-lm", "-o", "prog"], cwd=workdir,
+                   check=True, capture_output=True, text=True)
+    run = subprocess.run(["./prog"], cwd=workdir, capture_output=True, text=True, env={**os.environ, **CHECKED_ENV})
+    assert run.returncode == 0 and "Sanitizer" not in run.stderr and "runtime error" not in run.stderr, run.stderr
+    return tuple(float(v) for v in run.stdout.split())
+
+
+@pytest.mark.parametrize("checked", [False, True])
+@pytest.mark.parametrize("name", ["globals", "struct by value"])
+def test_compiled_with_a_driver(name, checked, tmp_path):
+    """The active file-scope globals g (independent and dependent) and h (dependent): the
+    caller sets gb, hb to Ȳ and reads gb (g:in-out); a struct passed by value, with a
+    garbage vb that P_b overwrites (v:out)."""
+    source, head, driver = {"globals": (GLOBALS, "gl(g h)/(x g)", GLOBALS_DRIVER),
+                            "struct by value": (STRUCT_VALUE, "sv(y s)/(v s)", STRUCT_VALUE_DRIVER)}[name]
+    tangent, adjoint = driven(source, head, driver, tmp_path, checked)
+    assert abs(tangent - adjoint) < TOL * max(abs(tangent), 1.0), (tangent, adjoint)
+
+
+def test_globals_header():
+    result = adspec.differentiate(GLOBALS, head="gl(g h)/(x g)", mode="adjoint", lang="c", filename="t.c")
+    assert result.statuses == {"x": "incr", "g": "in-out", "h": "in-out"}
+    assert "double gb;" in lines(result.text) and "double hb[2];" in lines(result.text)
 
 
 # --- refusals ------------------------------------------------------------------------------------------
