@@ -483,6 +483,9 @@ def test_globals_header():
      "t.c:6: adjoint mode does not support calls in a function with active file-scope globals (g)"),
     ("typedef struct { double x, y; } pt;\nvoid f(pt *x, double *y) {\n  x[0] = x[1];\n  *y = x[0].x * x[1].y;\n}\n",
      "t.c:3: adjoint mode does not support a structure copy whose two sides may be the same memory"),
+    ("typedef struct { double *data; double s; } vec;\nvoid f(double *x, double *y) {\n  vec v;\n  v.data = x;\n"
+     "  v.s = 2.0;\n  *y = v.data[1] * v.data[2] * v.s;\n}\n",
+     "t.c:6: adjoint mode does not support the adjoint of the pointer component data of a structure"),
 ])
 def test_refused_with_file_and_line(source, what):
     with pytest.raises(UnsupportedError, match=what.replace("(", r"\(").replace(")", r"\)")):

@@ -57,6 +57,32 @@ class CDataContext:
         except SourceError:
             return True
 
+    def statement_of(self, node: Node) -> Node:
+        """The innermost statement (a node with a line) of the procedure that holds node, for
+        the line of a refusal about an expression."""
+        if node.line is not None or self.procedure is None:
+            return node
+        holders = [n for n in walk(self.procedure.node.kids[7]) if n.line is not None
+                   and any(m is node for m in walk(n.kids))]
+        return holders[-1] if holders else node
+
+    def adjoint_name(self, name: str, ref: Node) -> str:
+        """NAMEb of a variable that has an adjoint here; a variable reached otherwise (through
+        a pointer component of a structure, an alias) is refused: its adjoint is not declared."""
+        if self.procedure is not None and name not in self.facts.diff_variables(self.procedure.name):
+            self.refuse(self.statement_of(ref), f"the adjoint of {name} (reached through a pointer or an alias)")
+        return self.names.var(name)
+
+    def component_with_adjoint(self, ref: Node) -> bool:
+        """A-ref-field applies: C refuses a pointer component (its adjoint pointer would be
+        unset: pointer components of adjoint structures are not managed yet)."""
+        if self.c:
+            owner = self.type_of_c_ref(ref.kids[0])
+            found = self.types.structures.table.fields(owner).get(ref.kids[1]) if owner is not None else None
+            if found is not None and found[1].kids[3]:
+                self.refuse(self.statement_of(ref), f"the adjoint of the pointer component {ref.kids[1]} of a structure")
+        return True
+
     def pointer_variable(self, ref: Node) -> bool:
         """ref is a C pointer itself (`p`, not `*p` nor `p[i]`)."""
         if not self.c or ref.op != "ident":
@@ -215,8 +241,7 @@ class CDataContext:
         found_globals = self.c_globals(diff)
         call = next((n for n in walk(proc.node.kids[7]) if n.op == "call"), None)
         if found_globals and call is not None:  # what the callee does to them is not known here
-            at = [n for n in walk(proc.node.kids[7]) if n.line is not None and any(m is call for m in walk(n.kids))]
-            self.refuse(at[-1] if at else call,
+            self.refuse(self.statement_of(call),
                         "calls in a function with active file-scope globals (" + ", ".join(found_globals) + ")")
         for var in found_globals:
             loc = proc.zones.vars.get(var)

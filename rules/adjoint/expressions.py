@@ -23,7 +23,7 @@ from .ruleset import ADJOINT
 def a_ref_name(ref, out, ctx):
     name = var()
     guard = lall(eq(ref, pattern("ident", name)), ctx.check(ctx.not_by_value_formal, ref))
-    return guard, ctx.compute(lambda n: Node("ident", (ctx.names.var(n),)), name, out)
+    return guard, ctx.compute(lambda n, r: Node("ident", (ctx.adjoint_name(n, r),)), name, ref, out)
 
 
 @ADJOINT.rule("A-ref-value", judgment="ref", ops=("ident",), section="5.4",

@@ -11,7 +11,7 @@ from .ruleset import ADJOINT
 
 @ADJOINT.rule("A-ref-field", judgment="ref", ops=("fieldAccess",), section="4.2",
               source="reconstructed: docs/rules.md#a-ref-field",
-              premises=("REF →ref REFb",), conclusion="REF.F  →ref  REFb.F")
+              premises=("F no C pointer (else refused)", "REF →ref REFb"), conclusion="REF.F  →ref  REFb.F")
 def a_ref_field(ref, out, ctx):
     """Reconstructed from 4.2 (association by name, the tangent's T-ref-access): the adjoint
     of a component is the same component of the adjoint, whose type is the T_diff of the
@@ -19,7 +19,7 @@ def a_ref_field(ref, out, ctx):
     `v.y` → `vb.y`, `p->x` → `pb->x`, `s[1].y` → `sb[1].y`; a by-value struct v has the
     pointer adjoint vb (A-ref-value): `v.y` → `vb->y`."""
     base, field, base_b = var(), var(), var()
-    guard = eq(ref, pattern("fieldAccess", base, field))
+    guard = lall(eq(ref, pattern("fieldAccess", base, field)), ctx.check(ctx.component_with_adjoint, ref))
     return guard, lall(ctx.derive("ref", base, base_b), eq(out, pattern("fieldAccess", base_b, field)))
 
 
