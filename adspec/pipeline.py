@@ -115,7 +115,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         if differentiated is None:
             continue
         if adjoint:
-            header = adjoint_header_comment(proc, heads, ctx.statuses[proc.name])
+            header = adjoint_header_comment(proc, heads, ctx.statuses[proc.name], _buffers(ctx, proc, mode, file_lang))
         else:
             header = header_comment(proc, facts, results, heads, _buffers(ctx, proc, mode, file_lang))
         entries.append((proc, header + [differentiated]))
@@ -358,19 +358,20 @@ def _split_entries(proc, heads, rules, ctx, derivations) -> list:
     out = []
     for unit, sweep in zip(pair.kids, ("forward sweep", "backward sweep")):
         derivations[unit.kids[0]] = derivation
-        out.append((proc, adjoint_header_comment(proc, heads, ctx.statuses[proc.name], sweep) + [unit]))
+        out.append((proc, adjoint_header_comment(proc, heads, ctx.statuses[proc.name], sweep=sweep) + [unit]))
     return out
 
 
-def adjoint_header_comment(proc, heads, statuses, sweep: str | None = None) -> list:
+def adjoint_header_comment(proc, heads, statuses, buffers=(), sweep: str | None = None) -> list:
     """Tapenade's header of P_b: what the caller passes and gets in each adjoint argument
-    (rules/adjoint/context.py decides the statuses: `x:out` or `x:incr`, `y:in-zero`...);
-    sweep: the split mode's P_fwd or P_bwd."""
+    (rules/adjoint/context.py decides the statuses: `x:out` or `x:incr`, `y:in-zero`...),
+    the adjoints of memory arguments (as header_comment); sweep: the split mode's P_fwd or
+    P_bwd."""
     lines = [f"Differentiation of {proc.source_name} in reverse (adjoint) mode"
              + (f", {sweep}:" if sweep else ":")]
     lines += _head_lines(proc, heads, "gradient    ")
     lines.append("  RW status of diff variables: " + " ".join(statuses))
-    return [mk("comment", line) for line in lines]
+    return [mk("comment", line) for line in lines + _buffer_lines(buffers)]
 
 
 def header_comment(proc, facts, results, heads, buffers=()) -> list:
@@ -397,10 +398,15 @@ def header_comment(proc, facts, results, heads, buffers=()) -> list:
         if zones and summary is not None and (summary[0] | summary[1]) & zones:
             status.append(f"{name}:{rw(zones)}")
     lines.append("  RW status of diff variables: " + " ".join(status))
-    if buffers:
-        lines.append("  Plus diff mem management of: " + " ".join(f"{formal}:in" for formal, _, _ in buffers))
-        lines.extend(f"  {formal_d}: {what}" for _, formal_d, what in buffers)
-    return [mk("comment", line) for line in lines]
+    return [mk("comment", line) for line in lines + _buffer_lines(buffers)]
+
+
+def _buffer_lines(buffers) -> list:
+    """The header lines of the derivative arguments of memory only (_buffers)."""
+    if not buffers:
+        return []
+    return ["  Plus diff mem management of: " + " ".join(f"{formal}:in" for formal, _, _ in buffers)] \
+        + [f"  {formal_d}: {what}" for _, formal_d, what in buffers]
 
 
 def explain(result: Differentiated, line: int) -> str:

@@ -94,7 +94,7 @@ class AdjointCase(TangentCase):
                     value = np.reshape(value, (1,))  # a by-value formal's adjoint is a pointer
                 slots[name] = len(actuals)
                 actuals.append(self._array(value))
-                passed.append(actuals[-1])
+                passed.append(self._interp_actual(name, actuals[-1], pointer=True))  # a struct's: a pointer
         if self.is_function:
             weight = self.weights[self._result_name()]
             actuals.append(self._array(weight))

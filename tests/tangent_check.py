@@ -19,7 +19,7 @@ The tangent P_D of P, run in the IL interpreter beside the original P, against
 "real" (a random value in (0.5, 1.5) and, for an independent, a random direction in (-1, 1)),
 "int" (a fixed value, else random in 1..3), "struct" (a C pointer to a structure of reals,
 random values; shape (k,) for its k reals in memory order and, in place of a value, its
-fields ((name, size), ...)). A C pointer argument has shape (1,); a C scalar of shape () is
+fields ((name, size), ...)), "struct value" (the same structure passed by value; interpreter only). A C pointer argument has shape (1,); a C scalar of shape () is
 passed by value. The derivative of an argument that is no independent is passed zeroed, or
 filled with GARBAGE when it is an active array or pointer whose derivative F_D says it zeroes
 itself ("Plus diff mem management of": F_D must not read what it holds). A function head's dependent (the function name, or f_result
@@ -108,9 +108,9 @@ def _values(args, seed):
     rng = np.random.default_rng(seed)
     values = {}
     for name, kind, shape, fixed in args:
-        if fixed is not None and kind != "struct":
+        if fixed is not None and not kind.startswith("struct"):
             values[name] = np.array(fixed, dtype=np.int32 if kind == "int" else np.float64).reshape(shape)
-        elif kind in ("real", "struct"):
+        elif kind in ("real", "struct", "struct value"):
             values[name] = rng.uniform(0.5, 1.5, size=shape).astype(np.float64)
         else:
             values[name] = np.array(rng.integers(1, 4), dtype=np.int32).reshape(shape)
@@ -134,7 +134,9 @@ class TangentCase:
         self.combined = self._file(self.result)
         names = self.result.heads[0]
         self.proc = names.procedure
-        self.independents, self.dependents = names.independents, names.dependents
+        # a C struct's fields (s->x, v.y) are checked as the formal, all its reals
+        self.independents, self.dependents = (tuple(dict.fromkeys(re.split(r"->|\.", n)[0] for n in names))
+                                              for names in (names.independents, names.dependents))
         self.values = {name: self._array(v) for name, v in _values(self.args, seed).items()}
         rng = np.random.default_rng(seed + 1000)
         self.directions = {name: self._array(rng.uniform(-1, 1, size=self.values[name].shape))
@@ -159,17 +161,20 @@ class TangentCase:
         fill = 0.0 if result.caller_zeroes.get(name, True) else GARBAGE
         return self._array(np.full(np.shape(self.values[name]), fill))
 
-    def _interp_actual(self, name, value):
+    def _interp_actual(self, name, value, pointer: bool = False):
         """What the interpreter takes for argument `name` holding `value`: the array, or for a
-        "struct", a pointer to a record whose fields are views of the array."""
+        "struct", a pointer to a record whose fields are views of the array; for a "struct
+        value", the record (`pointer`: a pointer to it, as for its adjoint)."""
         kind, fields = next((kind, fixed) for n, kind, _, fixed in self.args if n == name)
-        if kind != "struct":
+        if not kind.startswith("struct"):
             return value
         record, offset = {}, 0
         for field_name, size in fields:
             part = value[offset:offset + size]
             record[field_name] = CArr(value, offset, (size,)) if size > 1 else part.reshape(())
             offset += size
+        if kind == "struct value" and not pointer:
+            return Record("struct", record)
         return Ptr(np.array([Record("struct", record)], dtype=object), 0)
 
     def _value_type(self):

@@ -1,8 +1,8 @@
 """Adjoint mode on every program of the tangent corpus (tests/tangent_programs/, Fortran and C):
 each one is either differentiated and passes the dot-product test against the tangent in the
 interpreter, with the stack empty at the end, or refused with `file:line: adjoint mode does not
-support ... yet` (the slice of issue 16: no split-mode calls, WHILE, jumps, array assignments, structures,
-globals, moving pointers yet). Never a traceback, never a wrong adjoint."""
+support ... yet` (the slice of issue 16: what is still refused is listed in the
+closing notes). Never a traceback, never a wrong adjoint."""
 import re
 
 import pytest

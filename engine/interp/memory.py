@@ -16,7 +16,7 @@ from ..il import Node
 from .intrinsics import COMPLEX_KINDS, INT_KINDS, REAL_KINDS
 from .complex_step import C128
 from .scope import Frame, ScopeInfo, VarSpec, attr_word
-from .values import CArr, FArr, InterpError, Ptr, Record, UNASSOCIATED, UnionRecord, err, flatten_c
+from .values import CArr, FArr, InterpError, Ptr, Record, UNASSOCIATED, UnionRecord, _copy_binding, err, flatten_c
 
 _COMMON_MIN_BYTES = 1 << 16  # room to spare: a later procedure may declare a block longer
 
@@ -143,6 +143,12 @@ def initialize(it, b, spec: VarSpec, frame: Frame):
         store_cell(it, b, (), value)
     elif isinstance(b, FArr):
         b.data[...] = np.reshape(value, b.data.shape, order="F") if isinstance(value, np.ndarray) else value
+    elif isinstance(b, CArr) and b.buf.dtype == object and isinstance(b.buf[b.off], Record):
+        # an array of structs: the values go to the components in memory order, the rest is 0 (C)
+        cells = [cell for rec in b.buf[b.off:b.off + prod(b.dims)] for cell in _leaf_cells(rec)]
+        flat = flatten_c(value)
+        for k, (container, key) in enumerate(cells):
+            container[key] = flat[k] if k < len(flat) else 0
     elif isinstance(b, CArr):
         flat = flatten_c(value)
         b.buf[b.off:b.off + len(flat)] = flat
@@ -150,9 +156,28 @@ def initialize(it, b, spec: VarSpec, frame: Frame):
         raise err(spec.node, f"cannot initialize {spec.name}")
 
 
+def _leaf_cells(rec: Record):
+    """(container, key) of each elementary component of a record, in memory order."""
+    for binding in rec.fields.values():
+        if isinstance(binding, CArr):
+            for i in range(binding.off, binding.off + prod(binding.dims)):
+                inner = binding.buf[i]
+                yield from _leaf_cells(inner) if isinstance(inner, Record) else ((binding.buf, i),)
+        elif isinstance(binding, np.ndarray) and binding.shape == () and isinstance(binding[()], Record):
+            yield from _leaf_cells(binding[()])
+        elif isinstance(binding, Record):
+            yield from _leaf_cells(binding)
+        else:
+            yield binding, ()
+
+
 def store_cell(it, container, key, value):
     if isinstance(value, Record):
-        container[key] = value.copy()
+        old = container[key]
+        if it.is_c and isinstance(old, Record) and old.fields.keys() == value.fields.keys():
+            _copy_into(it, old, value)  # C copies the values into the struct's own memory (views of it see them)
+        else:
+            container[key] = value.copy()
     elif isinstance(value, CArr):
         container[key] = Ptr(value.buf, value.off)
     elif isinstance(value, str) and container.dtype == object:
@@ -170,6 +195,24 @@ def store_cell(it, container, key, value):
                 store_cell(it, fb, (), v)
     else:
         container[key] = value
+
+
+def _copy_into(it, old: Record, new: Record):
+    """The values of record new into the bindings of record old, field by field."""
+    for name, binding in old.fields.items():
+        source = new.fields[name]
+        if isinstance(binding, CArr) and isinstance(source, CArr):
+            count = prod(binding.dims)
+            values = source.buf[source.off:source.off + count]
+            if binding.buf.dtype == object:
+                for i, v in enumerate(values):
+                    store_cell(it, binding.buf, binding.off + i, v)
+            else:
+                binding.buf[binding.off:binding.off + count] = values
+        elif isinstance(binding, np.ndarray) and binding.shape == () and isinstance(source, np.ndarray):
+            store_cell(it, binding, (), source[()])
+        else:
+            old.fields[name] = _copy_binding(source)
 
 
 def new_record(it, tdef: Node) -> Record:

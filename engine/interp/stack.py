@@ -18,9 +18,9 @@ from ..il import Node
 from . import memory, places
 from .values import err
 
-# Tapenade's routine names: push/pop/look of Real4, Real8, Integer4, Integer8, Boolean, ControlNb
-_ROUTINE = re.compile(r"^(push|pop|look)(real4|real8|integer4|integer8|boolean|control[1-8]b)(array)?$")
-_BYTES = {"real4": 4, "real8": 8, "integer4": 4, "integer8": 8, "boolean": 4}
+# Tapenade's routine names: push/pop/look of Real4, Real8, Integer4, Integer8, Boolean, ControlNb, Pointer8
+_ROUTINE = re.compile(r"^(push|pop|look)(real4|real8|integer4|integer8|boolean|control[1-8]b|pointer8)(array)?$")
+_BYTES = {"real4": 4, "real8": 8, "integer4": 4, "integer8": 8, "boolean": 4, "pointer8": 8}
 
 
 class ADStack:
@@ -66,6 +66,8 @@ def run(it, node: Node):
     if len(node.args) != 1:
         raise err(node, f"{node.name} takes one argument")
     arg = node.args[0]
+    if it.is_c and kind == "pointer8" and arg.op == "cast":   # popPointer8((void **)&p)
+        arg = arg.kids[1]
     if verb == "push":
         it.ad_stack.push(kind, np.array(it.eval(arg), copy=True)[()])
         return None

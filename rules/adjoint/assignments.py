@@ -81,15 +81,18 @@ def a_assign_self(stmt, out, ctx):
 
 @ADJOINT.rule("A-assign-zero", judgment="adjoint", ops=("assign",), section="4.6",
               source="reconstructed: docs/rules.md#a-assign",
-              premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))", "isDiff(LHS)",
-                        "differentiableType(LHS)", "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb"),
+              premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))", "¬isDiffPointer(LHS)",
+                        "isDiff(LHS)", "differentiableType(LHS)", "differentiable(LHS)", "¬structure(LHS)",
+                        "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb"),
               conclusion="LHS = RHS  →  [SAVE ; RESTORE; LHSb = 0]")
 def a_assign_zero(stmt, out, ctx):
     """LHS gets a value with a zero derivative: the adjoint of what it held before is zero
     from here backwards (the tangent's `LHSd = 0`, transposed)."""
     lhs, lhs_b, save, restore, zero = (var() for _ in range(5))
     guard = lall(eq(stmt, pattern("assign", lhs, var())), ctx.check(ctx.not_differentiated, stmt),
-                 ctx.fact("has_derivative", lhs, stmt), ctx.check(ctx.differentiable_type, lhs))
+                 ctx.check(ctx.not_derivative_pointer_assignment, stmt), ctx.fact("has_derivative", lhs, stmt),
+                 ctx.check(ctx.differentiable_type, lhs), ctx.check(ctx.differentiable_reference, lhs),
+                 ctx.check(ctx.not_c_structure, lhs))
     body = lall(ctx.derive("record", stmt, pattern("block", save, restore)), ctx.derive("ref", lhs, lhs_b),
                 ctx.compute(ctx.zero_like, lhs, zero),
                 eq(out, pattern("block", save, pattern("block", restore, pattern("assign", lhs_b, zero)))))
@@ -97,14 +100,15 @@ def a_assign_zero(stmt, out, ctx):
 
 
 @ADJOINT.rule("A-assign-passive", judgment="adjoint", ops=("assign",), section="5.4", source="verbatim",
-              premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))", "¬isDiff(LHS)",
-                        "LHS = RHS →record [SAVE ; RESTORE]"),
+              premises=("¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))", "¬isDiffPointer(LHS)",
+                        "¬(isDiff(LHS) ∧ differentiable(LHS))", "LHS = RHS →record [SAVE ; RESTORE]"),
               conclusion="LHS = RHS  →  [SAVE ; RESTORE]")
 def a_assign_passive(stmt, out, ctx):
-    """No adjoint: only the trajectory (an index, a passive value the partials read)."""
+    """No adjoint: only the trajectory (an index, a passive value the partials read, an
+    integer component of an active structure)."""
     lhs = var()
     guard = lall(eq(stmt, pattern("assign", lhs, var())), ctx.check(ctx.not_differentiated, stmt),
-                 ctx.no_fact("has_derivative", lhs, stmt))
+                 ctx.check(ctx.not_derivative_pointer_assignment, stmt), ctx.check(ctx.no_adjoint, lhs, stmt))
     return guard, ctx.derive("record", stmt, out)
 
 

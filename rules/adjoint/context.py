@@ -14,8 +14,9 @@ from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
 from .array_support import ArraySupport
 from .allocation import AllocationAdjoints
+from .c_data import CDataContext
 from .call_support import CallSupport
-from .globals import GlobalAdjoints, MemoryArguments
+from .globals import GlobalAdjoints
 from .structures import StructureAdjoints
 
 INTEGER = Node("type", ("integer", 4, None))
@@ -29,8 +30,8 @@ REFUSED = {"while": "WHILE loops", "doWhile": "do-while loops",
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(CallSupport, ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints,
-                     MemoryArguments, TangentContext):
+class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints,
+                     TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
     def __init__(self, ruleset, facts, **kw):
@@ -49,11 +50,7 @@ class AdjointContext(CallSupport, ArraySupport, GlobalAdjoints, StructureAdjoint
         body = proc.node.kids[7].kids if proc.node.kids[7] is not None else ()
         self._top_level = {id(k) for k in body}
         self._last = body[-1] if body else None
-        for stmt in walk(body):  # C pointers that move: their values would need saving too
-            if isinstance(stmt, Node) and stmt.op == "assign" and stmt.kids[0].op == "ident":
-                sym = proc.scope.lookup(stmt.kids[0].kids[0])
-                if sym is not None and sym.ptr:
-                    self.refuse(stmt, f"assigning the pointer {sym.name}")
+        self.start_data(body)
         self.refuse_structure_copies(proc)
 
     def refuse(self, node: Node, what: str):
@@ -71,6 +68,10 @@ class AdjointContext(CallSupport, ArraySupport, GlobalAdjoints, StructureAdjoint
         return f"Real{kind}" if typ.kids[0] == "real" else f"Integer{kind}"
 
     def push(self, ref: Node, typ: Node | None = None) -> Node:
+        if self.pointer_variable(ref):
+            return self.push_pointer(ref)
+        if self.c_structure(ref):
+            return self.c_structure_stack(ref, "push")
         if self.whole_structure(ref):
             return self.structure_stack(ref, typ, "push")
         if not self.scalar_reference(ref):
@@ -78,6 +79,10 @@ class AdjointContext(CallSupport, ArraySupport, GlobalAdjoints, StructureAdjoint
         return Node("call", (self._stack_name("push", self._kind_word(ref, typ)), (ref,)))
 
     def pop(self, ref: Node, typ: Node | None = None) -> Node:
+        if self.pointer_variable(ref):
+            return self.pop_pointer(ref)
+        if self.c_structure(ref):
+            return self.c_structure_stack(ref, "pop")
         if self.whole_structure(ref):
             return self.structure_stack(ref, typ, "pop")
         if not self.scalar_reference(ref):
@@ -152,6 +157,8 @@ class AdjointContext(CallSupport, ArraySupport, GlobalAdjoints, StructureAdjoint
         sym = self.symbol_of(ref)
         if sym is None:
             return True
+        if self.c_structure(ref):  # a whole struct: A-assign-struct
+            return False
         accesses = sum(1 for n in walk(ref) if n.op in ("arrayAccess", "deref"))
         return not sym.dims or accesses > 0
 
@@ -163,7 +170,7 @@ class AdjointContext(CallSupport, ArraySupport, GlobalAdjoints, StructureAdjoint
         adjoint of the value goes through a temporary, since a leaf of the rhs may be the
         lhs itself (the paper's V)."""
         root = _root(stmt.kids[0])
-        return any(n.op == "ident" and n.kids[0] == root for n in walk(stmt.kids[1]))
+        return any(n.op == "ident" and n.kids[0] == root for n in walk(stmt.kids[1])) or self.hidden_alias(stmt)
 
     def no_alias(self, stmt: Node) -> bool:
         return not self.may_alias(stmt)
@@ -175,7 +182,7 @@ class AdjointContext(CallSupport, ArraySupport, GlobalAdjoints, StructureAdjoint
         refs = [n for n in walk(stmt.kids[1]) if n.op in ("ident", "arrayAccess", "deref") and _root(n) == root]
         outer = [n for n in refs if n == lhs]
         inside = {id(m) for n in outer for m in walk(n)}
-        return bool(outer) and all(id(n) in inside or n == lhs for n in refs)
+        return bool(outer) and all(id(n) in inside or n == lhs for n in refs) and not self.hidden_alias(stmt)
 
     def possible_alias(self, stmt: Node) -> bool:
         return self.may_alias(stmt) and not self.self_reference(stmt)
@@ -219,7 +226,7 @@ class AdjointContext(CallSupport, ArraySupport, GlobalAdjoints, StructureAdjoint
             return stmt.kids[2] and self.facts.is_live_for_diff(stmt)
         if stmt.op in ("allocate", "deallocate") and self.deferred_allocation(stmt):
             return False   # A-allocate, A-deallocate
-        return stmt.op in REFUSED or (stmt.op == "return" and not self.last_statement(stmt)) \
+        return (stmt.op in REFUSED and not self.c_memory(stmt)) or (stmt.op == "return" and not self.last_statement(stmt)) \
             or (stmt.op == "varDecl" and not self.top_level(stmt))
 
     def refused_what(self, stmt: Node) -> str:
@@ -357,7 +364,9 @@ class AdjointContext(CallSupport, ArraySupport, GlobalAdjoints, StructureAdjoint
         declared = self.derivative_declarations(decls, diff)
         declared = tuple(self._adjoint_declaration(d, formals) for d in declared)
         zeros, statuses = self._argument_initialisations(name, formals)
-        self.memory_buffers(name, statuses)
+        global_zeros, global_statuses = self.global_initialisations(name, diff)
+        zeros, statuses = zeros + global_zeros, statuses + list(global_statuses)
+        self.buffers[self.procedure.name] = self.memory_buffers(name, statuses)
         zeros += self._local_zeros(decls, diff - set(formals) - {result_name} - set(shared))  # passive formals' too
         zeros += self.global_zeros(shared)
         if valued:
@@ -429,7 +438,8 @@ class AdjointContext(CallSupport, ArraySupport, GlobalAdjoints, StructureAdjoint
             else:
                 sym = proc.scope.lookup(formal)
                 ref = Node("ident", (formal,))
-                found = self.zero_assignments(self._adjoint_of(ref), ref, EMPTY_ANN) if not sym.dims and not sym.ptr \
+                found = self.zero_of_variable(formal, self._adjoint_of(ref)) if self.c \
+                    else self.zero_assignments(self._adjoint_of(ref), ref, EMPTY_ANN) if not sym.dims and not sym.ptr \
                     else self._whole_zero(sym)
                 statuses.append(f"{formal}:{'incr' if found is None else 'out'}")
                 zeros += found or ()
@@ -475,9 +485,9 @@ class AdjointContext(CallSupport, ArraySupport, GlobalAdjoints, StructureAdjoint
         if len(derived) == 1:
             return Node("block", derived)
         typ, attrs, declarators = derived[1].kids
-        zero = Node("realCst", ("0.0", typ.kids[1] if typ.op == "type" and typ.kids[1] else 8))
-        zeroed = tuple(d.with_kids(d.kids[0], d.kids[1], Node("arrayConstructor", ((Node("intCst", (0, None)),),))
-                                   if d.kids[1] else zero, d.kids[3]) for d in declarators)
+        originals = {self.names.var(d.kids[0]): d for d in decl.kids[2]}
+        zeroed = tuple(d.with_kids(d.kids[0], d.kids[1], self.initial_adjoint(decl.kids[0], originals[d.kids[0]], d, decl),
+                                   d.kids[3]) for d in declarators)
         return Node("block", (decl, Node("varDecl", (typ, attrs, zeroed), derived[1].ann)))
 
     def initial_adjoints(self, decl: Node) -> tuple:

@@ -23,7 +23,7 @@ from .ruleset import ADJOINT
 def a_ref_name(ref, out, ctx):
     name, name_b = var(), var()
     guard = lall(eq(ref, pattern("ident", name)), ctx.check(ctx.not_by_value_formal, ref))
-    return guard, lall(ctx.compute(ctx.names.var, name, name_b), eq(out, pattern("ident", name_b)))
+    return guard, lall(ctx.compute(ctx.adjoint_name, name, ref, name_b), eq(out, pattern("ident", name_b)))
 
 
 @ADJOINT.rule("A-ref-value", judgment="ref", ops=("ident",), section="5.4",
@@ -55,18 +55,18 @@ def a_ref_deref(ref, out, ctx):
     return guard, lall(ctx.derive("ref", base, base_b), eq(out, pattern("deref", base_b)))
 
 
-REFUSED_REFS = ("fieldAccess", "address", "add", "sub")
+REFUSED_REFS = ("add", "sub")
 
 
 @ADJOINT.rule("A-ref-refuse", judgment="ref", ops=REFUSED_REFS, section="4.2",
               source="reconstructed: docs/rules.md#a-ref",
-              premises=("¬fortranStructure(REF)",), conclusion="REF  →ref  file:line: refused (structures, pointer arithmetic)")
+              premises=(), conclusion="REF  →ref  file:line: refused (pointer arithmetic in a reference)")
 def a_ref_refuse(ref, out, ctx):
-    """C's structure components and pointer arithmetic need the T_diff types and the pointer
-    saving of later slices: refused at their line (Fortran's components: A-ref-field)."""
+    """Pointer arithmetic as a reference (the C reader writes p + k as &p[k] where it can):
+    refused at its line."""
     op = var()
-    guard = lall(eq(ref, pattern(op, rest=var())), member(op, REFUSED_REFS), ctx.check(ctx.not_fortran_structure, ref))
-    return guard, ctx.compute(lambda r: ctx.refuse(r, "structures and pointer arithmetic"), ref, out)
+    guard = lall(eq(ref, pattern(op, rest=var())), member(op, REFUSED_REFS))
+    return guard, ctx.compute(lambda r: ctx.refuse(r, "pointer arithmetic in a reference"), ref, out)
 
 
 # --- expressions ------------------------------------------------------------------------------

@@ -17,11 +17,14 @@ class GlobalAdjoints:
     """Mixed into AdjointContext (needs procedure, facts, refuse, zero_assignments, names)."""
 
     def active_globals_of(self, proc: Node, diff, declared, params, result, commons) -> list:
-        """The active globals the procedure sees: COMMON members, module variables; C's
-        file-scope variables refused."""
+        """The active globals the procedure sees: COMMON members, module variables (C's
+        file-scope variables: CDataContext.global_initialisations; anything else refused)."""
         found = sorted((diff - declared - set(params) - {result}) | (diff & commons))
-        if found and self.c:
-            self.refuse(proc, "active global variables (file scope: " + ", ".join(found) + ")")
+        if self.c:
+            others = sorted(set(found) - set(self.c_globals(diff)))
+            if others:
+                self.refuse(proc, "active global variables (file scope: " + ", ".join(others) + ")")
+            return []
         scope = self.procedure.scope
         unknown = [n for n in found if n not in commons and global_owner(scope, n)[0] is None]
         if unknown:   # a host-associated variable of a containing procedure
@@ -41,23 +44,3 @@ class GlobalAdjoints:
             ref = Node("ident", (name,))
             out.extend(self.zero_assignments(Node("ident", (self.names.var(name),)), ref, EMPTY_ANN))
         return tuple(out)
-
-
-class MemoryArguments:
-    """The adjoints of active arguments that are no independent nor dependent (the tangent's
-    contract, "Plus diff mem management of", docs/rules.md#t-proc): their adjoint argument
-    is work memory the caller owns. The adjoint of their final value is 0 (no dependent), so
-    P_b zeroes it whole before the backward sweep where its size is known (`s:out`), else
-    the caller passes it zeroed (`s:incr`, an assumed-size array); the .msg says which."""
-
-    def memory_buffers(self, name: str, statuses: list) -> None:
-        from ..tangent.context import buffer_text
-        status = dict(s.split(":", 1) for s in statuses)
-        buffers = []
-        for formal in self.facts.memory_formals(name):
-            caller_zeroes = status.get(formal) == "incr"
-            buffers.append((formal, self.names.var(formal), caller_zeroes))
-            self.warn(self.procedure.node, f"{self.names.proc(self.procedure.source_name)}: the caller passes "
-                                           f"{self.names.var(formal)}, {buffer_text(formal, caller_zeroes)} ({formal} "
-                                           f"holds active values but is no independent nor dependent)")
-        self.buffers[self.procedure.name] = tuple(buffers)

@@ -1,8 +1,9 @@
-"""Adjoints of Fortran derived types (paper 4.2; TAPENADE.md: the T_DIFF type of the tangent
-serves the adjoint too, as in Tapenade 3.x). A component's adjoint is the same component of
-the adjoint, `p%x` → `pb%x`, `ps(i)%w(2)` → `psb(i)%w(2)`: association by name, as for
-arrays. The rule is written for any language; C's structures are C data's part of the
-work, and stay refused by A-ref-refuse until it lifts the guard."""
+"""Adjoints of structures (paper 4.2; TAPENADE.md: the T_diff type of the tangent serves the
+adjoint too, as in Tapenade 3.x). A component's adjoint is the same component of the adjoint,
+`p%x` → `pb%x`, `ps(i)%w(2)` → `psb(i)%w(2)`, C's `p->x` → `pb->x`: association by name, as
+for arrays (A-ref-field, for both languages). A whole-structure copy is the assignment rule
+component by component: Fortran's (A-assign-struct) also pushes the integer components, C's
+(A-assign-c-struct) has no aliasing temporary (its two sides are different memory)."""
 from __future__ import annotations
 
 from ...engine.il import EMPTY_ANN, Node, walk
@@ -11,11 +12,16 @@ from .ruleset import ADJOINT
 
 
 @ADJOINT.rule("A-ref-field", judgment="ref", ops=("fieldAccess",), section="4.2",
-              source="reconstructed: docs/rules.md#a-ref",
-              premises=("fortranStructure(REF%F)", "REF →ref REFb"), conclusion="REF%F  →ref  REFb%F")
+              source="reconstructed: docs/rules.md#a-ref-field",
+              premises=("F no C pointer (else refused)", "REF →ref REFb"), conclusion="REF.F  →ref  REFb.F")
 def a_ref_field(ref, out, ctx):
+    """Reconstructed from 4.2 (association by name, the tangent's T-ref-access): the adjoint
+    of a component is the same component of the adjoint, whose type is the T_diff of the
+    structure's type (it keeps every component that can have an adjoint, under its own name):
+    `v.y` → `vb.y`, `p->x` → `pb->x`, `s[1].y` → `sb[1].y`; a by-value struct v has the
+    pointer adjoint vb (A-ref-value): `v.y` → `vb->y`."""
     base, field, base_b = var(), var(), var()
-    guard = lall(eq(ref, pattern("fieldAccess", base, field)), ctx.check(ctx.fortran_structure, ref))
+    guard = lall(eq(ref, pattern("fieldAccess", base, field)), ctx.check(ctx.component_with_adjoint, ref))
     return guard, lall(ctx.derive("ref", base, base_b), eq(out, pattern("fieldAccess", base_b, field)))
 
 
@@ -48,6 +54,49 @@ def a_assign_struct(stmt, out, ctx):
                  ctx.check(ctx.whole_structure, lhs))
     body = lall(ctx.derive("record", stmt, pattern("block", save, restore)), ctx.derive("ref", lhs, lhs_b),
                 ctx.compute(ctx.structure_copy_adjoint, stmt, lhs_b, instrs),
+                eq(out, pattern("block", save, pattern("block", restore, instrs))))
+    return guard, body
+
+
+@ADJOINT.rule("A-assign-c-struct", judgment="adjoint", ops=("assign",), section="5.4",
+              source="reconstructed: docs/rules.md#a-assign-struct",
+              premises=("structure(LHS)", "isDiff(LHS)", "differentiable(LHS)", "hasDerivativeInstruction(LHS = RHS)",
+                        "isActiveExpr(RHS)", "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb",
+                        "RHS a reference (else refused)", "RHS →ref RHSb"),
+              conclusion="LHS = RHS  →  [SAVE ; RESTORE; RHSb.f = RHSb.f + LHSb.f; LHSb.f = 0 (each real f)]")
+def a_assign_c_struct(stmt, out, ctx):
+    """Reconstructed from the assignment rule of 5.4: a C struct copy `w = *s` is the
+    assignment of each component at once, LHS.f = RHS.f, whose adjoint is RHSb.f += LHSb.f
+    then LHSb.f = 0. C has no + of structs: the conclusion is written component by component
+    (arrays by loops). The two sides are different memory (else refused), so no temporary.
+    A struct-valued call on the rhs is refused (calls are not differentiated here)."""
+    lhs, rhs, lhs_b, rhs_b, save, restore, instrs, source = (var() for _ in range(8))
+    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(ctx.c_structure, lhs),
+                 ctx.fact("has_derivative", lhs, stmt), ctx.check(ctx.differentiable_reference, lhs),
+                 ctx.fact("has_derivative_instruction", stmt), ctx.fact("is_active_expr", rhs, stmt))
+    body = lall(ctx.derive("record", stmt, pattern("block", save, restore)),
+                ctx.derive("ref", lhs, lhs_b), ctx.compute(ctx.structure_source, rhs, stmt, source),
+                ctx.derive("ref", source, rhs_b),
+                ctx.compute(ctx.c_structure_copy_adjoint, stmt, lhs_b, rhs_b, instrs),
+                eq(out, pattern("block", save, pattern("block", restore, instrs))))
+    return guard, body
+
+
+@ADJOINT.rule("A-assign-c-struct-zero", judgment="adjoint", ops=("assign",), section="4.6",
+              source="reconstructed: docs/rules.md#a-assign-struct",
+              premises=("structure(LHS)", "isDiff(LHS)", "differentiable(LHS)",
+                        "¬(hasDerivativeInstruction(LHS = RHS) ∧ isActiveExpr(RHS))",
+                        "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb"),
+              conclusion="LHS = RHS  →  [SAVE ; RESTORE; LHSb.f = 0 (each real f)]")
+def a_assign_c_struct_zero(stmt, out, ctx):
+    """A struct that receives a passive value: its components' adjoints are zero from here
+    backwards (A-assign-zero, component by component)."""
+    lhs, lhs_b, save, restore, instrs = (var() for _ in range(5))
+    guard = lall(eq(stmt, pattern("assign", lhs, var())), ctx.check(ctx.c_structure, lhs),
+                 ctx.fact("has_derivative", lhs, stmt), ctx.check(ctx.differentiable_reference, lhs),
+                 ctx.check(ctx.not_differentiated, stmt))
+    body = lall(ctx.derive("record", stmt, pattern("block", save, restore)), ctx.derive("ref", lhs, lhs_b),
+                ctx.compute(lambda s, b: ctx.c_structure_copy_adjoint(s, b, None), stmt, lhs_b, instrs),
                 eq(out, pattern("block", save, pattern("block", restore, instrs))))
     return guard, body
 

@@ -1,0 +1,132 @@
+"""Adjoint rules for C pointers and C memory (paper 4.2: a pointer that may point to active
+memory has an adjoint pointer pointing to the adjoints, `*pb` the adjoint of `*p`; 5.4: a value
+overwritten that the backward sweep needs is pushed, here with Tapenade's pushPointer8).
+
+- `&R` has the adjoint address `&Rb` (an array passed at an offset, `&a[3]` → `&ab[3]`).
+- A pointer assignment `p = E` moves pb alongside in the forward sweep (`pb = Eb`); where the
+  backward sweep needs the old value of p (p ∈ RVARS: an active `*p` read before by a
+  derivative instruction, whose address the adjoint instruction recomputes), p and pb are
+  pushed before and popped after.
+- malloc: the adjoint block is allocated with the primal one in the forward sweep, zeroed
+  whole (calloc); both are freed in the backward sweep, at the mirror of the allocation. The
+  primal `free` of the forward sweep is that one, moved: the backward sweep may read the
+  block's values (the partials) and increments its adjoint until there.
+"""
+from __future__ import annotations
+
+from ...engine.kanren_il import eq, lall, pattern, var
+from .ruleset import ADJOINT
+
+EMPTY = pattern("block")
+
+
+@ADJOINT.rule("A-ref-address", judgment="ref", ops=("address",), section="4.2",
+              source="reconstructed: docs/rules.md#a-pointer",
+              premises=("REF →ref REFb",), conclusion="&REF  →ref  &REFb")
+def a_ref_address(ref, out, ctx):
+    """The address of a part of an active variable has the adjoint address of the same part
+    of its adjoint (association by name): `&a[3]` → `&ab[3]`, `&s->x` → `&sb->x`."""
+    base, base_b = var(), var()
+    guard = eq(ref, pattern("address", base))
+    return guard, lall(ctx.derive("ref", base, base_b), eq(out, pattern("address", base_b)))
+
+
+@ADJOINT.rule("A-assign-pointer", judgment="adjoint", ops=("assign",), section="4.2",
+              source="reconstructed: docs/rules.md#a-pointer",
+              premises=("isDiffPointer(P)", "isLiveForDiff(P = E)", "P = E →savePointer [SAVE ; RESTORE]",
+                        "P →ref Pb", "E →ref Eb"),
+              conclusion="P = E  →  [SAVE; Pb = Eb; P = E ; RESTORE]")
+def a_assign_pointer(stmt, out, ctx):
+    """Reconstructed from 4.2 and the RVARS of 5.4. The paper's adjoint rules take no
+    pointer; 4.2 makes the adjoint of what p points to `*pb`, so pb must point where p
+    points in both sweeps. The forward sweep moves pb with p (the tangent's T-assign-pointer,
+    `pb = pb + 1` for `p++`). A pointer assignment is an assignment whose lhs p is in
+    RVARS when an earlier derivative instruction reads through p (TBR counts the addresses
+    of the active references): the backward sweep needs the old p there, and the old pb,
+    which is read exactly where p is. Both are pushed (pushPointer8, Tapenade's) and popped."""
+    lhs, rhs, lhs_b, rhs_b, save, restore = (var() for _ in range(6))
+    guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.check(ctx.derivative_pointer_assignment, stmt),
+                 ctx.fact("is_live_for_diff", stmt))
+    body = lall(ctx.derive("savePointer", stmt, pattern("block", save, restore)), ctx.derive("ref", lhs, lhs_b),
+                ctx.compute(ctx.pointer_adjoint, rhs, stmt, rhs_b),
+                eq(out, pattern("block", pattern("block", save, pattern("assign", lhs_b, rhs_b), stmt), restore)))
+    return guard, body
+
+
+@ADJOINT.rule("A-assign-pointer-dead", judgment="adjoint", ops=("assign",), section="4.9",
+              source="reconstructed: docs/rules.md#a-pointer",
+              premises=("isDiffPointer(P)", "¬isLiveForDiff(P = E)"), conclusion="P = E  →  [{} ; {}]")
+def a_assign_pointer_dead(stmt, out, ctx):
+    """No derivative instruction reads through p from here: slicing drops the move."""
+    guard = lall(eq(stmt, pattern("assign", var(), var())), ctx.check(ctx.derivative_pointer_assignment, stmt),
+                 ctx.no_fact("is_live_for_diff", stmt))
+    return guard, eq(out, pattern("block", EMPTY, EMPTY))
+
+
+@ADJOINT.rule("A-save-pointer", judgment="savePointer", ops=("assign", "allocate"), section="5.4",
+              source="reconstructed: docs/rules.md#a-pointer",
+              premises=("P →restore RVARS ≠ ∅",),
+              conclusion="P = E  →savePointer  [push(P); push(Pb) ; pop(Pb); pop(P)]   (Pb: when P has one)")
+def a_save_pointer(stmt, out, ctx):
+    """RVARS = {p, pb}: p and its adjoint pointer are saved together, pb being used exactly
+    where p is (in the adjoint of each active `*p`)."""
+    return ctx.check(ctx.pointer_restored, stmt), ctx.compute(ctx.pointer_saves, stmt, out)
+
+
+@ADJOINT.rule("A-save-pointer-none", judgment="savePointer", ops=("assign", "allocate"), section="5.4",
+              source="reconstructed: docs/rules.md#a-pointer",
+              premises=("P →restore ∅",), conclusion="P = E  →savePointer  [{} ; {}]")
+def a_save_pointer_none(stmt, out, ctx):
+    """No derivative instruction before reads through the old p, and an allocation runs
+    once: nothing to save (TBR)."""
+    return ctx.check(ctx.pointer_not_restored, stmt), eq(out, pattern("block", EMPTY, EMPTY))
+
+
+@ADJOINT.rule("A-malloc-diff", judgment="adjoint", ops=("allocate",), section="4.2",
+              source="reconstructed: docs/rules.md#a-malloc",
+              premises=("C memory(P)", "isDiff(P)", "P = malloc(..) →savePointer [SAVE ; RESTORE]", "P →ref Pb"),
+              conclusion="P = malloc(N)  →  [SAVE; P = malloc(N); Pb = calloc(N) ; free(Pb); free(P); RESTORE]")
+def a_malloc_diff(stmt, out, ctx):
+    """Reconstructed (4.2, 4.10): the adjoint block is allocated with the primal one in the
+    forward sweep and zeroed whole, the backward sweep incrementing it (the tangent's
+    T-allocation-diff makes its block the same way). The backward sweep mirrors the forward
+    one: the mirror of the allocation, its last point, frees both blocks; so the primal
+    block stays readable for the partials until there. An allocation that may run twice (in
+    a loop, or one of several of the same pointer) saves the pointers it overwrites, so that
+    each block is freed once."""
+    target, target_b, dims, typ, save, restore, allocation_b = (var() for _ in range(7))
+    guard = lall(eq(stmt, pattern("allocate", target, dims, typ)), ctx.check(ctx.c_memory, stmt),
+                 ctx.fact("has_derivative", target, stmt))
+    body = lall(ctx.derive("savePointer", stmt, pattern("block", save, restore)), ctx.derive("ref", target, target_b),
+                ctx.compute(ctx.zeroed_allocation, stmt, target_b, allocation_b),
+                eq(out, pattern("block", pattern("block", save, stmt, allocation_b),
+                                pattern("block", pattern("deallocate", target_b), pattern("deallocate", target),
+                                        restore))))
+    return guard, body
+
+
+@ADJOINT.rule("A-malloc", judgment="adjoint", ops=("allocate",), section="4.2",
+              source="reconstructed: docs/rules.md#a-malloc",
+              premises=("C memory(P)", "¬isDiff(P)", "P = malloc(..) →savePointer [SAVE ; RESTORE]"),
+              conclusion="P = malloc(N)  →  [SAVE; P = malloc(N) ; free(P); RESTORE]")
+def a_malloc(stmt, out, ctx):
+    """A passive block lives until the backward sweep too: the partials may read it."""
+    target, save, restore = var(), var(), var()
+    guard = lall(eq(stmt, pattern("allocate", target, var(), var())), ctx.check(ctx.c_memory, stmt),
+                 ctx.no_fact("has_derivative", target, stmt))
+    body = lall(ctx.derive("savePointer", stmt, pattern("block", save, restore)),
+                eq(out, pattern("block", pattern("block", save, stmt),
+                                pattern("block", pattern("deallocate", target), restore))))
+    return guard, body
+
+
+@ADJOINT.rule("A-free", judgment="adjoint", ops=("deallocate",), section="4.2",
+              source="reconstructed: docs/rules.md#a-malloc",
+              premises=("C memory(P)", "P = malloc(..) in this procedure"), conclusion="free(P)  →  [{} ; {}]")
+def a_free(stmt, out, ctx):
+    """The free happens in the backward sweep, at the mirror of the allocation (A-malloc):
+    freeing in the forward sweep would leave the backward sweep reading freed memory, as the
+    partials read the block's values and the adjoint block is incremented. A free of memory
+    the function does not allocate (a formal) is refused: its mirror is not here."""
+    guard = lall(eq(stmt, pattern("deallocate", var())), ctx.check(ctx.c_memory, stmt))
+    return guard, eq(out, pattern("block", EMPTY, EMPTY))
