@@ -25,14 +25,14 @@ EMPTY = pattern("block")
 @ADJOINT.rule("A-assign-array", judgment="adjoint", ops=("assign",), section="4.11",
               source="reconstructed: docs/rules.md#a-array",
               premises=("hasDerivativeInstruction(LHS = RHS)", "isActiveExpr(RHS)", "¬scalar(LHS)",
-                        "¬wholeStructure(LHS)", "LHS = RHS, NOMASK →adjmask OUT"),
+                        "¬wholeStructure(LHS)", "¬structure(LHS)", "LHS = RHS, NOMASK →adjmask OUT"),
               conclusion="LHS = RHS  →  OUT")
 def a_assign_array(stmt, out, ctx):
     """An active array assignment outside WHERE: the masked rules with no mask."""
     lhs, rhs = var(), var()
     guard = lall(eq(stmt, pattern("assign", lhs, rhs)), ctx.fact("has_derivative_instruction", stmt),
                  ctx.fact("is_active_expr", rhs, stmt), ctx.check(ctx.array_reference, lhs),
-                 ctx.check(ctx.not_whole_structure, lhs))
+                 ctx.check(ctx.not_whole_structure, lhs), ctx.check(ctx.not_c_structure, lhs))
     return guard, ctx.derive("adjmask", stmt, out, NOMASK)
 
 

@@ -311,9 +311,12 @@ class CDataContext:
     def pointer_adjoint(self, value: Node, stmt: Node) -> Node:
         """The adjoint pointer matching a pointer value (&a[k] → &ab[k], q → qb, NULL)."""
         try:
-            return self.pointer_value_derivative(value, stmt)
+            derived = self.pointer_value_derivative(value, stmt)
         except UnsupportedError as e:
             self.refuse(stmt, e.message.removesuffix(" is not supported yet"))
+        if value.ann.get("pointer_sum") and derived.op == "address":  # `p + k` stays pointer arithmetic
+            derived = Node(derived.op, derived.kids, derived.ann.set("pointer_sum", True))
+        return derived
 
     def zeroed_allocation(self, stmt: Node, target_b: Node) -> Node:
         """Pb = calloc(N): the adjoint block, of the derivative type, zeroed whole."""

@@ -206,7 +206,7 @@ class CallSupport:
         name, actuals = call.kids
         callee = self.program.procedure(name)
         by_formal = _in_dummy_order(callee, actuals)
-        if len(by_formal) != len(callee.formals):
+        if None in by_formal:
             self.refuse(call, "a call with optional arguments left out")
         inits, args, posts = [], [], []
         hoisted = tuple(n for n in walk(actuals) if n.op == "call" and self.is_hoisted(n))

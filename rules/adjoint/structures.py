@@ -25,20 +25,6 @@ def a_ref_field(ref, out, ctx):
     return guard, lall(ctx.derive("ref", base, base_b), eq(out, pattern("fieldAccess", base_b, field)))
 
 
-@ADJOINT.rule("A-assign-component", judgment="adjoint", ops=("assign",), section="4.2",
-              source="reconstructed: docs/rules.md#a-ref",
-              premises=("isDiff(LHS)", "¬differentiableType(LHS)", "¬wholeStructure(LHS)",
-                        "LHS = RHS →record [SAVE ; RESTORE]"),
-              conclusion="LHS = RHS  →  [SAVE ; RESTORE]")
-def a_assign_component(stmt, out, ctx):
-    """`p%tag = n`: the structure has an adjoint, this component none (T_DIFF keeps only the
-    real components): only the trajectory."""
-    lhs = var()
-    guard = lall(eq(stmt, pattern("assign", lhs, var())), ctx.fact("has_derivative", lhs, stmt),
-                 ctx.check(ctx.not_differentiable_type, lhs), ctx.check(ctx.not_whole_structure, lhs))
-    return guard, ctx.derive("record", stmt, out)
-
-
 @ADJOINT.rule("A-assign-struct", judgment="adjoint", ops=("assign",), section="4.2",
               source="reconstructed: docs/rules.md#a-ref",
               premises=("isDiff(LHS)", "wholeStructure(LHS)", "LHS = RHS →record [SAVE ; RESTORE]",
