@@ -17,10 +17,7 @@ INTEGER = Node("type", ("integer", 4, None))
 CHAIN_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))  # A-expr-chain's operators
 
 # the statements this slice of adjoint mode refuses (A-refuse), and what the refusal calls them
-REFUSED = {"call": "calls of procedures", "while": "WHILE loops", "doWhile": "do-while loops",
-           "switch": "C's switch (its cases fall through)", "goto": "GOTO", "computedGoto": "computed GOTO",
-           "arithmeticIf": "arithmetic IF", "exit": "EXIT and break", "cycle": "CYCLE and continue",
-           "stop": "STOP", "where": "WHERE", "forall": "FORALL", "pointerAssign": "pointer assignment",
+REFUSED = {"call": "calls of procedures", "stop": "STOP", "where": "WHERE", "forall": "FORALL", "pointerAssign": "pointer assignment",
            "allocate": "allocation", "deallocate": "deallocation", "io": "input/output statements",
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
@@ -195,16 +192,10 @@ class AdjointContext(TangentContext):
         return stmt is self._last
 
     def refused(self, stmt: Node) -> bool:
-        """A-refuse applies: a statement of REFUSED, a return before the end, a C declaration
-        inside a nested block."""
-        if stmt.op == "switch":  # C's: refused where it matters (else A-control-dead)
-            return stmt.kids[2] and self.facts.is_live_for_diff(stmt)
-        return stmt.op in REFUSED or (stmt.op == "return" and not self.last_statement(stmt)) \
-            or (stmt.op == "varDecl" and not self.top_level(stmt))
+        """A-refuse applies: a statement of REFUSED, a C declaration inside a nested block."""
+        return stmt.op in REFUSED or (stmt.op == "varDecl" and not self.top_level(stmt))
 
     def refused_what(self, stmt: Node) -> str:
-        if stmt.op == "return":
-            return "a return before the end of the procedure"
         if stmt.op == "varDecl":
             return "a declaration inside a nested block"
         return REFUSED[stmt.op]
@@ -460,7 +451,7 @@ def flattened(block: Node) -> Node:
     for kid in block.kids:
         if isinstance(kid, Node) and kid.op == "block":
             out.extend(flattened(kid).kids)
-        elif isinstance(kid, Node) and kid.op in ("if", "do", "for"):
+        elif isinstance(kid, Node) and kid.op in ("if", "do", "for", "while", "doWhile"):
             out.append(kid.with_kids(*(flattened(k) if isinstance(k, Node) and k.op == "block" else k
                                        for k in kid.kids)))
         elif isinstance(kid, Node) and kid.op == "switch":

@@ -6,15 +6,16 @@ runs the adjoints in the reverse order; the control of the forward sweep is repl
 the stack: the branch taken by an IF is pushed where the flow merges (save-on-kill for
 control, 4.4) and the bounds of a loop after it.
 
-What this slice does not differentiate yet is refused with file:line (A-refuse): calls,
-WHILE, GOTO and the other jumps, SELECT CASE / switch, WHERE, FORALL, pointer assignment,
-allocation.
+WHILE loops are in rules/adjoint/loops.py, jumps (GOTO, EXIT, early RETURN, C's switch) in
+rules/adjoint/jumps.py. What this slice does not differentiate yet is refused with file:line
+(A-refuse): calls, STOP, WHERE, FORALL, pointer assignment, allocation.
 """
 from __future__ import annotations
 
 from ...engine.il import Node
 from ...engine.kanren_il import eq, lall, pattern, var
 from .context import REFUSED
+from .jumps import shapes
 from .ruleset import ADJOINT
 
 EMPTY = pattern("block")
@@ -22,13 +23,13 @@ ZERO = pattern("intCst", 0, None)
 
 
 @ADJOINT.rule("A-seq", judgment="adjoint", ops=("block",), section="5.4", source="verbatim",
-              premises=("INSTRi →  [INSTRi→ ; INSTRi←]  (each i)",),
+              premises=("structured(BLOCK)", "INSTRi →  [INSTRi→ ; INSTRi←]  (each i)"),
               conclusion="{INSTR1; ...; INSTRn}  →  [{INSTR1→; ...; INSTRn→} ; {INSTRn←; ...; INSTR1←}]")
 def a_seq(block, out, ctx):
     """The paper's rule for {INSTR; INSTRS}, applied to the whole list at once (one premise
     per statement, not a chain of nested ones as deep as the block is long)."""
     stmts, pairs = var(), var()
-    guard = eq(block, pattern("block", rest=stmts))
+    guard = lall(eq(block, pattern("block", rest=stmts)), ctx.check(shapes(ctx).structured, block))
     body = lall(ctx.derive_all("adjoint", stmts, pairs), ctx.compute(_sequence, pairs, out))
     return guard, body
 
@@ -41,7 +42,7 @@ def _sequence(pairs: tuple) -> Node:
 
 @ADJOINT.rule("A-if", judgment="adjoint", ops=("if",), section="5.4",
               source="reconstructed: docs/rules.md#a-if",
-              premises=("isLiveForDiff(IF)", "THEN →  [THEN→ ; THEN←]", "ELSE →  [ELSE→ ; ELSE←]",
+              premises=("isLiveForDiff(IF)", "structured(IF)", "THEN →  [THEN→ ; THEN←]", "ELSE →  [ELSE→ ; ELSE←]",
                         "integer →newFreeVar B"),
               conclusion="if (C) THEN else ELSE  →  [if (C) {THEN→; push(0)} else {ELSE→; push(1)} ;\n"
                          "                          pop(B); if (B == 0) THEN← else ELSE←]")
@@ -53,7 +54,7 @@ def a_if(stmt, out, ctx):
     cond, then, other = var(), var(), var()
     then_f, then_b, other_f, other_b, branch = var(), var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("if", cond, then, other)), ctx.check(_present, other),
-                 ctx.fact("is_live_for_diff", stmt))
+                 ctx.fact("is_live_for_diff", stmt), ctx.check(shapes(ctx).structured, stmt))
     body = lall(ctx.derive("adjoint", then, pattern("block", then_f, then_b)),
                 ctx.derive("adjoint", other, pattern("block", other_f, other_b)),
                 _choice(stmt, cond, then_f, then_b, other_f, other_b, branch, out, ctx))
@@ -62,11 +63,12 @@ def a_if(stmt, out, ctx):
 
 @ADJOINT.rule("A-if-then", judgment="adjoint", ops=("if",), section="5.4",
               source="reconstructed: docs/rules.md#a-if",
-              premises=("isLiveForDiff(IF)", "THEN →  [THEN→ ; THEN←]", "integer →newFreeVar B"),
+              premises=("isLiveForDiff(IF)", "structured(IF)", "THEN →  [THEN→ ; THEN←]", "integer →newFreeVar B"),
               conclusion="if (C) THEN  →  [if (C) {THEN→; push(0)} else {push(1)} ; pop(B); if (B == 0) THEN←]")
 def a_if_then(stmt, out, ctx):
     cond, then, then_f, then_b, branch = var(), var(), var(), var(), var()
-    guard = lall(eq(stmt, pattern("if", cond, then, None)), ctx.fact("is_live_for_diff", stmt))
+    guard = lall(eq(stmt, pattern("if", cond, then, None)), ctx.fact("is_live_for_diff", stmt),
+                 ctx.check(shapes(ctx).structured, stmt))
     body = lall(ctx.derive("adjoint", then, pattern("block", then_f, then_b)),
                 _choice(stmt, cond, then_f, then_b, EMPTY, EMPTY, branch, out, ctx))
     return guard, body
@@ -89,7 +91,7 @@ def _choice(stmt, cond, then_f, then_b, other_f, other_b, branch, out, ctx):
 
 @ADJOINT.rule("A-select", judgment="adjoint", ops=("switch",), section="5.4",
               source="reconstructed: docs/rules.md#a-if",
-              premises=("isLiveForDiff(SELECT)", "¬fallThrough(SELECT)", "BODYk →  [BODYk→ ; BODYk←]  (each case k)",
+              premises=("isLiveForDiff(SELECT)", "¬fallThrough(SELECT)", "structured(SELECT)", "BODYk →  [BODYk→ ; BODYk←]  (each case k)",
                         "integer →newFreeVar B"),
               conclusion="select (E) case Vk: BODYk  →  [select (E) case Vk: {BODYk→; push(k)} (default: push(n)) ;\n"
                          "                             pop(B); if (B == 0) BODY0← else if (B == 1) BODY1← ...]")
@@ -99,7 +101,8 @@ def a_select(stmt, out, ctx):
     only pushes, the way where no case runs. C's switch, whose cases fall through, is not in
     this slice (A-refuse)."""
     selector, cases, bodies, pairs = var(), var(), var(), var()
-    guard = lall(eq(stmt, pattern("switch", selector, cases, False)), ctx.fact("is_live_for_diff", stmt))
+    guard = lall(eq(stmt, pattern("switch", selector, cases, False)), ctx.fact("is_live_for_diff", stmt),
+                 ctx.check(shapes(ctx).structured, stmt))
     body = lall(ctx.compute(lambda c: tuple(k.kids[1] for k in c), cases, bodies),
                 ctx.derive_all("adjoint", bodies, pairs),
                 ctx.compute(ctx.selection, stmt, pairs, out))
@@ -107,7 +110,7 @@ def a_select(stmt, out, ctx):
 
 
 @ADJOINT.rule("A-do", judgment="adjoint", ops=("do",), section="5.4", source="verbatim",
-              premises=("isLiveForDiff(LOOP)", "integer →newFreeVars VF, VT, VS", "INSTRS →  [INSTRS→ ; INSTRS←]",
+              premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "integer →newFreeVars VF, VT, VS", "INSTRS →  [INSTRS→ ; INSTRS←]",
                         "I →restore I?"),
               conclusion="do I = F, T, S; INSTRS  →\n"
                          "  [push(I)?; VF = F; VS = S; do I = VF, T, VS; INSTRS→; push(I - VS); push(VF); push(VS) ;\n"
@@ -120,7 +123,8 @@ def a_do(stmt, out, ctx):
     `save` judgment), not always as the paper does. A DO without a stride has stride 1."""
     index, first, last, stride, instrs = var(), var(), var(), var(), var()
     forward_body, backward_body, vf, vt, vs, save, restore, step = (var() for _ in range(8))
-    guard = lall(eq(stmt, pattern("do", index, first, last, stride, instrs)), ctx.fact("is_live_for_diff", stmt))
+    guard = lall(eq(stmt, pattern("do", index, first, last, stride, instrs)), ctx.fact("is_live_for_diff", stmt),
+                 ctx.check(shapes(ctx).structured, stmt))
     body = lall(ctx.derive("adjoint", instrs, pattern("block", forward_body, backward_body)),
                 ctx.compute(ctx.loop_variables, stmt, (vf, vt, vs)),
                 ctx.derive("save", stmt, pattern("block", save, restore)),
@@ -137,7 +141,7 @@ def a_do(stmt, out, ctx):
 
 @ADJOINT.rule("A-for", judgment="adjoint", ops=("for",), section="5.4",
               source="reconstructed: docs/rules.md#a-for",
-              premises=("isLiveForDiff(LOOP)", "integer →newFreeVars VF, VT", "INSTRS →  [INSTRS→ ; INSTRS←]",
+              premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "integer →newFreeVars VF, VT", "INSTRS →  [INSTRS→ ; INSTRS←]",
                         "I →restore I?"),
               conclusion="for (I = F; I op T; I += S) INSTRS  →\n"
                          "  [push(I)?; VF = F; for (I = VF; I op T; I += S) INSTRS→; push(I - S); push(VF) ;\n"
@@ -152,7 +156,8 @@ def a_for(stmt, out, ctx):
     last value being read after the loop."""
     init, cond, step, instrs = var(), var(), var(), var()
     index, first, stride, forward_body, backward_body, vf, vt, save, restore, back_cond, last = (var() for _ in range(11))
-    guard = lall(eq(stmt, pattern("for", init, cond, step, instrs)), ctx.fact("is_live_for_diff", stmt))
+    guard = lall(eq(stmt, pattern("for", init, cond, step, instrs)), ctx.fact("is_live_for_diff", stmt),
+                 ctx.check(shapes(ctx).structured, stmt))
     body = lall(ctx.compute(ctx.for_loop_parts, stmt, (index, first, stride)),
                 ctx.derive("adjoint", instrs, pattern("block", forward_body, backward_body)),
                 ctx.compute(ctx.loop_variables, stmt, (vf, vt)),
@@ -194,7 +199,8 @@ def _loop_index(loop: Node) -> Node:
     return loop.kids[0] if loop.op == "do" else loop.kids[0].kids[0]
 
 
-@ADJOINT.rule("A-control-dead", judgment="adjoint", ops=("if", "do", "for", "switch"), section="5.4", source="verbatim",
+@ADJOINT.rule("A-control-dead", judgment="adjoint", ops=("if", "do", "for", "while", "doWhile", "switch"),
+              section="5.4", source="verbatim",
               premises=("¬isLiveForDiff(CONTROL)",), conclusion="CONTROL INSTRS  →  [{} ; {}]")
 def a_control_dead(stmt, out, ctx):
     """Nothing inside the control computes a value the derivatives need, nor has an adjoint
@@ -247,13 +253,15 @@ def a_decl_init(stmt, out, ctx):
 
 @ADJOINT.rule("A-return-value", judgment="adjoint", ops=("return",), section="5.4",
               source="reconstructed: docs/rules.md#a-return",
-              premises=("lastStatement(return E)", "E, Fb →adjexpr INSTRS"),
+              premises=("E, Fb →adjexpr INSTRS",),
               conclusion="return E  →  [{} ; INSTRS]")
 def a_return_value(stmt, out, ctx):
-    """C's `return E` as the last statement: E is the function's value, whose adjoint Fb
-    is P_b's last argument (fig. 8); the backward sweep starts by propagating it into E."""
+    """C's `return E`: E is the function's value, whose adjoint Fb is P_b's last argument
+    (fig. 8); the backward sweep starts by propagating it into E. A return before the end
+    is a jump, to the end of the forward sweep (A-flow-graph): the adjoint of its block
+    starts the backward sweep on its path."""
     value, instrs, result_b = var(), var(), var()
-    guard = lall(eq(stmt, pattern("return", value)), ctx.check(_present, value), ctx.check(ctx.last_statement, stmt))
+    guard = lall(eq(stmt, pattern("return", value)), ctx.check(_present, value))
     body = lall(ctx.compute(lambda s: ctx.result_adjoint(), stmt, result_b),
                 ctx.derive("adjexpr", value, instrs, result_b, stmt),
                 eq(out, pattern("block", EMPTY, instrs)))
@@ -262,18 +270,17 @@ def a_return_value(stmt, out, ctx):
 
 @ADJOINT.rule("A-return-end", judgment="adjoint", ops=("return",), section="5.4",
               source="reconstructed: docs/rules.md#a-return",
-              premises=("lastStatement(return)",), conclusion="return  →  [{} ; {}]")
+              premises=(), conclusion="return  →  [{} ; {}]")
 def a_return_end(stmt, out, ctx):
-    guard = lall(eq(stmt, pattern("return", None)), ctx.check(ctx.last_statement, stmt))
-    return guard, eq(out, pattern("block", EMPTY, EMPTY))
+    return eq(stmt, pattern("return", None)), eq(out, pattern("block", EMPTY, EMPTY))
 
 
-@ADJOINT.rule("A-refuse", judgment="adjoint", ops=tuple(sorted(REFUSED)) + ("return", "varDecl"), section="5.4",
+@ADJOINT.rule("A-refuse", judgment="adjoint", ops=tuple(sorted(REFUSED)) + ("varDecl",), section="5.4",
               source="reconstructed: docs/rules.md#a-refuse",
               premises=("INSTR not in this slice of adjoint mode",), conclusion="INSTR  →  file:line: refused")
 def a_refuse(stmt, out, ctx):
     """What adjoint mode does not differentiate yet is refused at its line, never
-    differentiated wrongly: the statements of REFUSED, a `return` before the end, a C
-    declaration inside a nested block."""
+    differentiated wrongly: the statements of REFUSED, a C declaration inside a nested
+    block."""
     guard = ctx.check(ctx.refused, stmt)
     return guard, ctx.compute(lambda s: ctx.refuse(s, ctx.refused_what(s)), stmt, out)
