@@ -466,7 +466,7 @@ _END = _Block(-1)
 def _unlabelled(forward: Node, label) -> list:
     """The forward sweep of a statement without the statement's own label (the graph's
     labels replace it)."""
-    nodes = flattened(forward).kids
+    nodes = flattened(Node("block", (forward,))).kids
     if label is None:
         return list(nodes)
     return [Node(n.op, n.kids, n.ann.discard("label")) if n.ann.get("label") == label else n for n in nodes]
