@@ -121,6 +121,16 @@ class Shapes:
         return not self.unstructured(s)
 
 
+def decided(ctx, control: Node) -> bool:
+    """The test of a control statement is live for diff (analyses/diffliveness.py): the
+    forward sweep computes what it reads. A control can be live for another reason, a
+    derivative reset under it (Facts.is_live_for_diff), with its test dead and the values
+    the test reads sliced away: the test must not be evaluated then."""
+    facts = ctx.facts
+    proc, instrs = facts._all(control)
+    return any(facts.live.is_live_for_diff(proc, i) for i in instrs if i.kind in ("test", "loop", "loopEntry"))
+
+
 def shapes(ctx) -> Shapes:
     known = getattr(ctx, "_jump_shapes", None)
     if known is None or known.ctx.procedure is not ctx.procedure:
@@ -232,7 +242,7 @@ class Graph:
         index, first, last, step, body = s.kids
         stride = step if step is not None else _int(1)
         count = ctx.fresh("ad_count", INTEGER)
-        if ctx.facts.is_live_for_diff(s):  # (else its test skips it all)
+        if decided(ctx, s):  # (else its test skips it all)
             saved = ctx.index_restored(s)
             trips = Node("div", (Node("add", (Node("sub", (last, first)), stride)), stride))
             self._add(("raw", ((ctx.push(index),) if saved else ()) + (_assign(count, trips), _assign(index, first)),
@@ -353,7 +363,7 @@ class Graph:
         graph.add_edges_from((b.id, s.id) for b in self.blocks for s in self.successors(b))
         post = None
         for b in self.blocks:
-            if b.term is not None and b.term[0] != "goto" and not self.ctx.facts.is_live_for_diff(b.term[1]):
+            if b.term is not None and b.term[0] != "goto" and not decided(self.ctx, b.term[1]):
                 if post is None:
                     post = nx.immediate_dominators(graph.reverse(copy=False), self.exit.id)
                 if b.id not in post:
