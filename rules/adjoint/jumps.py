@@ -537,8 +537,9 @@ def a_flow_graph(stmt, out, ctx):
     whatever the path. The statements of a block that jump nowhere out of themselves are
     differentiated whole by the structured rules. A lowered DO pushes its index before each
     increment (the adjoints of the trip before read it) and counts its trips the way Fortran
-    fixes them at entry; a dead test (no diff-live statement under it) goes straight to
-    its immediate post-dominator, so the sliced forward sweep never evaluates it."""
+    fixes them at entry. A test that diff-liveness finds useless (nothing the derivatives
+    read depends on it; the sliced forward sweep may not compute what it reads) is not
+    evaluated: its block goes straight to its immediate post-dominator."""
     graph, stmts, pairs = var(), var(), var()
     guard = lall(ctx.check(_live_or_block(ctx), stmt), ctx.check(shapes(ctx).unstructured, stmt))
     body = lall(ctx.compute(lambda s: Graph(ctx, s), stmt, graph), ctx.compute(Graph.statements, graph, stmts),
