@@ -139,10 +139,10 @@ def shapes(ctx) -> Shapes:
 
 
 class _Block:
-    __slots__ = ("id", "items", "term")
+    __slots__ = ("id", "items", "term", "seq")
 
     def __init__(self, id_):
-        self.id, self.items, self.term = id_, [], None
+        self.id, self.items, self.term, self.seq = id_, [], None, None
 
 
 def _int(value: int) -> Node:
@@ -164,6 +164,7 @@ class Graph:
         self.blocks: list[_Block] = []
         self.labels: dict[str, _Block] = {}
         self.loops: list[tuple] = []   # (continue target, exit target) of the enclosing loops
+        self._cur, self._seq = None, 0
         self.entry = self.cur = self._new()
         self.exit = self._new()
         self.lower(root, root=True)
@@ -171,6 +172,18 @@ class Graph:
         self._finish()
 
     # --- lowering ---------------------------------------------------------------------------------
+    @property
+    def cur(self) -> _Block | None:
+        return self._cur
+
+    @cur.setter
+    def cur(self, block: _Block | None) -> None:
+        """The block statements go to; the blocks are laid out in the order they become it
+        (the source order)."""
+        if block is not None and block.seq is None:
+            block.seq, self._seq = self._seq, self._seq + 1
+        self._cur = block
+
     def _new(self) -> _Block:
         self.blocks.append(_Block(len(self.blocks)))
         return self.blocks[-1]
@@ -249,6 +262,7 @@ class Graph:
                        (ctx.pop(index),) if saved else ()))
         head, start, cont = self._new(), self._new(), self._new()
         self._fall(head)
+        self.cur = head
         self.cur = start
         after = self._loop(cont, body, cont)
         head.term = ("branch", s, ((Node("gt", (count, _int(0))), start), (None, after)))
@@ -262,6 +276,7 @@ class Graph:
         cond, body = s.kids
         head, start = self._new(), self._new()
         self._fall(head)
+        self.cur = head
         self.cur = start
         after = self._loop(head, body, head)
         head.term = ("branch", s, ((cond, start), (None, after)))
@@ -287,6 +302,7 @@ class Graph:
             self.lower(init)
         head, start, cont = self._new(), self._new(), self._new()
         self._fall(head)
+        self.cur = head
         self.cur = start
         after = self._loop(cont, body, cont)
         head.term = ("branch", s, ((cond, start), (None, after))) if cond is not None else ("goto", start)
@@ -375,7 +391,8 @@ class Graph:
                 if s.id not in reached:
                     reached.add(s.id)
                     stack.append(s)
-        self.order = [b for b in self.blocks if b.id in reached and b is not self.exit] + [self.exit]
+        self.order = sorted((b for b in self.blocks if b.id in reached and b is not self.exit),
+                            key=lambda b: (b.seq is None, b.seq, b.id)) + [self.exit]
         self.preds: dict[int, list] = {b.id: [] for b in self.order}
         for b in self.order:
             for s in self.successors(b):
