@@ -228,6 +228,37 @@ def test_c_goto_forward_backward_and_out_of_a_loop(n):
     dot_product(C_GOTO, "c", "gj(y)/(x)", [real("x", (4,)), real("y", (1,)), integer("n", n)])
 
 
+C_GOTO_INTO = """
+#include <math.h>
+void gi(double *x, double *y, int n) {
+  double s = x[0];
+  int i = 0;
+  if (n > 3) goto inside;
+  while (i < n) {
+    s = s + x[i];
+inside:
+    s = sin(s)*x[i];
+    if (s > 0.8) goto out;
+    i++;
+  }
+out:
+  *y = s*x[n - 1];
+}
+"""
+
+
+@pytest.mark.skipif(not RUNTIME.is_dir(), reason="no runtime")
+@pytest.mark.parametrize("n", [2, 4])
+def test_c_goto_into_a_loop_compiled(n, tmp_path):
+    """A goto into a while loop's body: the interpreter cannot run the tangent (a jump into
+    a block that does not enclose it), so the tangent is compiled; the adjoint, whose jumps
+    all go to labels of its own blocks, also runs in the interpreter and agrees."""
+    case = AdjointCase(C_GOTO_INTO, "c", "gi(y)/(x)", [real("x", (4,)), real("y", (1,)), integer("n", n)])
+    check = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < TOL, check.report()
+    assert check.interpreter_error < 1e-13, check.report()
+
+
 SELECT_EXIT = """
 subroutine se(x, y, ks, n)
   integer n, i, ks(n)
