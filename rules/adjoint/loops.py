@@ -63,7 +63,7 @@ def a_do_while(stmt, out, ctx):
 
 @ADJOINT.rule("A-while-undecided", judgment="adjoint", ops=("while", "doWhile"), section="4.9",
               source="reconstructed: docs/rules.md#a-while",
-              premises=("isLiveForDiff(LOOP)", "¬decided(LOOP)"), conclusion="LOOP  →  [{} ; {}]")
+              premises=("isLiveForDiff(LOOP)", "undecided(LOOP)"), conclusion="LOOP  →  [{} ; {}]")
 def a_while_undecided(stmt, out, ctx):
     """A loop that is live for diff only for the derivative resets under it, while
     diff-liveness finds its test useless: nothing the derivatives read depends on how many
