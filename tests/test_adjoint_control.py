@@ -375,3 +375,35 @@ def test_compiled_tangent_jump_programs(name, tmp_path):
     check = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < TOL, check.report()
     assert check.interpreter_error < 1e-13, check.report()
+
+
+# --- found by the random programs -----------------------------------------------------------------
+RESET_ONLY_WHILE = """
+subroutine head(x, y, s, k)
+  real(8) :: x(4), y(4), s, t
+  integer :: k, w
+  w = 0
+  do while (w < 3)
+    if (0.5d0 < 0.5d0) then
+      go to 10
+    end if
+10  x(1) = sin(0.5d0)
+    w = w + 1
+  end do
+  if (0.5d0 < 0.5d0) then
+    go to 20
+  end if
+20 x(1) = sin(0.5d0)
+end subroutine head
+"""
+
+
+def test_while_live_only_for_a_derivative_reset():
+    """The loop is live (x(1)'s adjoint is reset under it) but diff-liveness finds its test
+    useless and slices w away: the forward sweep must not run `while (w < 3)` on a w that is
+    never set (it looped forever); A-while-undecided drops the loop."""
+    from test_adjoint_random import ARGS
+    case = AdjointCase(RESET_ONLY_WHILE, "fortran", "head", ARGS["fortran"], filename="random.f90")
+    check = case.check()
+    assert check.stack_state == 0 and check.error < TOL, check.report()
+    assert "do while" not in case.adjoint.text
