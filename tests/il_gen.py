@@ -86,10 +86,12 @@ def real_cst(text):
 class _Gen:
     """Draws one program; `lang` decides indexing base, loop form and intrinsic names."""
 
-    def __init__(self, draw, lang, structured=False):
+    def __init__(self, draw, lang, structured=False, calls=None, exits=False):
         self.draw = draw
         self.lang = lang
-        self.structured = structured  # no jumps, WHILE loops nor calls (what adjoint mode covers so far)
+        self.structured = structured  # no jumps, WHILE loops nor calls
+        self.calls = not structured if calls is None else calls  # calls of f and g
+        self.exits = exits  # EXIT/CYCLE (break/continue) under an IF in DO and for loops
         self.labels = 0      # labels drawn so far (each is unique in the file)
         self.ahead = []      # labels of enclosing or current blocks not reached yet: forward GOTO targets
 
@@ -153,7 +155,7 @@ class _Gen:
         if choice == 7:
             return mk("intrinsic", d(st.sampled_from(BINARY_INTRINSICS[self.lang])), (sub(), sub()))
         if choice == 8:
-            if d(st.booleans()) and not self.structured:
+            if d(st.booleans()) and self.calls:
                 return mk("call", "f", (sub(),))
             return mk("neg", mk("intrinsic", UNARY_INTRINSICS[self.lang][0], (sub(),)))
         # an integer converted by mixed-mode arithmetic
@@ -190,12 +192,16 @@ class _Gen:
         if self.ahead and d(st.integers(0, 9)) == 0:  # out of the enclosing constructs, forward
             return (mk("if", self.condition(loop_vars), mk("block", mk("goto", d(st.sampled_from(self.ahead)))),
                            None),)
+        if self.exits and set(loop_vars) & set(LOOP_VARS) and d(st.integers(0, 9)) == 0:
+            # CYCLE only outside WHILE loops, whose counter it would skip
+            kind = d(st.sampled_from(("exit", "cycle") if "w" not in loop_vars else ("exit",)))
+            return (mk("if", self.condition(loop_vars), mk("block", mk(kind)), None),)
         if depth < 3 and "w" not in loop_vars and d(st.integers(0, 9)) == 0:
             w = ident("w")
             body = self.block(tuple(loop_vars) + ("w",), depth + 1)
             body = mk("block", *body.stmts, mk("assign", w, mk("add", w, int_cst(1))))
             return mk("assign", w, int_cst(0)), mk("while", mk("lt", w, int_cst(3)), body)
-        if d(st.integers(0, 11)) == 0:
+        if d(st.integers(0, 11)) == 0 and self.calls:
             return (mk("call", "g", (ident("x"), self.real_expr(loop_vars, 2))),)
         return (self.statement(loop_vars, depth),)
 
@@ -317,10 +323,11 @@ def _program(lang, body):
 
 
 @st.composite
-def programs(draw, lang, structured=False):
+def programs(draw, lang, structured=False, calls=None, exits=False):
     """A random IL `file` in language `lang` ('fortran' or 'c'); `structured`: no jumps,
-    WHILE loops nor calls."""
-    gen = _Gen(draw, lang, structured)
+    WHILE loops nor calls; `calls` False: jumps and WHILE loops, no calls; `exits`: EXIT and
+    CYCLE too."""
+    gen = _Gen(draw, lang, structured, calls, exits)
     return _program(lang, gen.block((), 0))
 
 

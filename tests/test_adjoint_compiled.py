@@ -37,7 +37,7 @@ def test_compiled_dot_product(name, tmp_path):
 
 @pytest.mark.parametrize("lang", ["fortran", "c"])
 def test_random_programs_compiled(lang, tmp_path_factory):
-    """13 random structured programs per language (26 in all) compiled at -O2."""
+    """13 random programs per language (26 in all, with jumps, WHILE, EXIT and CYCLE) compiled at -O2."""
     from hypothesis import given, settings
 
     import adspec
@@ -46,7 +46,7 @@ def test_random_programs_compiled(lang, tmp_path_factory):
     ext = "f90" if lang == "fortran" else "c"
 
     @settings(max_examples=examples(13), **SETTINGS)
-    @given(programs(lang, structured=True))
+    @given(programs(lang, calls=False, exits=True))
     def check(tree):
         case = AdjointCase(adspec.unparse(tree), lang, "head", ARGS[lang], filename=f"random.{ext}")
         result = case.compiled_check(tmp_path_factory.mktemp("random"))

@@ -22,10 +22,7 @@ from .structures import StructureAdjoints
 INTEGER = Node("type", ("integer", 4, None))
 
 # the statements this slice of adjoint mode refuses (A-refuse), and what the refusal calls them
-REFUSED = {"while": "WHILE loops", "doWhile": "do-while loops",
-           "switch": "C's switch (its cases fall through)", "goto": "GOTO", "computedGoto": "computed GOTO",
-           "arithmeticIf": "arithmetic IF", "exit": "EXIT and break", "cycle": "CYCLE and continue",
-           "stop": "STOP", "forall": "FORALL", "pointerAssign": "pointer assignment",
+REFUSED = {"stop": "STOP", "forall": "FORALL", "pointerAssign": "pointer assignment",
            "allocate": "allocation", "deallocate": "deallocation", "io": "input/output statements",
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
@@ -220,18 +217,12 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         return stmt is self._last
 
     def refused(self, stmt: Node) -> bool:
-        """A-refuse applies: a statement of REFUSED, a return before the end, a C declaration
-        inside a nested block."""
-        if stmt.op == "switch":  # C's: refused where it matters (else A-control-dead)
-            return stmt.kids[2] and self.facts.is_live_for_diff(stmt)
+        """A-refuse applies: a statement of REFUSED, a C declaration inside a nested block."""
         if stmt.op in ("allocate", "deallocate") and self.deferred_allocation(stmt):
             return False   # A-allocate, A-deallocate
-        return (stmt.op in REFUSED and not self.c_memory(stmt)) or (stmt.op == "return" and not self.last_statement(stmt)) \
-            or (stmt.op == "varDecl" and not self.top_level(stmt))
+        return (stmt.op in REFUSED and not self.c_memory(stmt)) or (stmt.op == "varDecl" and not self.top_level(stmt))
 
     def refused_what(self, stmt: Node) -> str:
-        if stmt.op == "return":
-            return "a return before the end of the procedure"
         if stmt.op == "varDecl":
             return "a declaration inside a nested block"
         if stmt.op in ("allocate", "deallocate") and not self.c:
@@ -531,7 +522,7 @@ def flattened(block: Node) -> Node:
     for kid in block.kids:
         if isinstance(kid, Node) and kid.op == "block":
             out.extend(flattened(kid).kids)
-        elif isinstance(kid, Node) and kid.op in ("if", "do", "for"):
+        elif isinstance(kid, Node) and kid.op in ("if", "do", "for", "while", "doWhile"):
             out.append(kid.with_kids(*(flattened(k) if isinstance(k, Node) and k.op == "block" else k
                                        for k in kid.kids)))
         elif isinstance(kid, Node) and kid.op == "switch":

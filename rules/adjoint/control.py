@@ -6,15 +6,16 @@ runs the adjoints in the reverse order; the control of the forward sweep is repl
 the stack: the branch taken by an IF is pushed where the flow merges (save-on-kill for
 control, 4.4) and the bounds of a loop after it.
 
-What this slice does not differentiate yet is refused with file:line (A-refuse):
-WHILE, GOTO and the other jumps, SELECT CASE / switch, WHERE, FORALL, pointer assignment,
-allocation.
+WHILE loops are in rules/adjoint/loops.py, jumps (GOTO, EXIT, early RETURN, C's switch) in
+rules/adjoint/jumps.py. What this slice does not differentiate yet is refused with file:line
+(A-refuse): STOP, FORALL, and the rest of REFUSED (rules/adjoint/context.py).
 """
 from __future__ import annotations
 
 from ...engine.il import Node
 from ...engine.kanren_il import conda, eq, lall, member, pattern, var
 from .context import REFUSED
+from .jumps import shapes
 from .ruleset import ADJOINT
 
 EMPTY = pattern("block")
@@ -22,14 +23,15 @@ ZERO = pattern("intCst", 0, None)
 
 
 @ADJOINT.rule("A-seq", judgment="adjoint", ops=("block",), section="5.4", source="verbatim",
-              premises=("INSTRi →  [INSTRi→ ; INSTRi←]  (each i)", "INSTRi →hoist  [CALLSi→ ; CALLSi←]  (each i)"),
+              premises=("structured(BLOCK)", "INSTRi →  [INSTRi→ ; INSTRi←]  (each i)",
+                        "INSTRi →hoist  [CALLSi→ ; CALLSi←]  (each i)"),
               conclusion="{INSTR1; ...; INSTRn}  →  [{CALLS1→; INSTR1→; ...} ; {...; INSTR1←; CALLS1←}]")
 def a_seq(block, out, ctx):
     """The paper's rule for {INSTR; INSTRS}, applied to the whole list at once (one premise
     per statement, not a chain of nested ones as deep as the block is long). The active
     function calls of a statement's expressions run before it (rules/adjoint/calls.py)."""
     stmts, pairs, hoists = var(), var(), var()
-    guard = eq(block, pattern("block", rest=stmts))
+    guard = lall(eq(block, pattern("block", rest=stmts)), ctx.check(shapes(ctx).structured, block))
     body = lall(ctx.derive_all("adjoint", stmts, pairs), ctx.derive_all("hoist", stmts, hoists),
                 ctx.compute(ctx.sequence, stmts, pairs, hoists, out))
     return guard, body
@@ -37,7 +39,8 @@ def a_seq(block, out, ctx):
 
 @ADJOINT.rule("A-if", judgment="adjoint", ops=("if",), section="5.4",
               source="reconstructed: docs/rules.md#a-if",
-              premises=("present(ELSE)", "isLiveForDiff(IF)", "THEN →  [THEN→ ; THEN←]", "ELSE →  [ELSE→ ; ELSE←]",
+              premises=("present(ELSE)", "isLiveForDiff(IF)", "structured(IF)", "THEN →  [THEN→ ; THEN←]",
+                        "ELSE →  [ELSE→ ; ELSE←]",
                         "integer →newFreeVar B"),
               conclusion="if (C) THEN else ELSE  →  [if (C) {THEN→; push(0)} else {ELSE→; push(1)} ;\n"
                          "                          pop(B); if (B == 0) THEN← else ELSE←]")
@@ -49,7 +52,7 @@ def a_if(stmt, out, ctx):
     cond, then, other = var(), var(), var()
     then_f, then_b, other_f, other_b, branch = var(), var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("if", cond, then, other)), ctx.check(_present, other),
-                 ctx.fact("is_live_for_diff", stmt))
+                 ctx.fact("is_live_for_diff", stmt), ctx.check(shapes(ctx).structured, stmt))
     body = lall(ctx.derive("adjoint", then, pattern("block", then_f, then_b)),
                 ctx.derive("adjoint", other, pattern("block", other_f, other_b)),
                 _choice(stmt, cond, then_f, then_b, other_f, other_b, branch, out, ctx))
@@ -58,11 +61,12 @@ def a_if(stmt, out, ctx):
 
 @ADJOINT.rule("A-if-then", judgment="adjoint", ops=("if",), section="5.4",
               source="reconstructed: docs/rules.md#a-if",
-              premises=("isLiveForDiff(IF)", "THEN →  [THEN→ ; THEN←]", "integer →newFreeVar B"),
+              premises=("isLiveForDiff(IF)", "structured(IF)", "THEN →  [THEN→ ; THEN←]", "integer →newFreeVar B"),
               conclusion="if (C) THEN  →  [if (C) {THEN→; push(0)} else {push(1)} ; pop(B); if (B == 0) THEN←]")
 def a_if_then(stmt, out, ctx):
     cond, then, then_f, then_b, branch = var(), var(), var(), var(), var()
-    guard = lall(eq(stmt, pattern("if", cond, then, None)), ctx.fact("is_live_for_diff", stmt))
+    guard = lall(eq(stmt, pattern("if", cond, then, None)), ctx.fact("is_live_for_diff", stmt),
+                 ctx.check(shapes(ctx).structured, stmt))
     body = lall(ctx.derive("adjoint", then, pattern("block", then_f, then_b)),
                 _choice(stmt, cond, then_f, then_b, EMPTY, EMPTY, branch, out, ctx))
     return guard, body
@@ -85,7 +89,8 @@ def _choice(stmt, cond, then_f, then_b, other_f, other_b, branch, out, ctx):
 
 @ADJOINT.rule("A-select", judgment="adjoint", ops=("switch",), section="5.4",
               source="reconstructed: docs/rules.md#a-if",
-              premises=("isLiveForDiff(SELECT)", "BODYk →  [BODYk→ ; BODYk←]  (each case k)",
+              premises=("isLiveForDiff(SELECT)", "¬fallThrough(SELECT)", "structured(SELECT)",
+                        "BODYk →  [BODYk→ ; BODYk←]  (each case k)",
                         "integer →newFreeVar B"),
               conclusion="select (E) case Vk: BODYk  →  [select (E) case Vk: {BODYk→; push(k)} (default: push(n)) ;\n"
                          "                             pop(B); if (B == 0) BODY0← else if (B == 1) BODY1← ...]")
@@ -95,7 +100,8 @@ def a_select(stmt, out, ctx):
     only pushes, the way where no case runs. C's switch, whose cases fall through, is not in
     this slice (A-refuse)."""
     selector, cases, bodies, pairs = var(), var(), var(), var()
-    guard = lall(eq(stmt, pattern("switch", selector, cases, False)), ctx.fact("is_live_for_diff", stmt))
+    guard = lall(eq(stmt, pattern("switch", selector, cases, False)), ctx.fact("is_live_for_diff", stmt),
+                 ctx.check(shapes(ctx).structured, stmt))
     body = lall(ctx.compute(lambda c: tuple(k.kids[1] for k in c), cases, bodies),
                 ctx.derive_all("adjoint", bodies, pairs),
                 ctx.compute(ctx.selection, stmt, pairs, out))
@@ -103,8 +109,8 @@ def a_select(stmt, out, ctx):
 
 
 @ADJOINT.rule("A-do", judgment="adjoint", ops=("do",), section="5.4", source="verbatim",
-              premises=("isLiveForDiff(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]", "integer →newFreeVars VF, VT, VS",
-                        "LOOP →save [push(I)? ; pop(I)?]"),
+              premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]",
+                        "integer →newFreeVars VF, VT, VS", "LOOP →save [push(I)? ; pop(I)?]"),
               conclusion="do I = F, T, S; INSTRS  →\n"
                          "  [push(I)?; VF = F; VS = S; do I = VF, T, VS; INSTRS→; push(I - VS); push(VF); push(VS) ;\n"
                          "   pop(VS); pop(VF); pop(VT); do I = VT, VF, -VS; INSTRS←; pop(I)?]")
@@ -116,7 +122,8 @@ def a_do(stmt, out, ctx):
     `save` judgment), not always as the paper does. A DO without a stride has stride 1."""
     index, first, last, stride, instrs = var(), var(), var(), var(), var()
     forward_body, backward_body, vf, vt, vs, save, restore, step = (var() for _ in range(8))
-    guard = lall(eq(stmt, pattern("do", index, first, last, stride, instrs)), ctx.fact("is_live_for_diff", stmt))
+    guard = lall(eq(stmt, pattern("do", index, first, last, stride, instrs)), ctx.fact("is_live_for_diff", stmt),
+                 ctx.check(shapes(ctx).structured, stmt))
     body = lall(ctx.derive("adjoint", instrs, pattern("block", forward_body, backward_body)),
                 ctx.compute(ctx.loop_variables, stmt, (vf, vt, vs)),
                 ctx.derive("save", stmt, pattern("block", save, restore)),
@@ -133,8 +140,8 @@ def a_do(stmt, out, ctx):
 
 @ADJOINT.rule("A-for", judgment="adjoint", ops=("for",), section="5.4",
               source="reconstructed: docs/rules.md#a-for",
-              premises=("isLiveForDiff(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]", "integer →newFreeVars VF, VT",
-                        "LOOP →save [push(I)? ; pop(I)?]"),
+              premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]",
+                        "integer →newFreeVars VF, VT", "LOOP →save [push(I)? ; pop(I)?]"),
               conclusion="for (I = F; I op T; I += S) INSTRS  →\n"
                          "  [push(I)?; VF = F; for (I = VF; I op T; I += S) INSTRS→; push(I - S); push(VF) ;\n"
                          "   pop(VF); pop(VT); for (I = VT; I >= VF; I -= S) INSTRS←; pop(I)?]   (<= for S < 0)")
@@ -148,7 +155,8 @@ def a_for(stmt, out, ctx):
     last value being read after the loop."""
     init, cond, step, instrs = var(), var(), var(), var()
     index, first, stride, forward_body, backward_body, vf, vt, save, restore, back_cond, last = (var() for _ in range(11))
-    guard = lall(eq(stmt, pattern("for", init, cond, step, instrs)), ctx.fact("is_live_for_diff", stmt))
+    guard = lall(eq(stmt, pattern("for", init, cond, step, instrs)), ctx.fact("is_live_for_diff", stmt),
+                 ctx.check(shapes(ctx).structured, stmt))
     body = lall(ctx.compute(ctx.for_loop_parts, stmt, (index, first, stride)),
                 ctx.derive("adjoint", instrs, pattern("block", forward_body, backward_body)),
                 ctx.compute(ctx.loop_variables, stmt, (vf, vt)),
@@ -192,7 +200,7 @@ def a_save_none(stmt, out, ctx):
     return guard, eq(out, pattern("block", EMPTY, EMPTY))
 
 
-CONTROL_OPS = ("if", "do", "for", "switch")
+CONTROL_OPS = ("if", "do", "for", "while", "doWhile", "switch")
 
 
 @ADJOINT.rule("A-control-dead", judgment="adjoint", ops=CONTROL_OPS, section="5.4", source="verbatim",
@@ -255,13 +263,15 @@ def a_decl_init(stmt, out, ctx):
 
 @ADJOINT.rule("A-return-value", judgment="adjoint", ops=("return",), section="5.4",
               source="reconstructed: docs/rules.md#a-return",
-              premises=("present(E)", "lastStatement(return E)", "E, Fb →adjexpr INSTRS"),
+              premises=("present(E)", "E, Fb →adjexpr INSTRS"),
               conclusion="return E  →  [{} ; INSTRS]")
 def a_return_value(stmt, out, ctx):
-    """C's `return E` as the last statement: E is the function's value, whose adjoint Fb
-    is P_b's last argument (fig. 8); the backward sweep starts by propagating it into E."""
+    """C's `return E`: E is the function's value, whose adjoint Fb is P_b's last argument
+    (fig. 8); the backward sweep starts by propagating it into E. A return before the end
+    is a jump, to the end of the forward sweep (A-flow-graph): the adjoint of its block
+    starts the backward sweep on its path."""
     value, instrs, result_b = var(), var(), var()
-    guard = lall(eq(stmt, pattern("return", value)), ctx.check(_present, value), ctx.check(ctx.last_statement, stmt))
+    guard = lall(eq(stmt, pattern("return", value)), ctx.check(_present, value))
     body = lall(ctx.compute(lambda s: ctx.result_adjoint(), stmt, result_b),
                 ctx.derive("adjexpr", value, instrs, result_b, stmt),
                 eq(out, pattern("block", EMPTY, instrs)))
@@ -270,13 +280,12 @@ def a_return_value(stmt, out, ctx):
 
 @ADJOINT.rule("A-return-end", judgment="adjoint", ops=("return",), section="5.4",
               source="reconstructed: docs/rules.md#a-return",
-              premises=("lastStatement(return)",), conclusion="return  →  [{} ; {}]")
+              premises=(), conclusion="return  →  [{} ; {}]")
 def a_return_end(stmt, out, ctx):
-    guard = lall(eq(stmt, pattern("return", None)), ctx.check(ctx.last_statement, stmt))
-    return guard, eq(out, pattern("block", EMPTY, EMPTY))
+    return eq(stmt, pattern("return", None)), eq(out, pattern("block", EMPTY, EMPTY))
 
 
-REFUSED_OPS = tuple(sorted(REFUSED)) + ("return", "varDecl")
+REFUSED_OPS = tuple(sorted(REFUSED)) + ("varDecl",)
 
 
 @ADJOINT.rule("A-refuse", judgment="adjoint", ops=REFUSED_OPS, section="5.4",
@@ -284,8 +293,8 @@ REFUSED_OPS = tuple(sorted(REFUSED)) + ("return", "varDecl")
               premises=("refused(INSTR)  (not in this slice of adjoint mode)",), conclusion="INSTR  →  file:line: refused")
 def a_refuse(stmt, out, ctx):
     """What adjoint mode does not differentiate yet is refused at its line, never
-    differentiated wrongly: the statements of REFUSED, a `return` before the end, a C
-    declaration inside a nested block."""
+    differentiated wrongly: the statements of REFUSED, a C declaration inside a nested
+    block."""
     op = var()
     guard = lall(eq(stmt, pattern(op, rest=var())), member(op, REFUSED_OPS), ctx.check(ctx.refused, stmt))
     return guard, ctx.compute(lambda s: ctx.refuse(s, ctx.refused_what(s)), stmt, out)

@@ -1,0 +1,95 @@
+"""Adjoint rules for WHILE loops (paper 5.4; Tapenade's iteration counter).
+
+A WHILE loop's trip count is known only once it has run: the forward sweep counts the trips
+and pushes the count after the loop, the backward sweep pops it and runs the body's adjoint
+that many times. A WHILE with jumps out of its body (EXIT, break, GOTO) is a region of the
+flow-graph method instead (rules/adjoint/jumps.py).
+"""
+from __future__ import annotations
+
+from ...engine.kanren_il import eq, lall, pattern, var
+from .context import INTEGER
+from .jumps import decided, shapes
+from .ruleset import ADJOINT
+
+ZERO, ONE = pattern("intCst", 0, None), pattern("intCst", 1, None)
+
+
+@ADJOINT.rule("A-while", judgment="adjoint", ops=("while",), section="5.4",
+              source="reconstructed: docs/rules.md#a-while",
+              premises=("isLiveForDiff(LOOP)", "decided(LOOP)", "structured(LOOP)", "integer →newFreeVar N",
+                        "INSTRS →  [INSTRS→ ; INSTRS←]"),
+              conclusion="while (C) INSTRS  →  [N = 0; while (C) {INSTRS→; N = N + 1}; push(N) ;\n"
+                         "                     pop(N); while (N > 0) {INSTRS←; N = N - 1}]")
+def a_while(stmt, out, ctx):
+    """Section 5.4 lists the WHILE loop with the loops whose control must be replayed, and
+    Tapenade pushes a WHILE's trip count after it. The backward loop needs nothing else: the
+    test is not evaluated again (the values it read are gone), the count N alone says how
+    many times to run INSTRS←, the last trip first. N is a fresh integer per loop, since an
+    inner loop's count is popped inside the outer loop's backward trips."""
+    cond, instrs, forward, backward, count = var(), var(), var(), var(), var()
+    guard = lall(eq(stmt, pattern("while", cond, instrs)), ctx.fact("is_live_for_diff", stmt),
+                 ctx.check(_decided(ctx), stmt), ctx.check(shapes(ctx).structured, stmt))
+    body = lall(ctx.compute(lambda s: ctx.fresh("ad_count", INTEGER), stmt, count),
+                ctx.derive("adjoint", instrs, pattern("block", forward, backward)),
+                eq(out, pattern("block",
+                                pattern("block", pattern("assign", count, ZERO),
+                                        pattern("while", cond, _counted(forward, count, "add")),
+                                        ctx.pattern_push(count)),
+                                _replay(backward, count, ctx))))
+    return guard, body
+
+
+@ADJOINT.rule("A-do-while", judgment="adjoint", ops=("doWhile",), section="5.4",
+              source="reconstructed: docs/rules.md#a-while",
+              premises=("isLiveForDiff(LOOP)", "decided(LOOP)", "structured(LOOP)", "integer →newFreeVar N",
+                        "INSTRS →  [INSTRS→ ; INSTRS←]"),
+              conclusion="do INSTRS while (C)  →  [N = 0; do {INSTRS→; N = N + 1} while (C); push(N) ;\n"
+                         "                        pop(N); while (N > 0) {INSTRS←; N = N - 1}]")
+def a_do_while(stmt, out, ctx):
+    """C's do-while: A-while with the test after the body (at least one trip)."""
+    cond, instrs, forward, backward, count = var(), var(), var(), var(), var()
+    guard = lall(eq(stmt, pattern("doWhile", instrs, cond)), ctx.fact("is_live_for_diff", stmt),
+                 ctx.check(_decided(ctx), stmt), ctx.check(shapes(ctx).structured, stmt))
+    body = lall(ctx.compute(lambda s: ctx.fresh("ad_count", INTEGER), stmt, count),
+                ctx.derive("adjoint", instrs, pattern("block", forward, backward)),
+                eq(out, pattern("block",
+                                pattern("block", pattern("assign", count, ZERO),
+                                        pattern("doWhile", _counted(forward, count, "add"), cond),
+                                        ctx.pattern_push(count)),
+                                _replay(backward, count, ctx))))
+    return guard, body
+
+
+@ADJOINT.rule("A-while-undecided", judgment="adjoint", ops=("while", "doWhile"), section="4.9",
+              source="reconstructed: docs/rules.md#a-while",
+              premises=("isLiveForDiff(LOOP)", "undecided(LOOP)"), conclusion="LOOP  →  [{} ; {}]")
+def a_while_undecided(stmt, out, ctx):
+    """A loop that is live for diff only for the derivative resets under it, while
+    diff-liveness finds its test useless: nothing the derivatives read depends on how many
+    times it runs, and the forward sweep no longer computes what its test reads. Both
+    sweeps drop it, like a dead control (A-control-dead)."""
+    return lall(ctx.fact("is_live_for_diff", stmt), ctx.check(_undecided(ctx), stmt)), \
+        eq(out, pattern("block", pattern("block"), pattern("block")))
+
+
+def _decided(ctx):
+    def decided_(s):
+        return decided(ctx, s)
+    decided_.__name__ = "decided"
+    return decided_
+
+
+def _undecided(ctx):
+    def undecided(s):
+        return not decided(ctx, s)
+    return undecided
+
+
+def _counted(instrs, count, op):
+    return pattern("block", instrs, pattern("assign", count, pattern(op, count, ONE)))
+
+
+def _replay(backward, count, ctx):
+    return pattern("block", ctx.pattern_pop(count),
+                   pattern("while", pattern("gt", count, ZERO), _counted(backward, count, "sub")))
