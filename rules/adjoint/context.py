@@ -216,6 +216,16 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
     def last_statement(self, stmt: Node) -> bool:
         return stmt is self._last
 
+    def structured(self, stmt: Node) -> bool:
+        """No jump leaves stmt (rules/adjoint/jumps.py): the structured rules apply. Asked of
+        the procedure being differentiated when the premise is checked, not when the
+        relation is built (once per context)."""
+        from .jumps import shapes  # jumps builds on this module
+        return shapes(self).structured(stmt)
+
+    def unstructured(self, stmt: Node) -> bool:
+        return not self.structured(stmt)
+
     def refused(self, stmt: Node) -> bool:
         """A-refuse applies: a statement of REFUSED, a C declaration inside a nested block."""
         if stmt.op in ("allocate", "deallocate") and self.deferred_allocation(stmt):

@@ -15,7 +15,6 @@ from __future__ import annotations
 from ...engine.il import Node
 from ...engine.kanren_il import conda, eq, lall, member, pattern, var
 from .context import REFUSED
-from .jumps import shapes
 from .ruleset import ADJOINT
 
 EMPTY = pattern("block")
@@ -31,7 +30,7 @@ def a_seq(block, out, ctx):
     per statement, not a chain of nested ones as deep as the block is long). The active
     function calls of a statement's expressions run before it (rules/adjoint/calls.py)."""
     stmts, pairs, hoists = var(), var(), var()
-    guard = lall(eq(block, pattern("block", rest=stmts)), ctx.check(shapes(ctx).structured, block))
+    guard = lall(eq(block, pattern("block", rest=stmts)), ctx.check(ctx.structured, block))
     body = lall(ctx.derive_all("adjoint", stmts, pairs), ctx.derive_all("hoist", stmts, hoists),
                 ctx.compute(ctx.sequence, stmts, pairs, hoists, out))
     return guard, body
@@ -52,7 +51,7 @@ def a_if(stmt, out, ctx):
     cond, then, other = var(), var(), var()
     then_f, then_b, other_f, other_b, branch = var(), var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("if", cond, then, other)), ctx.check(_present, other),
-                 ctx.fact("is_live_for_diff", stmt), ctx.check(shapes(ctx).structured, stmt))
+                 ctx.fact("is_live_for_diff", stmt), ctx.check(ctx.structured, stmt))
     body = lall(ctx.derive("adjoint", then, pattern("block", then_f, then_b)),
                 ctx.derive("adjoint", other, pattern("block", other_f, other_b)),
                 _choice(stmt, cond, then_f, then_b, other_f, other_b, branch, out, ctx))
@@ -66,7 +65,7 @@ def a_if(stmt, out, ctx):
 def a_if_then(stmt, out, ctx):
     cond, then, then_f, then_b, branch = var(), var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("if", cond, then, None)), ctx.fact("is_live_for_diff", stmt),
-                 ctx.check(shapes(ctx).structured, stmt))
+                 ctx.check(ctx.structured, stmt))
     body = lall(ctx.derive("adjoint", then, pattern("block", then_f, then_b)),
                 _choice(stmt, cond, then_f, then_b, EMPTY, EMPTY, branch, out, ctx))
     return guard, body
@@ -101,7 +100,7 @@ def a_select(stmt, out, ctx):
     this slice (A-refuse)."""
     selector, cases, bodies, pairs = var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("switch", selector, cases, False)), ctx.fact("is_live_for_diff", stmt),
-                 ctx.check(shapes(ctx).structured, stmt))
+                 ctx.check(ctx.structured, stmt))
     body = lall(ctx.compute(lambda c: tuple(k.kids[1] for k in c), cases, bodies),
                 ctx.derive_all("adjoint", bodies, pairs),
                 ctx.compute(ctx.selection, stmt, pairs, out))
@@ -123,7 +122,7 @@ def a_do(stmt, out, ctx):
     index, first, last, stride, instrs = var(), var(), var(), var(), var()
     forward_body, backward_body, vf, vt, vs, save, restore, step = (var() for _ in range(8))
     guard = lall(eq(stmt, pattern("do", index, first, last, stride, instrs)), ctx.fact("is_live_for_diff", stmt),
-                 ctx.check(shapes(ctx).structured, stmt))
+                 ctx.check(ctx.structured, stmt))
     body = lall(ctx.derive("adjoint", instrs, pattern("block", forward_body, backward_body)),
                 ctx.compute(ctx.loop_variables, stmt, (vf, vt, vs)),
                 ctx.derive("save", stmt, pattern("block", save, restore)),
@@ -156,7 +155,7 @@ def a_for(stmt, out, ctx):
     init, cond, step, instrs = var(), var(), var(), var()
     index, first, stride, forward_body, backward_body, vf, vt, save, restore, back_cond, last = (var() for _ in range(11))
     guard = lall(eq(stmt, pattern("for", init, cond, step, instrs)), ctx.fact("is_live_for_diff", stmt),
-                 ctx.check(shapes(ctx).structured, stmt))
+                 ctx.check(ctx.structured, stmt))
     body = lall(ctx.compute(ctx.for_loop_parts, stmt, (index, first, stride)),
                 ctx.derive("adjoint", instrs, pattern("block", forward_body, backward_body)),
                 ctx.compute(ctx.loop_variables, stmt, (vf, vt)),

@@ -64,7 +64,7 @@ class Shapes:
     has jumps at all."""
 
     def __init__(self, ctx):
-        self.ctx = ctx
+        self.ctx, self.procedure = ctx, ctx.procedure
         body = ctx.procedure.node.kids[7]
         self.any = body is not None and any(
             n.op in JUMPS or (n.op == "switch" and n.kids[2]) for n in walk(body.kids))
@@ -133,7 +133,7 @@ def decided(ctx, control: Node) -> bool:
 
 def shapes(ctx) -> Shapes:
     known = getattr(ctx, "_jump_shapes", None)
-    if known is None or known.ctx.procedure is not ctx.procedure:
+    if known is None or known.procedure is not ctx.procedure:
         known = ctx._jump_shapes = Shapes(ctx)
     return known
 
@@ -558,7 +558,7 @@ def a_flow_graph(stmt, out, ctx):
     read depends on it; the sliced forward sweep may not compute what it reads) is not
     evaluated: its block goes straight to its immediate post-dominator."""
     graph, stmts, pairs = var(), var(), var()
-    guard = lall(ctx.check(_live_or_block(ctx), stmt), ctx.check(shapes(ctx).unstructured, stmt))
+    guard = lall(ctx.check(_live_or_block(ctx), stmt), ctx.check(ctx.unstructured, stmt))
     body = lall(ctx.compute(lambda s: Graph(ctx, s), stmt, graph), ctx.compute(Graph.statements, graph, stmts),
                 ctx.derive_all("adjoint", stmts, pairs), ctx.compute(Graph.sweeps, graph, pairs, out))
     return guard, body

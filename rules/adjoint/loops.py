@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...engine.kanren_il import eq, lall, pattern, var
 from .context import INTEGER
-from .jumps import decided, shapes
+from .jumps import decided
 from .ruleset import ADJOINT
 
 ZERO, ONE = pattern("intCst", 0, None), pattern("intCst", 1, None)
@@ -29,7 +29,7 @@ def a_while(stmt, out, ctx):
     inner loop's count is popped inside the outer loop's backward trips."""
     cond, instrs, forward, backward, count = var(), var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("while", cond, instrs)), ctx.fact("is_live_for_diff", stmt),
-                 ctx.check(_decided(ctx), stmt), ctx.check(shapes(ctx).structured, stmt))
+                 ctx.check(_decided(ctx), stmt), ctx.check(ctx.structured, stmt))
     body = lall(ctx.compute(lambda s: ctx.fresh("ad_count", INTEGER), stmt, count),
                 ctx.derive("adjoint", instrs, pattern("block", forward, backward)),
                 eq(out, pattern("block",
@@ -50,7 +50,7 @@ def a_do_while(stmt, out, ctx):
     """C's do-while: A-while with the test after the body (at least one trip)."""
     cond, instrs, forward, backward, count = var(), var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("doWhile", instrs, cond)), ctx.fact("is_live_for_diff", stmt),
-                 ctx.check(_decided(ctx), stmt), ctx.check(shapes(ctx).structured, stmt))
+                 ctx.check(_decided(ctx), stmt), ctx.check(ctx.structured, stmt))
     body = lall(ctx.compute(lambda s: ctx.fresh("ad_count", INTEGER), stmt, count),
                 ctx.derive("adjoint", instrs, pattern("block", forward, backward)),
                 eq(out, pattern("block",
