@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from .engine.datastack import roomy
 from .engine.errors import SourceError, UnsupportedError, at_line
 from .engine.il import Node, mk, walk
 
@@ -47,6 +48,7 @@ def _read(sources, lang, filename, form):
     return parse_files([str(p) for p in paths])
 
 
+@roomy   # the rule runner's deep recursion would map and unmap stack chunks (engine/datastack.py)
 def differentiate(sources, head, mode: str = "tangent", vars: str | None = None, outvars: str | None = None,
                   lang: str | None = None, filename: str | None = None, form: str | None = None,
                   nooptim=frozenset(), tgtlang: str | None = None, progress=None) -> Differentiated:
