@@ -34,6 +34,7 @@ class AdjointContext(TangentContext):
         self._branch = None
         self._top_level, self._last = set(), None
         self.statuses = {}  # procedure -> the RW statuses of its adjoint arguments ("x:out", ...)
+        self._scalar_operations = {}  # id(expression) -> (expression, procedure, scalar_operation)
 
     def start(self, proc):
         """Before differentiating the Procedure proc: its own fresh branch variable; which of
@@ -219,13 +220,22 @@ class AdjointContext(TangentContext):
         array, section or array constructor: their adjoints are the array adjoints of
         fig. 14), and a linear intrinsic has no keyword argument (real(x), dble(x),
         merge(a, b, c): the table's scalar partials)."""
+        known = self._scalar_operations.get(id(expr))  # asked by two guards: A-expr-chain, A-expr-refuse
+        if known is not None and known[0] is expr and known[1] is self.procedure:
+            return known[2]
+        answer = self._scalar_operation(expr)
+        self._scalar_operations[id(expr)] = (expr, self.procedure, answer)
+        return answer
+
+    def _scalar_operation(self, expr: Node) -> bool:
         if expr.op == "intrinsic" and self.linear_intrinsic(expr) and any(
                 isinstance(a, Node) and a.op == "namedArg" for a in expr.kids[1]):
             return False
-        if any(n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in walk(expr)):
+        nodes = list(walk(expr))
+        if any(n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in nodes):
             return False
-        indexed = {id(n.kids[0]) for n in walk(expr) if n.op == "arrayAccess"}
-        for n in walk(expr):
+        indexed = {id(n.kids[0]) for n in nodes if n.op == "arrayAccess"}
+        for n in nodes:
             if n.op == "ident" and id(n) not in indexed:
                 sym = self.symbol_of(n)
                 if sym is not None and sym.dims:
