@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from .engine.datastack import roomy
 from .engine.errors import SourceError, UnsupportedError, at_line
 from .engine.il import Node, mk, walk
 
@@ -39,6 +40,14 @@ class Differentiated:
                                                          # status (out, incr, in-zero, in-out, in)
 
 
+def _adjoint_rules():
+    """The adjoint rule set and context, imported only in adjoint mode: compiling and
+    registering them is about 0.05 s that a tangent run would pay for nothing."""
+    from .rules.adjoint import ADJOINT
+    from .rules.adjoint.context import AdjointContext
+    return ADJOINT, AdjointContext
+
+
 def _read(sources, lang, filename, form):
     from .frontends import parse_files, parse_source
     if lang is not None:  # source text
@@ -47,6 +56,7 @@ def _read(sources, lang, filename, form):
     return parse_files([str(p) for p in paths])
 
 
+@roomy   # the rule runner's deep recursion would map and unmap stack chunks (engine/datastack.py)
 def differentiate(sources, head, mode: str = "tangent", vars: str | None = None, outvars: str | None = None,
                   lang: str | None = None, filename: str | None = None, form: str | None = None,
                   nooptim=frozenset(), tgtlang: str | None = None, progress=None) -> Differentiated:
@@ -63,8 +73,6 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     from .heads import parse_heads, resolve_heads
     from .interfaces import with_derivative_interfaces
     from .rules.naming import Namer, program_names
-    from .rules.adjoint import ADJOINT
-    from .rules.adjoint.context import AdjointContext
     from .rules.tangent import TANGENT
     from .rules.tangent.context import TangentContext
     from .rules.tangent.globals import c_units, fortran_units
@@ -94,7 +102,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         raise SourceError(f"writing the derivatives of {file_lang} source in {tgtlang} is not supported yet",
                           first.ann.get("filename", "<input>"))
     names = Namer(program_names(program.files), "adjoint" if adjoint else "tangent")  # vector: the tangent's
-    rules, context = (ADJOINT, AdjointContext) if adjoint else (TANGENT, TangentContext)
+    rules, context = _adjoint_rules() if adjoint else (TANGENT, TangentContext)
     ctx = context(rules, facts, names=names, lang=file_lang, program=program,
                   filename=first.ann.get("filename", "<input>"))
     ctx.messages.extend(head_warnings)

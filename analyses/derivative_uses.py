@@ -25,6 +25,7 @@ from __future__ import annotations
 from ..engine.effects import instruction_effects
 from ..engine.errors import SourceError
 from ..engine.il import Node
+from ..engine.intrinsics import INQUIRY_INTRINSICS
 from ..rules.derivatives import LinearOnly, derivative, differentiable_args
 from .common import call_arguments, external_call_effects, launch_configuration, visible_zones
 
@@ -195,11 +196,76 @@ class _PartialsWalker:
         used = _union(u for _, u in parts.values())
         active_now = [i for i, (a, _) in parts.items() if a]
         if active_now and entry.build is not LinearOnly:
-            partials = entry.partials(args, self.lang)
-            for i in active_now:
-                if partials[i] is not None:
-                    used |= self.reads(partials[i])
+            operands = _partial_operands(entry, args, self.lang)
+            if operands is None:   # built here, to be read as it is
+                partials = entry.partials(args, self.lang)
+                for i in active_now:
+                    if partials[i] is not None:
+                        used |= self.reads(partials[i])
+            else:
+                for i in active_now:
+                    for j in operands[i]:
+                        used |= self.reads(args[j])
         return bool(active_now), used
+
+
+# --- which operands a partial derivative reads, without building it ------------------------------
+# The table builds a partial from the operand trees themselves, with constants and operators
+# around them, and looks inside an operand only when it is a literal (x**2). So a partial built
+# once from stand-in leaves, the literals kept, shows which operands each partial holds; where
+# they all sit as values (not under size(), &, a call, a reference), the zones the partial reads
+# are those its operands read. The chain rule builds the partials it needs itself; building them
+# here too, for every operation, was most of this analysis's time.
+_LITERALS = frozenset(("intCst", "realCst", "boolCst", "stringCst", "complexCst"))
+_NOT_A_VALUE = frozenset(("address", "call", "sizeof")) | _REFERENCES
+_OPERANDS_OF_PARTIALS: dict = {}   # (entry, language, operands seen) -> operand positions per partial, or None
+
+
+def _partial_operands(entry, args: tuple, lang: str):
+    """For each partial of `entry` on `args`, the positions of the operands whose zones it
+    reads (the partial reads nothing else); None when that cannot be told without building it."""
+    shape = tuple(None if a is None else (a.op, a.kids) if a.op in _LITERALS else True for a in args)
+    key = (entry.name, lang, shape)
+    try:
+        return _OPERANDS_OF_PARTIALS[key]
+    except KeyError:
+        pass
+    stand_ins = tuple(a if s is not True else Node("ident", (f"operand {j}",)) for j, (a, s) in enumerate(zip(args, shape)))
+    positions = {id(a): j for j, (a, s) in enumerate(zip(stand_ins, shape)) if s is True}
+    try:
+        partials = entry.partials(stand_ins, lang)
+    except Exception:  # noqa: BLE001 -- the real operands then build (or refuse) the partials themselves
+        answer = None
+    else:
+        found = [None if p is None else _operands_read(p, positions) for p in partials]
+        answer = None if any(f is False for f in found) else tuple(f or frozenset() for f in found)
+    _OPERANDS_OF_PARTIALS[key] = answer
+    return answer
+
+
+def _operands_read(partial, positions: dict):
+    """The stand-in positions in the partial's tree, or False if one sits where its zones would
+    not be read as a value, or if the tree has a reference of its own."""
+    found = set()
+    stack = [(partial, False)]
+    while stack:
+        x, inquired = stack.pop()
+        if type(x) is tuple:
+            stack.extend((k, inquired) for k in x)
+            continue
+        if type(x) is not Node:
+            continue
+        j = positions.get(id(x))
+        if j is not None:
+            if inquired:
+                return False
+            found.add(j)
+        elif x.op in _NOT_A_VALUE:
+            return False
+        else:
+            inquiry = inquired or (x.op == "intrinsic" and x.kids[0] in INQUIRY_INTRINSICS)
+            stack.extend((k, inquiry) for k in x.kids)
+    return frozenset(found)
 
 
 def _union(sets) -> int:

@@ -215,19 +215,32 @@ def grounder(term, unbound=UnboundVariable):
     if type(term) is FreshVar:
         def ground_variable(s):
             value = s.get(term, term)
-            return value if type(value) is Node and value._ground is True else slow(s)
+            return value if _known_ground(value) else slow(s)
         return ground_variable
     if type(term) is tuple and all(type(t) is FreshVar for t in term):
         def ground_variables(s):
-            values = []
-            for t in term:
-                value = s.get(t, t)
-                if type(value) is not Node or value._ground is not True:
+            values = tuple([s.get(t, t) for t in term])
+            for value in values:
+                if not _known_ground(value):
                     return slow(s)
-                values.append(value)
-            return tuple(values)
+            return values
         return ground_variables
     return slow
+
+
+def _known_ground(value) -> bool:
+    """value is ground as it is, known without a walk: a real tree, a plain value, or a tuple
+    of those (the operands of an expression, their derivatives with None for zero); what
+    ground_value would give back unchanged."""
+    kind = type(value)
+    if kind is Node:
+        return value._ground is True
+    if kind is tuple:
+        for v in value:
+            if not (type(v) is Node and v._ground is True) and type(v) not in _PLAIN:
+                return False
+        return True
+    return kind in _PLAIN
 
 
 def _ground_tuple(terms: tuple, s: Mapping) -> tuple:

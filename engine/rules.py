@@ -182,13 +182,17 @@ class RuleSet:
         # one query per candidate guard, all from the state that binds the rules' arguments
         start = ctx._arguments(node, inputs)
         held, failures = [], []
-        for rule, guard, body in ctx._candidate_goals(self, judgment, node, len(inputs)):
-            ctx._failed = None
-            state = _first(guard, start, rule, node)
-            if state is None:
-                failures.append((rule.name, ctx._failed))
-            else:
-                held.append((rule, body, state))
+        rule = None
+        try:   # _first, inline: this loop runs for every candidate of every application
+            for rule, guard, body in ctx._candidate_goals(self, judgment, node, len(inputs)):
+                ctx._failed = None
+                state = guard.step(start) if type(guard) is Goal else next(iter(guard(start)), None)
+                if state is None:
+                    failures.append((rule.name, ctx._failed))
+                else:
+                    held.append((rule, body, state))
+        except _UnboundInput as e:
+            raise _unbound_error(e, rule, node) from None
         if len(held) != 1:
             where = f"{judgment}: {{}} {node.op}{_at(node)}: {_short(node)}; "
             if not held:
@@ -219,8 +223,12 @@ def _first(goal, state, rule: Rule, node: Node):
             return goal.step(state)
         return next(iter(goal(state)), None)
     except _UnboundInput as e:
-        raise RuleError(f"{rule.judgment}: in {rule.name} on {node.op}{_at(node)}: {e} is still "
-                        f"unbound when it runs (put it after the goals that bind its inputs)") from None
+        raise _unbound_error(e, rule, node) from None
+
+
+def _unbound_error(e: _UnboundInput, rule: Rule, node: Node) -> RuleError:
+    return RuleError(f"{rule.judgment}: in {rule.name} on {node.op}{_at(node)}: {e} is still "
+                     f"unbound when it runs (put it after the goals that bind its inputs)")
 
 
 # ---------------------------------------------------------------------------

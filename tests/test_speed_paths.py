@@ -1,0 +1,91 @@
+"""The shortcuts taken for speed (docs/performance.md) give what the long way gives.
+
+- DerivativeUses reads the zones of a partial derivative from the operands it holds
+  (`_partial_operands`), found once per table entry from stand-in leaves, instead of building
+  the partial: on every tangent program of the corpus, each answer equals the zones read by
+  the partials built from the real operands.
+- `engine.datastack.roomy`: a recursion that goes up and down across CPython's 16 KiB frame
+  chunks maps and unmaps a chunk at every crossing (page faults); from a roomy frame it does not.
+"""
+from __future__ import annotations
+
+import resource
+import sys
+
+import pytest
+
+import adspec
+import adspec.analyses.derivative_uses as DU
+from adspec.engine.datastack import roomy
+from adspec.rules.derivatives import LinearOnly
+from test_tangent_programs import PROGRAMS, program_path
+
+
+def _built_partials_reads(walker, entry, args) -> int:
+    """What _through_partials gave before: the zones read by the partials built on args."""
+    active = entry.active_positions(len(args))
+    parts = {i: walker.walk(args[i]) for i in active}
+    used = 0
+    for _, u in parts.values():
+        used |= u
+    active_now = [i for i, (a, _) in parts.items() if a]
+    if active_now and entry.build is not LinearOnly:
+        partials = entry.partials(args, walker.lang)
+        for i in active_now:
+            if partials[i] is not None:
+                used |= walker.reads(partials[i])
+    return used
+
+
+def test_partial_reads_without_building_equal_the_built_partials(monkeypatch):
+    fast = DU._PartialsWalker._through_partials
+    seen = {"operations": 0, "shortcut": 0}
+
+    def checked(walker, entry, args):
+        result = fast(walker, entry, args)
+        assert result[1] == _built_partials_reads(walker, entry, args), (entry.name, args)
+        seen["operations"] += 1
+        seen["shortcut"] += DU._partial_operands(entry, args, walker.lang) is not None
+        return result
+
+    monkeypatch.setattr(DU._PartialsWalker, "_through_partials", checked)
+    for param in PROGRAMS:
+        name, head, _ = param.values
+        adspec.differentiate(str(program_path(name)), head=head, mode="tangent")
+    # the shortcut is taken for nearly every operation (size() in a reduction's partial is not)
+    assert seen["operations"] > 500 and seen["shortcut"] > 0.9 * seen["operations"]
+
+
+def test_partial_operands_of_a_product_and_a_power():
+    from adspec.engine.il import Node
+    from adspec.rules.derivatives import derivative
+    a, b = Node("ident", ("a",)), Node("ident", ("b",))
+    # d(a*b)/da = b, d(a*b)/db = a
+    assert DU._partial_operands(derivative("mul", "fortran"), (a, b), "fortran") == ({1}, {0})
+    # a**2: d/da = 2*a, the literal exponent has no partial; a**b: d/db = a**b*log(a)
+    two = Node("intCst", (2, None))
+    assert DU._partial_operands(derivative("power", "fortran"), (a, two), "fortran") == ({0}, frozenset())
+    assert DU._partial_operands(derivative("power", "fortran"), (a, b), "fortran") == ({0, 1}, {0, 1})
+
+
+def _deep_oscillation():
+    def down(n):
+        return down(n - 1) if n else 0
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for i in range(3000):
+        down(200 + i % 400)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="frames live in data stack chunks from CPython 3.11")
+def test_roomy_stack_stops_the_chunk_churn():
+    plain = min(_deep_oscillation() for _ in range(3))
+    roomy_faults = min(roomy(_deep_oscillation)() for _ in range(3))
+    assert plain > 1000          # each crossing maps a fresh chunk (4 pages)
+    assert roomy_faults < 100
+
+
+def test_differentiate_runs_on_a_roomy_stack():
+    assert adspec.pipeline.differentiate.__wrapped__.__name__ == "differentiate"
+    assert adspec.pipeline.differentiate.__name__ == "differentiate"
+    assert adspec.pipeline.differentiate.__code__ is roomy(lambda: None).__code__
