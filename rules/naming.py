@@ -120,6 +120,11 @@ class Namer:
             self._given[("derivative temp", name)] = name
         return name
 
+    def originals(self) -> dict:
+        """derivative variable name -> the name of its variable."""
+        cut = len(self.var_suffix)
+        return {name: base[:len(base) - cut] for (kind, base), name in self._given.items() if kind == "var"}
+
     def derivative_names(self) -> frozenset:
         """Every name handed out for a derivative variable."""
         return frozenset(name for (kind, _), name in self._given.items() if kind in ("var", "derivative temp"))

@@ -12,6 +12,7 @@ from ..tangent.context import TangentContext
 from ..tangent.expressions import OPERATOR_OPS
 from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
+from .merge import distinct_elements, improved, references_to
 
 INTEGER = Node("type", ("integer", 4, None))
 CHAIN_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))  # A-expr-chain's operators
@@ -144,8 +145,8 @@ class AdjointContext(TangentContext):
         """The lhs's variable is referenced in the rhs (x = x*x + y, a(i) = 2*a(j)): the
         adjoint of the value goes through a temporary, since a leaf of the rhs may be the
         lhs itself (the paper's V)."""
-        root = _root(stmt.kids[0])
-        return any(n.op == "ident" and n.kids[0] == root for n in walk(stmt.kids[1]))
+        lhs = stmt.kids[0]
+        return any(not distinct_elements(r, lhs) for r in references_to(stmt.kids[1], _root(lhs)))
 
     def no_alias(self, stmt: Node) -> bool:
         return not self.may_alias(stmt)
@@ -153,11 +154,9 @@ class AdjointContext(TangentContext):
     def self_reference(self, stmt: Node) -> bool:
         """The lhs appears in the rhs, and only as itself (`c = c*a`, `a(i) = a(i) + x`): each
         occurrence is the same memory as the lhs, none may merely alias it."""
-        lhs, root = stmt.kids[0], _root(stmt.kids[0])
-        refs = [n for n in walk(stmt.kids[1]) if n.op in ("ident", "arrayAccess", "deref") and _root(n) == root]
-        outer = [n for n in refs if n == lhs]
-        inside = {id(m) for n in outer for m in walk(n)}
-        return bool(outer) and all(id(n) in inside or n == lhs for n in refs)
+        lhs = stmt.kids[0]
+        refs = references_to(stmt.kids[1], _root(lhs))
+        return lhs in refs and all(r == lhs or distinct_elements(r, lhs) for r in refs)
 
     def possible_alias(self, stmt: Node) -> bool:
         return self.may_alias(stmt) and not self.self_reference(stmt)
@@ -346,11 +345,12 @@ class AdjointContext(TangentContext):
                     declared = (Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),))),) \
                         + declared
                 declared += (Node("varDecl", (rtype, (), (Node("declarator", (result_b, None, None, 0)),))),)
+        backward = improved(flattened(Node("block", zeros + backward.kids)), self, args)  # 4.8, fig. 11
         temps = tuple(Node("varDecl", (typ if isinstance(typ, Node) else Node("type", ("real", typ, None)), (),
                                        (Node("declarator", (temp, None, None, 0)),)))
                       for temp, typ, _ in self.extra_declarations)
         self.statuses[name] = statuses
-        body = flattened(Node("block", forward.kids + zeros + backward.kids))
+        body = flattened(Node("block", forward.kids + backward.kids))
         new_kind = "function" if self.c else "subroutine"
         void = Node("type", ("void", None, None)) if self.c else None
         return Node("procedure", (self.names.proc(name), new_kind, args, None, void, attrs, declared + temps, body, ()),

@@ -1,0 +1,377 @@
+"""Splitting and merging the adjoint statements (paper 4.8, fig. 11), a post-pass on the
+backward sweep of each adjoint procedure, local to each basic block (a maximal run of
+assignments; pops, calls and control statements end a run).
+
+The rewrites, each named, reconstructed from the prose and fig. 11 (docs/rules.md#m-merge),
+each switched off by its `-nooptim` word:
+
+  M-fold-reset     (spareinit)  R = 0 ; ... ; R = R ± E      →  R = ±E
+  M-dead-write     (spareinit)  R = E1 ; ... ; R = E2        →  R = E2     (E2 does not read R)
+  M-dead-at-exit   (spareinit)  Lb = E  at the end of P_b, Lb the adjoint of a local  →  nothing
+  M-merge          (mergediff)  R = E1 ; ... ; R = R ± E2    →  R = E1 ± E2
+  M-split          (splitdiff)  ... E ... ; ... E ...        →  temp = E ; ... temp ... ; ... temp ...
+
+Premises common to the first four: no statement between the two reads or writes memory
+that may be R, and moving E2 up to the first (or E1 down to the second) crosses no write
+of what it reads; E2 reads nothing that may be R. M-split's premise: E, an expression of
+operators on real values repeated in the run, reads nothing written between its first and
+last occurrence. The largest repeated expressions are taken first, so that the adjoint of
+a sub-expression used by several leaves becomes one temporary (fig. 11's tempb, tempb0)
+and a partial used twice another (temp). None of them changes a value: a fold adds to an
+exact 0, a merge keeps the order of the additions, a temporary holds the value each
+occurrence computed.
+"""
+from __future__ import annotations
+
+from ...engine.il import Node, walk
+from ..tangent.expressions import OPERATOR_OPS
+
+REFERENCES = ("ident", "arrayAccess", "deref")
+POPPED = Node("ident", ("<popped>",))   # the value a pop gives, in a run
+SPLIT_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))
+
+
+def improved(block: Node, ctx, arguments) -> Node:
+    """The backward sweep `block` (flattened) of ctx.procedure after the rewrites that
+    -nooptim leaves on; `arguments`: the names of P_b's arguments (their adjoints are not
+    dead at the exit)."""
+    off = ctx.facts.results.nooptim
+    if {"spareinit", "mergediff", "splitdiff"} <= off or _has_aliases(ctx):
+        return block
+    return _Improver(ctx, off, frozenset(arguments)).block(block, top=True)
+
+
+def _has_aliases(ctx) -> bool:
+    """Memory reachable by two names (C pointers assigned in the body, EQUIVALENCE, Fortran
+    pointers): the root-name test of `_may_be` would not see it; nothing is rewritten."""
+    proc = ctx.procedure.node
+    for node in walk(proc.kids[6] + ((proc.kids[7],) if proc.kids[7] is not None else ())):
+        if node.op in ("equivalence", "pointerAssign"):
+            return True
+        if node.op == "assign" and node.kids[0].op == "ident":
+            sym = ctx.symbol_of(node.kids[0])
+            if sym is not None and sym.is_pointer:
+                return True
+    return False
+
+
+class _Improver:
+    def __init__(self, ctx, off, arguments):
+        self.ctx, self.off, self.arguments = ctx, off, arguments
+        self.kinds = {}   # temp name -> its real kind
+        self.pops = {}    # id of a run's `R = <popped>` -> the pop statement
+        self.originals = ctx.names.originals()   # adjoint name -> its variable's
+
+    # --- blocks and runs -----------------------------------------------------------------------
+    def block(self, block: Node, top: bool = False) -> Node:
+        out, run = [], []
+        for kid in block.kids:
+            if isinstance(kid, Node) and kid.op == "assign":
+                run.append(kid)
+                continue
+            if _is_pop(kid):  # in the run as `R = <popped>`: a write of R that no rewrite moves
+                target = kid.kids[1][0]
+                run.append(Node("assign", (target.kids[0] if target.op == "address" else target, POPPED)))
+                self.pops[id(run[-1])] = kid
+                continue
+            out.extend(self.run(run))
+            run = []
+            out.append(self.inside(kid))
+        out.extend(self.run(run, at_exit=top))
+        return Node("block", tuple(out), block.ann)
+
+    def inside(self, stmt):
+        """A control statement with its blocks improved (each is a basic block of its own)."""
+        if not isinstance(stmt, Node) or stmt.op not in ("if", "do", "for", "switch"):
+            return stmt
+        if stmt.op == "switch":
+            cases = tuple(c.with_kids(c.kids[0], self.block(c.kids[1])) for c in stmt.kids[1])
+            return stmt.with_kids(stmt.kids[0], cases, stmt.kids[2])
+        return stmt.with_kids(*(self.block(k) if isinstance(k, Node) and k.op == "block" else k for k in stmt.kids))
+
+    def run(self, run: list, at_exit: bool = False) -> list:
+        if not run:
+            return []
+        stmts = list(run)
+        while self._merge_once(stmts):
+            pass
+        if at_exit and "spareinit" not in self.off:
+            stmts = self._without_dead_at_exit(stmts)
+        if "splitdiff" not in self.off:
+            stmts = self._split(stmts)
+        return [self.pops.get(id(s), s) for s in stmts]
+
+    # --- M-fold-reset, M-dead-write, M-merge ----------------------------------------------------
+    def _merge_once(self, stmts: list) -> bool:
+        for j, second in enumerate(stmts):
+            lhs = second.kids[0]
+            own = _increment(second)
+            if own is None and self._reads_may_be(second.kids[1], lhs):
+                continue
+            for i in range(j - 1, -1, -1):
+                first = stmts[i]
+                if first.kids[0] == lhs:
+                    if self._rewrite(stmts, i, j, own):
+                        return True
+                    break
+                if self._touches(first, lhs) or self._writes_read_by(first, lhs, index_only=True):
+                    break  # R itself is used, or its indices change
+        return False
+
+    def _rewrite(self, stmts: list, i: int, j: int, own) -> bool:
+        """stmts[i] and stmts[j] write R, and nothing between them uses R."""
+        first, second = stmts[i], stmts[j]
+        lhs, reset = first.kids[0], _is_zero(first.kids[1])
+        between = stmts[i + 1:j]
+        if first.kids[1] is POPPED or second.kids[1] is POPPED and own is not None:
+            return False  # a pop stays (the stack), and is no value to merge into
+        if own is None:  # the second overwrites R: the first is dead (M-dead-write)
+            if "spareinit" in self.off:
+                return False
+            del stmts[i]
+            return True
+        if ("spareinit" if reset else "mergediff") in self.off:
+            return False
+        sign, term = own
+        if self._reads_may_be(term, lhs):
+            return False
+        merged = Node("assign", (lhs, _combined(first.kids[1], sign, term)), first.ann)
+        if not any(self._writes_read_by(s, term) for s in between):
+            stmts[i] = merged          # E2 moves up to the first statement
+            del stmts[j]
+            return True
+        if not any(self._writes_read_by(s, first.kids[1]) for s in between):
+            stmts[j] = merged
+            del stmts[i]               # E1 moves down to the second
+            return True
+        return False
+
+    def _touches(self, stmt: Node, ref: Node) -> bool:
+        """stmt reads or writes memory that may be ref."""
+        return self._may_be(stmt.kids[0], ref) or self._reads_may_be(stmt.kids[1], ref) \
+            or self._index_reads(stmt, ref)
+
+    def _index_reads(self, stmt: Node, ref: Node) -> bool:
+        """The indices of stmt's lhs read memory that may be ref."""
+        return any(self._reads_may_be(k, ref) for k in _indices(stmt.kids[0]))
+
+    def _reads_may_be(self, expr, ref: Node) -> bool:
+        return any(self._may_be(r, ref) for r in _references(expr))
+
+    def _writes_read_by(self, stmt: Node, expr, index_only: bool = False) -> bool:
+        """stmt writes memory that expr reads (index_only: that the indices of the reference
+        expr read)."""
+        reads = [r for k in _indices(expr) for r in _references(k)] if index_only else _references(expr)
+        return any(self._may_be(stmt.kids[0], r) for r in reads)
+
+    @staticmethod
+    def _may_be(a: Node, b: Node) -> bool:
+        """Whether the references a and b may denote overlapping memory: same variable, and
+        not two elements whose indices differ by a nonzero constant."""
+        if _root(a) != _root(b) or _root(a) is None:
+            return False
+        return not distinct_elements(a, b)
+
+    # --- M-dead-at-exit ----------------------------------------------------------------------
+    def _without_dead_at_exit(self, stmts: list) -> list:
+        """The adjoints of locals (and temporaries) are dead when P_b returns: a last write
+        read by nothing after it is dropped."""
+        local = self.ctx.names.derivative_names() - self.arguments
+        out = list(stmts)
+        for k in range(len(out) - 1, -1, -1):
+            lhs = out[k].kids[0]
+            if out[k].kids[1] is not POPPED and lhs.op in ("ident", "arrayAccess") and _root(lhs) in local and not any(self._touches(s, lhs) and not _plain_write_of(s, lhs) for s in out[k + 1:]):
+                del out[k]
+        return out
+
+    # --- M-split ---------------------------------------------------------------------------------
+    def _split(self, stmts: list) -> list:
+        while True:
+            found = self._repeated(stmts)
+            if found is None:
+                return stmts
+            expr, first, kind = found
+            temp = self.ctx.fresh("tempb" if self._is_adjoint(expr) else "temp", kind)
+            self.kinds[temp.kids[0]] = kind
+            stmts = stmts[:first] + [Node("assign", (temp, expr))] + \
+                [_substituted(s, expr, temp) for s in stmts[first:]]
+
+    def _repeated(self, stmts: list):
+        """(E, index of the first statement holding it, E's kind) of the largest expression
+        that M-split can take, or None."""
+        seen = {}
+        for k, stmt in enumerate(stmts):
+            for node in walk(stmt.kids[1]):
+                if node.op in SPLIT_OPS and node.op not in ("neg", "pos"):
+                    seen.setdefault(node, []).append(k)
+        candidates = sorted(((e, ks) for e, ks in seen.items() if len(ks) > 1), key=lambda p: -_size(p[0]))
+        for expr, positions in candidates:
+            kind = self._kind(expr)
+            if kind is None or not (self._is_adjoint(expr) or _costly(expr)):
+                continue
+            first, last = positions[0], positions[-1]
+            if any(self._writes_read_by(s, expr) for s in stmts[first:last]):
+                continue
+            return expr, first, kind
+        return None
+
+    def _kind(self, expr: Node):
+        """The real kind expr computes in; None when it is no real expression of operators,
+        intrinsics, references and constants (an integer, a call, a structure)."""
+        kinds = []
+        for node in _leaves(expr):
+            if node is None:
+                return None
+            if node.op == "realCst":
+                kinds.append(node.kids[1] or 4)
+            elif node.op in REFERENCES:
+                kind = self._reference_kind(node)
+                if kind is not None:
+                    kinds.append(kind)
+            elif node.op != "intCst":
+                return None
+        return max(kinds) if kinds else None
+
+    def _reference_kind(self, ref: Node):
+        name = _root(ref)
+        if name in self.kinds:
+            return self.kinds[name]
+        sym = self.ctx.procedure.scope.lookup(self.originals.get(name, name))
+        typ = sym.type if sym is not None else None
+        while typ is not None and typ.op == "pointerType":
+            typ = typ.kids[0]
+        if typ is None or typ.op != "type" or typ.kids[0] != "real":
+            return None
+        return typ.kids[1] or 4
+
+    def _is_adjoint(self, expr: Node) -> bool:
+        derivatives = self.ctx.names.derivative_names()
+        return any(n.op == "ident" and n.kids[0] in derivatives for n in walk(expr))
+
+
+# --- trees --------------------------------------------------------------------------------------
+def _root(ref: Node):
+    while isinstance(ref, Node) and ref.op in ("arrayAccess", "deref"):
+        ref = ref.kids[0]
+    return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
+
+
+def _references(expr) -> list:
+    """The references expr reads, those inside indices included."""
+    out = []
+    for node in walk(expr):
+        if node.op == "ident":
+            out.append(node)
+        elif node.op in ("arrayAccess", "deref"):
+            out.append(node)
+        elif node.op in ("fieldAccess", "address", "call"):
+            out.append(Node("ident", ("*",)))   # unknown memory: stops every rewrite near it
+    return out
+
+
+def references_to(expr, root: str) -> list:
+    """The references to variable root in expr, outermost first (a(n+1), not its a)."""
+    if not isinstance(expr, Node):
+        return [r for k in expr for r in references_to(k, root)] if isinstance(expr, tuple) else []
+    if expr.op in REFERENCES and _root(expr) == root:
+        return [expr] + [r for k in _indices(expr) for r in references_to(k, root)]
+    return [r for k in expr.kids for r in references_to(k, root)]
+
+
+def _indices(ref: Node) -> list:
+    out = []
+    while isinstance(ref, Node) and ref.op in ("arrayAccess", "deref"):
+        if ref.op == "arrayAccess":
+            out.extend(ref.kids[1])
+        ref = ref.kids[0]
+    return out
+
+
+def _leaves(expr: Node):
+    """The operands at the bottom of an expression of operators (None for anything else)."""
+    if expr.op in SPLIT_OPS:
+        args = expr.kids[1] if expr.op == "intrinsic" else expr.kids
+        for a in args:
+            yield from _leaves(a) if isinstance(a, Node) else (None,)
+    elif expr.op in REFERENCES + ("realCst", "intCst"):
+        yield expr
+    else:
+        yield None
+
+
+def _costly(expr: Node) -> bool:
+    """Worth a temporary of its own: more than one operation, or a division, a power or
+    an intrinsic (tau - w(i, j) alone is not)."""
+    ops = [n.op for n in walk(expr) if n.op in SPLIT_OPS]
+    return len(ops) > 1 or ops[0] in ("div", "power", "intrinsic")
+
+
+def _size(expr: Node) -> int:
+    return sum(1 for _ in walk(expr))
+
+
+def _substituted(node, expr: Node, temp: Node):
+    if node == expr:
+        return temp
+    if not isinstance(node, Node) or node.op in REFERENCES:  # a real E is in no index
+        return node
+    kids = tuple(tuple(_substituted(k, expr, temp) for k in kid) if isinstance(kid, tuple)
+                 else _substituted(kid, expr, temp) for kid in node.kids)
+    return node.with_kids(*kids) if kids != node.kids else node
+
+
+def _is_pop(stmt) -> bool:
+    """A pop of the stack (popReal8(&x), CALL POPREAL8(x), popControl1b(&branch))."""
+    return isinstance(stmt, Node) and stmt.op == "call" and stmt.kids[0].lower().startswith("pop") \
+        and len(stmt.kids[1]) == 1
+
+
+def _increment(stmt: Node):
+    """(sign, E) of `R = R + E` / `R = R - E`, else None."""
+    lhs, rhs = stmt.kids
+    if rhs.op in ("add", "sub") and rhs.kids[0] == lhs:
+        return rhs.op, rhs.kids[1]
+    return None
+
+
+def _plain_write_of(stmt: Node, ref: Node) -> bool:
+    return stmt.kids[0] == ref and not any(r == ref for r in _references(stmt.kids[1]))
+
+
+def _is_zero(expr: Node) -> bool:
+    return expr.op in ("realCst", "intCst") and float(expr.kids[0]) == 0.0
+
+
+def _combined(first: Node, sign: str, term: Node) -> Node:
+    """first ± term; ±term alone when first is 0."""
+    if _is_zero(first):
+        return term if sign == "add" else Node("neg", (term,))
+    return Node(sign, (first, term))
+
+
+def _offset(expr: Node):
+    """(base, c) with expr = base + c for an integer constant c (base None: expr is c)."""
+    if expr.op == "intCst":
+        return None, expr.kids[0]
+    if expr.op in ("add", "sub") and expr.kids[1].op == "intCst":
+        base, c = _offset(expr.kids[0])
+        return base, c + (expr.kids[1].kids[0] if expr.op == "add" else -expr.kids[1].kids[0])
+    return expr, 0
+
+
+def distinct_elements(a: Node, b: Node) -> bool:
+    """Two elements of one array whose indices differ by a nonzero constant in some
+    dimension (ab(n) and ab(n+1))."""
+    if a.op != "arrayAccess" or b.op != "arrayAccess" or len(a.kids[1]) != len(b.kids[1]):
+        return False
+    if a.kids[0] != b.kids[0] and not distinct_elements(a.kids[0], b.kids[0]):
+        return False
+    if a.kids[0] != b.kids[0]:
+        return True
+    for x, y in zip(a.kids[1], b.kids[1]):
+        if not isinstance(x, Node) or not isinstance(y, Node) or x.op == "arrayTriplet" or y.op == "arrayTriplet":
+            continue
+        (bx, cx), (by, cy) = _offset(x), _offset(y)
+        if bx == by and cx != cy:
+            return True
+    return False
