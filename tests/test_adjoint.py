@@ -264,7 +264,7 @@ def test_fig12_diff_liveness_and_tbr_column():
             integer("i", 2)]
     case = dot_product(FIG12, "fortran", "fig12(a b z)/(a b x)", args)
     text = case.adjoint.text
-    forward = text[:text.index("xb = 0")]
+    forward = text[:text.index("cb = zb(n)")]
     assert "z(n) = z(n) + c" not in forward           # not diff-live
     assert "call pushreal8(b(n))" not in forward      # b(n) is used linearly only
     body = forward[forward.index("n = ind1(i)"):].split("\n")

@@ -99,7 +99,9 @@ class _Improver:
             stmts = self._without_dead_at_exit(stmts)
         if "splitdiff" not in self.off:
             stmts = self._split(stmts)
-        return [self.pops.get(id(s), s) for s in stmts]
+        out = [self.pops.get(id(s), s) for s in stmts]
+        self.pops.clear()   # the ids of this run's `R = <popped>` may come back
+        return out
 
     # --- M-fold-reset, M-dead-write, M-merge ----------------------------------------------------
     def _merge_once(self, stmts: list) -> bool:
