@@ -17,6 +17,7 @@ returns. The bytes pushed and the peak are reported.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +66,16 @@ class AdjointCase(TangentCase):
                         for name in self.dependents}
         self.adjoint_file = mk("file", *self.original.kids, *self.adjoint.tree.kids, lang=lang, form=self.form,
                                filename=self.filename)
+
+    def variant(self, **options) -> "AdjointCase":
+        """The same case (P, P_D, inputs, directions, weights) with P_b differentiated under
+        other options (e.g. nooptim=...): only the adjoint is made again."""
+        other = copy.copy(self)
+        other.adjoint = adspec.differentiate(self.source, head=self.head, mode="adjoint", lang=self.lang,
+                                             filename=self.filename, form=self.form, **options)
+        other.adjoint_file = mk("file", *self.original.kids, *other.adjoint.tree.kids, lang=self.lang,
+                                form=self.form, filename=self.filename)
+        return other
 
     def _dependent_value(self, name):
         return self.values[name] if name in self.values else np.zeros(())
