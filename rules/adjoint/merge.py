@@ -23,11 +23,15 @@ occurrence computed.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right, insort
+from functools import lru_cache
+
 from ...engine.il import Node, walk
 from ..tangent.expressions import OPERATOR_OPS
 
 REFERENCES = ("ident", "arrayAccess", "deref")
 POPPED = Node("ident", ("<popped>",))   # the value a pop gives, in a run
+WINDOW = 64   # M-split looks for repeated expressions within runs of this many statements
 SPLIT_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))
 
 
@@ -61,12 +65,13 @@ class _Improver:
         self.kinds = {}   # temp name -> its real kind
         self.pops = {}    # id of a run's `R = <popped>` -> the pop statement
         self.originals = ctx.names.originals()   # adjoint name -> its variable's
+        self.adjoints = set(self.originals)        # and the adjoint temporaries
 
     # --- blocks and runs -----------------------------------------------------------------------
     def block(self, block: Node, top: bool = False) -> Node:
         out, run = [], []
         for kid in block.kids:
-            if isinstance(kid, Node) and kid.op == "assign":
+            if _in_a_run(kid):
                 run.append(kid)
                 continue
             if _is_pop(kid):  # in the run as `R = <popped>`: a write of R that no rewrite moves
@@ -92,87 +97,23 @@ class _Improver:
     def run(self, run: list, at_exit: bool = False) -> list:
         if not run:
             return []
-        stmts = list(run)
-        while self._merge_once(stmts):
-            pass
+        stmts = [s for s in _Run(run, self.off).merged() if s is not None]
         if at_exit and "spareinit" not in self.off:
             stmts = self._without_dead_at_exit(stmts)
         if "splitdiff" not in self.off:
-            stmts = self._split(stmts)
+            stmts = [s for k in range(0, len(stmts), WINDOW) for s in self._split(stmts[k:k + WINDOW])]
         out = [self.pops.get(id(s), s) for s in stmts]
         self.pops.clear()   # the ids of this run's `R = <popped>` may come back
         return out
 
-    # --- M-fold-reset, M-dead-write, M-merge ----------------------------------------------------
-    def _merge_once(self, stmts: list) -> bool:
-        for j, second in enumerate(stmts):
-            lhs = second.kids[0]
-            own = _increment(second)
-            if own is None and self._reads_may_be(second.kids[1], lhs):
-                continue
-            for i in range(j - 1, -1, -1):
-                first = stmts[i]
-                if first.kids[0] == lhs:
-                    if self._rewrite(stmts, i, j, own):
-                        return True
-                    break
-                if self._touches(first, lhs) or self._writes_read_by(first, lhs, index_only=True):
-                    break  # R itself is used, or its indices change
-        return False
-
-    def _rewrite(self, stmts: list, i: int, j: int, own) -> bool:
-        """stmts[i] and stmts[j] write R, and nothing between them uses R."""
-        first, second = stmts[i], stmts[j]
-        lhs, reset = first.kids[0], _is_zero(first.kids[1])
-        between = stmts[i + 1:j]
-        if first.kids[1] is POPPED or second.kids[1] is POPPED and own is not None:
-            return False  # a pop stays (the stack), and is no value to merge into
-        if own is None:  # the second overwrites R: the first is dead (M-dead-write)
-            if "spareinit" in self.off:
-                return False
-            del stmts[i]
-            return True
-        if ("spareinit" if reset else "mergediff") in self.off:
-            return False
-        sign, term = own
-        if self._reads_may_be(term, lhs):
-            return False
-        merged = Node("assign", (lhs, _combined(first.kids[1], sign, term)), first.ann)
-        if not any(self._writes_read_by(s, term) for s in between):
-            stmts[i] = merged          # E2 moves up to the first statement
-            del stmts[j]
-            return True
-        if not any(self._writes_read_by(s, first.kids[1]) for s in between):
-            stmts[j] = merged
-            del stmts[i]               # E1 moves down to the second
-            return True
-        return False
-
     def _touches(self, stmt: Node, ref: Node) -> bool:
         """stmt reads or writes memory that may be ref."""
-        return self._may_be(stmt.kids[0], ref) or self._reads_may_be(stmt.kids[1], ref) \
-            or self._index_reads(stmt, ref)
+        return _may_be(stmt.kids[0], ref) or any(_may_be(r, ref) for r in _reads(stmt))
 
-    def _index_reads(self, stmt: Node, ref: Node) -> bool:
-        """The indices of stmt's lhs read memory that may be ref."""
-        return any(self._reads_may_be(k, ref) for k in _indices(stmt.kids[0]))
+    def _writes_read_by(self, stmt: Node, expr) -> bool:
+        """stmt writes memory that expr reads."""
+        return any(_may_be(stmt.kids[0], r) for r in _references(expr))
 
-    def _reads_may_be(self, expr, ref: Node) -> bool:
-        return any(self._may_be(r, ref) for r in _references(expr))
-
-    def _writes_read_by(self, stmt: Node, expr, index_only: bool = False) -> bool:
-        """stmt writes memory that expr reads (index_only: that the indices of the reference
-        expr read)."""
-        reads = [r for k in _indices(expr) for r in _references(k)] if index_only else _references(expr)
-        return any(self._may_be(stmt.kids[0], r) for r in reads)
-
-    @staticmethod
-    def _may_be(a: Node, b: Node) -> bool:
-        """Whether the references a and b may denote overlapping memory: same variable, and
-        not two elements whose indices differ by a nonzero constant."""
-        if _root(a) != _root(b) or _root(a) is None:
-            return False
-        return not distinct_elements(a, b)
 
     # --- M-dead-at-exit ----------------------------------------------------------------------
     def _without_dead_at_exit(self, stmts: list) -> list:
@@ -193,8 +134,11 @@ class _Improver:
             if found is None:
                 return stmts
             expr, first, kind = found
-            temp = self.ctx.fresh("tempb" if self._is_adjoint(expr) else "temp", kind)
+            adjoint = self._is_adjoint(expr)
+            temp = self.ctx.fresh("tempb" if adjoint else "temp", kind)
             self.kinds[temp.kids[0]] = kind
+            if adjoint:
+                self.adjoints.add(temp.kids[0])
             stmts = stmts[:first] + [Node("assign", (temp, expr))] + \
                 [_substituted(s, expr, temp) for s in stmts[first:]]
 
@@ -247,8 +191,75 @@ class _Improver:
         return typ.kids[1] or 4
 
     def _is_adjoint(self, expr: Node) -> bool:
-        derivatives = self.ctx.names.derivative_names()
-        return any(n.op == "ident" and n.kids[0] in derivatives for n in walk(expr))
+        return any(n.op == "ident" and n.kids[0] in self.adjoints for n in walk(expr))
+
+
+class _Run:
+    """M-fold-reset, M-dead-write and M-merge over one run, in one pass: for each statement
+    R = ..., the last earlier statement that uses R is found among those that use R's
+    variable (`uses`), and the writes crossed by a moved expression among those that write
+    its variables (`writes`); a statement dropped is None."""
+
+    def __init__(self, run: list, off):
+        self.stmts, self.off = list(run), off
+        self.uses, self.writes = {}, {}   # variable -> the indices of the statements using / writing it
+
+    def merged(self) -> list:
+        for j in range(len(self.stmts)):
+            self._second(j)
+            if self.stmts[j] is not None:
+                self._index(j, self.stmts[j])
+        return self.stmts
+
+    def _index(self, k: int, stmt: Node) -> None:
+        for root in {_root(stmt.kids[0])} | {_root(r) for r in _reads(stmt)}:
+            insort(self.uses.setdefault(root, []), k)
+        insort(self.writes.setdefault(_root(stmt.kids[0]), []), k)
+
+    def _second(self, j: int) -> None:
+        second = self.stmts[j]
+        lhs = second.kids[0]
+        own = _increment(second)
+        if own is None and any(_may_be(r, lhs) for r in _references(second.kids[1])):
+            return
+        i = self._last_use(lhs, j)
+        if i is None or self.stmts[i].kids[0] != lhs \
+                or any(self._written(r, i, j) for k in _indices(lhs) for r in _references(k)):
+            return  # R is used in between, or its indices change
+        first = self.stmts[i]
+        if first.kids[1] is POPPED or second.kids[1] is POPPED and own is not None:
+            return  # a pop stays (the stack), and is no value to merge into
+        if own is None:  # the second overwrites R: the first is dead (M-dead-write)
+            if "spareinit" not in self.off:
+                self.stmts[i] = None
+            return
+        if ("spareinit" if _is_zero(first.kids[1]) else "mergediff") in self.off:
+            return
+        sign, term = own
+        if any(_may_be(r, lhs) for r in _references(term)):
+            return
+        merged = Node("assign", (lhs, _combined(first.kids[1], sign, term)), first.ann)
+        if not any(self._written(r, i, j) for r in _references(term)):
+            self.stmts[i], self.stmts[j] = merged, None   # E2 moves up to the first statement
+            self._index(i, merged)
+        elif not any(self._written(r, i, j) for r in _references(first.kids[1])):
+            self.stmts[i], self.stmts[j] = None, merged   # E1 moves down to the second
+
+    def _last_use(self, ref: Node, j: int):
+        """The index of the last statement before j that may use ref."""
+        for k in reversed(self.uses.get(_root(ref), ())):
+            stmt = self.stmts[k]
+            if k < j and stmt is not None and (_may_be(stmt.kids[0], ref) or any(_may_be(r, ref) for r in _reads(stmt))):
+                return k
+        return None
+
+    def _written(self, ref: Node, i: int, j: int) -> bool:
+        """A statement strictly between i and j writes memory that may be ref."""
+        found = self.writes.get(_root(ref), ())
+        for k in found[bisect_right(found, i):bisect_left(found, j)]:
+            if self.stmts[k] is not None and _may_be(self.stmts[k].kids[0], ref):
+                return True
+        return False
 
 
 # --- trees --------------------------------------------------------------------------------------
@@ -258,17 +269,29 @@ def _root(ref: Node):
     return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
 
 
-def _references(expr) -> list:
+@lru_cache(maxsize=65536)
+def _references(expr) -> tuple:
     """The references expr reads, those inside indices included."""
-    out = []
-    for node in walk(expr):
-        if node.op == "ident":
-            out.append(node)
-        elif node.op in ("arrayAccess", "deref"):
-            out.append(node)
-        elif node.op in ("fieldAccess", "address", "call"):
-            out.append(Node("ident", ("*",)))   # unknown memory: stops every rewrite near it
-    return out
+    return tuple(node for node in walk(expr) if node.op in REFERENCES)
+
+
+def _reads(stmt: Node) -> tuple:
+    """The references an assignment reads: its rhs's and its lhs's indices'."""
+    return _references(stmt.kids[1]) + tuple(r for k in _indices(stmt.kids[0]) for r in _references(k))
+
+
+def _may_be(a: Node, b: Node) -> bool:
+    """Whether the references a and b may denote overlapping memory: same variable, and
+    not two elements whose indices differ by a nonzero constant."""
+    root = _root(a)
+    return root is not None and root == _root(b) and not distinct_elements(a, b)
+
+
+def _in_a_run(stmt) -> bool:
+    """An assignment of references, operators and constants (a field, an address or a call
+    reads memory the root-name test does not see: it ends the run)."""
+    return isinstance(stmt, Node) and stmt.op == "assign" and stmt.kids[0].op in REFERENCES \
+        and not any(n.op in ("fieldAccess", "address", "call", "pointerSum") for n in walk(stmt))
 
 
 def references_to(expr, root: str) -> list:
