@@ -358,10 +358,21 @@ end subroutine
 """
 
 
-@pytest.mark.parametrize("name", ["fig12", "relax"])
+@pytest.mark.parametrize("name", ["fig12", "relax", "gmm"])
 def test_tbr_pays(name):
     """The bytes pushed with TBR are strictly fewer than under -nooptim tbr (every value
-    overwritten saved), and both adjoints pass the dot-product test."""
+    overwritten saved), and both adjoints pass the dot-product test: on fig. 12, a kernel of
+    this file, and a kernel of the adjoint bench (bench/kernels/gmm.c)."""
+    if name == "gmm":
+        import test_adjoint_kernels as kernels
+        pushed = {}
+        for optim in ((), ("tbr",)):
+            check = kernels.case(name, nooptim=frozenset(optim)).check()
+            assert check.error < TOL and check.stack_state == 0, check.report()
+            pushed[optim] = check.pushed_bytes
+        print(f"{name}: pushed bytes with TBR {pushed[()]}, with -nooptim tbr {pushed[('tbr',)]}")
+        assert 0 < pushed[()] < pushed[("tbr",)]
+        return
     if name == "fig12":
         source, head, args = FIG12, "fig12(a b z)/(a b x)", [
             real("a", (10,)), real("b", (10,)), real("x"), real("z", (10,)), real("c"),
