@@ -1,25 +1,38 @@
-"""Splitting and merging the adjoint statements (paper 4.8, fig. 11), a post-pass on the
-backward sweep of each adjoint procedure, local to each basic block (a maximal run of
-assignments; pops, calls and control statements end a run).
+"""Splitting and merging the adjoint statements (paper 4.8, fig. 11): a post-pass on the
+backward sweep of each adjoint procedure (with the adjoint initialisations before it), local
+to each basic block: a run of assignments and pops; a call, a control statement or an
+assignment through a structure field or an address ends a run. The paper describes these
+rewrites in words and by the example of fig. 11, without rules: they are reconstructed, each
+named and switched off by its `-nooptim` word.
 
-The rewrites, each named, reconstructed from the prose and fig. 11 (docs/rules.md#m-merge),
-each switched off by its `-nooptim` word:
+    M-fold-reset   (spareinit)  R = 0 ; ... ; R = R ± E      →  R = ±E
+    M-dead-write   (spareinit)  R = E1 ; ... ; R = E2        →  R = E2    (E2 does not read R)
+    M-dead-at-exit (spareinit)  Lb = E last in P_b, Lb the adjoint of a local or a temporary
+                                and read by nothing after  →  nothing
+    M-merge        (mergediff)  R = E1 ; ... ; R = R ± E2    →  R = E1 ± E2
+    M-split        (splitdiff)  ... E ... ; ... E ...        →  temp = E ; ... temp ... ; ... temp ...
 
-  M-fold-reset     (spareinit)  R = 0 ; ... ; R = R ± E      →  R = ±E
-  M-dead-write     (spareinit)  R = E1 ; ... ; R = E2        →  R = E2     (E2 does not read R)
-  M-dead-at-exit   (spareinit)  Lb = E  at the end of P_b, Lb the adjoint of a local  →  nothing
-  M-merge          (mergediff)  R = E1 ; ... ; R = R ± E2    →  R = E1 ± E2
-  M-split          (splitdiff)  ... E ... ; ... E ...        →  temp = E ; ... temp ... ; ... temp ...
+Premises of the first four: no statement between the two reads or writes memory that may
+be R, nor writes what R's indices read; E2 reads nothing that may be R; the merged statement
+goes where the first was when no statement between writes what E2 reads, else where the
+second was when none writes what E1 reads, else nothing changes. A pop is a write of its
+variable that no rewrite moves. Memory that may be R: a reference to the same variable,
+except an element whose index differs from R's by a nonzero constant in some dimension
+(ab(n) and ab(n+1)). A procedure with EQUIVALENCE, pointer assignments or C pointers assigned
+in its body is left as it is (two names may reach one memory there).
 
-Premises common to the first four: no statement between the two reads or writes memory
-that may be R, and moving E2 up to the first (or E1 down to the second) crosses no write
-of what it reads; E2 reads nothing that may be R. M-split's premise: E, an expression of
-operators on real values repeated in the run, reads nothing written between its first and
-last occurrence. The largest repeated expressions are taken first, so that the adjoint of
-a sub-expression used by several leaves becomes one temporary (fig. 11's tempb, tempb0)
-and a partial used twice another (temp). None of them changes a value: a fold adds to an
-exact 0, a merge keeps the order of the additions, a temporary holds the value each
-occurrence computed.
+M-split's premises: E is an expression of operators and intrinsics on real values, found in
+at least two places of the run (within windows of WINDOW statements, so that the pass stays
+linear on long runs), reading nothing that a statement between its first and last place
+writes; and it is worth a temporary: it holds an adjoint (the adjoint of a sub-expression
+that reaches several leaves: fig. 11's tempb and tempb0), or costs more than one addition
+or multiplication (the partial (z(j)-2.0)/v(j) of the figure's temp). The largest such
+expressions are taken first; the temporary is assigned just before the first statement that
+holds E. The temporary is `tempb` when E holds an adjoint, `temp` otherwise.
+
+None of these changes a value: a fold adds to an exact zero, a merge keeps the order of the
+additions, a temporary holds the value every place computed. tests/test_adjoint_figures.py
+checks the two columns of fig. 11 and that every -nooptim variant gives the same adjoint.
 """
 from __future__ import annotations
 
