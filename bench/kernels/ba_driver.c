@@ -55,6 +55,6 @@ int main(void) {
   }
   printf("adjoint %.5e\n", best);
   printf("peak %lld\n", adStack_peakBytes());
-  printf("check %.5e\n", camsb[0] + ptsb[0]);
+  printf("check %.5e\n", f + camsb[0] + ptsb[0]);
   return 0;
 }

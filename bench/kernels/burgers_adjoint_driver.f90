@@ -31,5 +31,5 @@ program burgers_adjoint_driver
   end do
   print '(a, es12.5)', 'adjoint ', best
   print '(a, i0)', 'peak ', adstack_peakbytes()
-  print '(a, es12.5)', 'check ', nub + ub(n / 2)
+  print '(a, es12.5)', 'check ', u(n / 2) + nub + ub(n / 2)
 end program

@@ -46,6 +46,6 @@ int main(void) {
   }
   printf("adjoint %.5e\n", best);
   printf("peak %lld\n", adStack_peakBytes());
-  printf("check %.5e\n", mub[0] + sigmab[K * D - 1] + logwb[0]);
+  printf("check %.5e\n", ll + mub[0] + sigmab[K * D - 1] + logwb[0]);
   return 0;
 }

@@ -35,5 +35,5 @@ program rnn_adjoint_driver
   end do
   print '(a, es12.5)', 'adjoint ', best
   print '(a, i0)', 'peak ', adstack_peakbytes()
-  print '(a, es12.5)', 'check ', wb(1, 1) + ub(1, 1) + bb(1)
+  print '(a, es12.5)', 'check ', loss + wb(1, 1) + ub(1, 1) + bb(1)
 end program
