@@ -66,8 +66,8 @@ def test_fig11_split_and_merge_column():
     case = t.dot_product(FIG11, "fortran", FIG11_HEAD, FIG11_ARGS)
     assert backward(case.adjoint.text, "res = (tau - w(i, j))*g(i, j)*(z(j) - 2.0)/v(j)") == [
         "resb = v(j)*gb(i, j)",
-        "temp = (tau - w(i, j))*g(i, j)",
         "temp = 1.0d0/v(j)",
+        "temp = (tau - w(i, j))*g(i, j)",
         "vb(j) = vb(j) + res*gb(i, j) - temp*(z(j) - 2.0)/v(j)*temp*resb",
         "tempb = temp*resb",
         "tempb = (z(j) - 2.0)*tempb",

@@ -142,37 +142,33 @@ class _Improver:
 
     # --- M-split ---------------------------------------------------------------------------------
     def _split(self, stmts: list) -> list:
-        while True:
-            found = self._repeated(stmts)
-            if found is None:
-                return stmts
-            expr, first, kind = found
-            adjoint = self._is_adjoint(expr)
-            temp = self.ctx.fresh("tempb" if adjoint else "temp", kind)
-            self.kinds[temp.kids[0]] = kind
-            if adjoint:
-                self.adjoints.add(temp.kids[0])
-            stmts = stmts[:first] + [Node("assign", (temp, expr))] + \
-                [_substituted(s, expr, temp) for s in stmts[first:]]
-
-    def _repeated(self, stmts: list):
-        """(E, index of the first statement holding it, E's kind) of the largest expression
-        that M-split can take, or None."""
+        """M-split over a window: the repeated expressions found in one walk, the largest
+        first; each place keeps its statement last, the temporaries put before it (a
+        temporary of a smaller expression goes before that of a larger one holding it)."""
         seen = {}
         for k, stmt in enumerate(stmts):
             for node in walk(stmt.kids[1]):
                 if node.op in SPLIT_OPS and node.op not in ("neg", "pos"):
                     seen.setdefault(node, []).append(k)
-        candidates = sorted(((e, ks) for e, ks in seen.items() if len(ks) > 1), key=lambda p: -_size(p[0]))
-        for expr, positions in candidates:
+        places = [[stmt] for stmt in stmts]
+        for expr, positions in sorted(((e, ks) for e, ks in seen.items() if len(ks) > 1), key=lambda p: -_size(p[0])):
+            if not (self._is_adjoint(expr) or _costly(expr)):
+                continue
+            holding = [k for k in dict.fromkeys(positions) for _ in range(_count(places[k], expr))]
+            if len(holding) < 2 or any(self._writes_read_by(places[k][-1], expr) for k in range(holding[0], holding[-1])):
+                continue
             kind = self._kind(expr)
-            if kind is None or not (self._is_adjoint(expr) or _costly(expr)):
+            if kind is None:
                 continue
-            first, last = positions[0], positions[-1]
-            if any(self._writes_read_by(s, expr) for s in stmts[first:last]):
-                continue
-            return expr, first, kind
-        return None
+            adjoint = self._is_adjoint(expr)
+            temp = self.ctx.fresh("tempb" if adjoint else "temp", kind)
+            self.kinds[temp.kids[0]] = kind
+            if adjoint:
+                self.adjoints.add(temp.kids[0])
+            for k in dict.fromkeys(holding):
+                places[k] = [_substituted(stmt, expr, temp) for stmt in places[k]]
+            places[holding[0]].insert(0, Node("assign", (temp, expr)))
+        return [stmt for place in places for stmt in place]
 
     def _kind(self, expr: Node):
         """The real kind expr computes in; None when it is no real expression of operators,
@@ -342,6 +338,12 @@ def _costly(expr: Node) -> bool:
     an intrinsic (tau - w(i, j) alone is not)."""
     ops = [n.op for n in walk(expr) if n.op in SPLIT_OPS]
     return len(ops) > 1 or ops[0] in ("div", "power", "intrinsic")
+
+
+def _count(stmts: list, expr: Node) -> int:
+    """The places expr has in the right-hand sides of stmts."""
+    key = hash(expr)
+    return sum(1 for stmt in stmts for node in walk(stmt.kids[1]) if hash(node) == key and node == expr)
 
 
 def _size(expr: Node) -> int:
