@@ -280,8 +280,21 @@ def _root(ref: Node):
 
 @lru_cache(maxsize=65536)
 def _references(expr) -> tuple:
-    """The references expr reads, those inside indices included."""
-    return tuple(node for node in walk(expr) if node.op in REFERENCES)
+    """The references expr reads, outermost (ab(i + 1), not the ab in it), those inside
+    indices included."""
+    out, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+        elif isinstance(node, Node) and node.op in REFERENCES:
+            out.append(node)
+            stack.extend(_indices(node))
+            if node.op == "deref":   # the pointer is read too
+                stack.append(node.kids[0])
+        elif isinstance(node, Node):
+            stack.extend(node.kids)
+    return tuple(out)
 
 
 def _reads(stmt: Node) -> tuple:
