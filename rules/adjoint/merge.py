@@ -150,23 +150,25 @@ class _Improver:
             for node in walk(stmt.kids[1]):
                 if node.op in SPLIT_OPS and node.op not in ("neg", "pos"):
                     seen.setdefault(node, []).append(k)
-        places = [[stmt] for stmt in stmts]
+        places, changed = [[stmt] for stmt in stmts], set()   # changed: the places rewritten so far
         for expr, positions in sorted(((e, ks) for e, ks in seen.items() if len(ks) > 1), key=lambda p: -_size(p[0])):
-            if not (self._is_adjoint(expr) or _costly(expr)):
+            adjoint = self._is_adjoint(expr)
+            if not (adjoint or _costly(expr)):
                 continue
-            holding = [k for k in dict.fromkeys(positions) for _ in range(_count(places[k], expr))]
+            holding = positions if changed.isdisjoint(positions) else \
+                [k for k in dict.fromkeys(positions) for _ in range(_count(places[k], expr))]
             if len(holding) < 2 or any(self._writes_read_by(places[k][-1], expr) for k in range(holding[0], holding[-1])):
                 continue
             kind = self._kind(expr)
             if kind is None:
                 continue
-            adjoint = self._is_adjoint(expr)
             temp = self.ctx.fresh("tempb" if adjoint else "temp", kind)
             self.kinds[temp.kids[0]] = kind
             if adjoint:
                 self.adjoints.add(temp.kids[0])
             for k in dict.fromkeys(holding):
                 places[k] = [_substituted(stmt, expr, temp) for stmt in places[k]]
+                changed.add(k)
             places[holding[0]].insert(0, Node("assign", (temp, expr)))
         return [stmt for place in places for stmt in place]
 
