@@ -2,8 +2,9 @@
 calls: what adjoint mode covers so far), each differentiated in adjoint mode and checked by
 the dot-product test against the tangent in the interpreter, with the stack empty at the end
 (tests/adjoint_check.py). 250 programs per language (500 a run), each read once
-(adjoint_check.parsed_once: P, P_D and P_b share the IL). Every failure hypothesis found is
-kept below as a regression program."""
+(adjoint_check.parsed_once: P, P_D and P_b share the IL). A failure hypothesis finds is to be
+kept as a regression program calling dot_product_test (none found in the 1,000 programs run
+while the split and merge of fig. 11 and the TBR of array elements went in)."""
 import pytest
 from hypothesis import HealthCheck, given, settings
 
