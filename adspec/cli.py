@@ -12,6 +12,7 @@ import sys
 
 from .engine.errors import SourceError
 from .options import Parser, UsageError, reject_unknown_options
+from .pipeline import NOOPTIM
 
 EXIT_INPUT_ERROR = 1
 EXIT_INTERNAL_ERROR = 2
@@ -21,7 +22,7 @@ adspec: automatic differentiation by source transformation (the Tapenade AD mode
 as an executable specification.
 
 differentiate, as Tapenade:
-  adspec -d -head "f(y)/(x)" FILE... [-O DIR] [-o NAME] [-nooptim activity|diffliveness]
+  adspec -d -head "f(y)/(x)" FILE... [-O DIR] [-o NAME] [-nooptim OPTIM]
                                   the tangent, in DIR/<stem>_d.<ext>, warnings in <stem>_d.msg
                                   (-tgtlang cuda: C input, the tangent in <stem>_d.cu)
   adspec -b -head "f(y)/(x)" FILE...  the adjoint, in DIR/<stem>_b.<ext> and <stem>_b.msg
@@ -105,8 +106,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p_diff.add_argument("-tgtlang", "--tgtlang", choices=("fortran", "c", "cuda"), default=None,
                         help="output language: the input's, or cuda for C input (<stem>_d.cu)")
     p_diff.add_argument("-nooptim", "--nooptim", action="append", default=[], metavar="OPTIM",
-                        choices=("activity", "diffliveness", "tbr"),
-                        help="switch an improvement off (tbr: adjoint mode)")
+                        choices=NOOPTIM,
+                        help="switch an improvement off (tbr, spareinit, mergediff, splitdiff: adjoint mode)")
     p_diff.add_argument("-nocheckpoint", "--nocheckpoint", action="store_true",
                         help="adjoint mode: no call is checkpointed (split mode, P_fwd and P_bwd)")
     return parser

@@ -16,6 +16,9 @@ from .engine.errors import SourceError, UnsupportedError, at_line
 from .engine.il import Node, mk, walk
 
 MODES = {"tangent": "_d", "vector": "_dv", "adjoint": "_b"}
+# the improvements -nooptim switches off: the analyses' (activity 4.6, diff-liveness and TBR 4.9)
+# and the adjoint's split and merge (4.8, rules/adjoint/merge.py)
+NOOPTIM = ("activity", "diffliveness", "tbr", "spareinit", "mergediff", "splitdiff")
 
 
 @dataclass
@@ -61,7 +64,7 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
                   lang: str | None = None, filename: str | None = None, form: str | None = None,
                   nooptim=frozenset(), tgtlang: str | None = None, progress=None) -> Differentiated:
     """Differentiate `sources` (paths, or source text when `lang` is given) for the heads;
-    `nooptim`: improvements switched off ("activity", "diffliveness"), as Tapenade's -nooptim;
+    `nooptim`: improvements switched off (of NOOPTIM), as Tapenade's -nooptim;
     `tgtlang`: the output language, which must be the input's for now;
     `progress(name, index, total)` is called before each procedure is differentiated."""
     from .analyses import run_analyses

@@ -32,6 +32,7 @@ from ..engine.il import Node, walk
 from ..engine.program import _CONTAINER_KINDS, _kid_kinds
 from .allocators import allocating_formals, root_of
 from .common import call_arguments, external_call_effects, visible_zones
+from .tbr_elements import enclosing, overwrites_dead_value
 
 _CONTROL_KINDS = ("test", "loop")
 _CONTROL_STATEMENTS = frozenset({"if", "do", "while", "doWhile", "for", "switch", "where", "forall"})
@@ -72,6 +73,7 @@ class Facts:
         self._answers: dict[tuple, tuple] = {}     # see _remembered
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
+        self._enclosing: dict[str, dict] = {}     # proc name -> tbr_elements.enclosing of its body
 
     # --- statements and their instructions --------------------------------------------------
     def _sid(self, stmt: Node) -> int:
@@ -792,7 +794,16 @@ class Facts:
         if "tbr" in self.results.nooptim:
             return bool(instruction_effects(instr, proc).writes)
         needed = self.results.tbr[proc.name].before(instr) | self.uses.uses(proc, instr)
-        return bool(instruction_effects(instr, proc).writes & needed)
+        return bool(instruction_effects(instr, proc).writes & needed) and not self._dead_element(proc, stmt)
+
+    def _dead_element(self, proc, stmt: Node) -> bool:
+        """TBR refined for an accumulation into one array element (analyses/tbr_elements.py)."""
+        if proc.lang != "fortran" or proc.node.kids[7] is None:
+            return False
+        parents = self._enclosing.get(proc.name)
+        if parents is None:
+            parents = self._enclosing[proc.name] = enclosing(proc.node.kids[7])
+        return overwrites_dead_value(stmt, parents, self.is_live_for_diff)
 
     def procedure_of(self, stmt: Node) -> str:
         """The unique name of the procedure containing stmt ("p", "m.p", "host.inner")."""

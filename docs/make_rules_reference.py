@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 from adspec.rules import adjoint, catalogue, naming, tangent  # noqa: F401  (importing the rule modules registers their rule sets)
+from adspec.rules.adjoint import merge
 from adspec.rules.tangent import vector
 from adspec.engine.rules import RULE_SETS
 
@@ -64,6 +65,7 @@ def reference() -> str:
     out += ["## Names of differentiated symbols", "", inspect.getdoc(naming), ""]
     out += ["## Vector tangent mode (paper 4.7)", "", inspect.getdoc(vector), "",
             inspect.getdoc(vector._Vectorizer), ""]
+    out += ['<a id="m-merge"></a>', "## Split and merge of adjoint statements (paper 4.8)", "", inspect.getdoc(merge), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 

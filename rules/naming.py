@@ -55,6 +55,7 @@ class Namer:
         self.used = set(used)
         self.var_suffix, self.unit_suffix, self.vector_suffix = _SUFFIXES[mode]
         self._given: dict[tuple, str] = {}
+        self._tried: dict[str, int] = {}   # temp base -> the last suffix tried (names are never freed)
 
     def _fresh(self, kind: str, base: str) -> str:
         key = (kind, base)
@@ -112,13 +113,21 @@ class Namer:
 
     def temp(self, base: str, derivative: bool = False) -> str:
         """newFreeVar: a new variable, never the same twice (`derivative`: it holds one)."""
-        name, k = base, 0
+        k = self._tried.get(base, -1)   # the names before it are taken: start there (-1: base itself)
+        name = base if k < 0 else f"{base}{k}"
         while name in self.used:
-            name, k = f"{base}{k}", k + 1
+            k += 1
+            name = f"{base}{k}"
+        self._tried[base] = k
         self.used.add(name)
         if derivative:
             self._given[("derivative temp", name)] = name
         return name
+
+    def originals(self) -> dict:
+        """derivative variable name -> the name of its variable."""
+        cut = len(self.var_suffix)
+        return {name: base[:len(base) - cut] for (kind, base), name in self._given.items() if kind == "var"}
 
     def derivative_names(self) -> frozenset:
         """Every name handed out for a derivative variable."""

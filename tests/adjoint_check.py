@@ -17,7 +17,9 @@ returns. The bytes pushed and the peak are reported.
 """
 from __future__ import annotations
 
+import copy
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +34,29 @@ from tangent_check import GARBAGE, TangentCase, relative_error
 
 RUNTIME = Path(backends.__file__).resolve().parent / "runtime"   # the push/pop runtime (adStack.h/.c)
 ADJOINT_TAG = "__b"   # the driver's name of an argument's adjoint: x -> x__b
+
+@contextmanager
+def parsed_once():
+    """Within it, source text is parsed once: P, P_D and P_b of one case read the same IL
+    (immutable) instead of parsing the text three times (reading C costs most of a random
+    case: the preprocessor and pycparser)."""
+    import adspec.frontends as frontends
+    original, seen = frontends.parse_source, {}
+
+    def parse_source(text, filename="<string>", lang=None, form=None, modules=None):
+        if modules is not None:
+            return original(text, filename, lang, form, modules)
+        key = (text, filename, lang, form)
+        if key not in seen:
+            seen.clear()   # one case at a time: keep the last text only
+            seen[key] = original(text, filename, lang, form)
+        return seen[key]
+    frontends.parse_source = parse_source
+    try:
+        yield
+    finally:
+        frontends.parse_source = original
+
 
 @dataclass
 class AdjointCheck:
@@ -66,6 +91,16 @@ class AdjointCase(TangentCase):
                         for name in self.dependents}
         self.adjoint_file = mk("file", *self.original.kids, *self.adjoint.tree.kids, lang=lang, form=self.form,
                                filename=self.filename)
+
+    def variant(self, **options) -> "AdjointCase":
+        """The same case (P, P_D, inputs, directions, weights) with P_b differentiated under
+        other options (e.g. nooptim=...): only the adjoint is made again."""
+        other = copy.copy(self)
+        other.adjoint = adspec.differentiate(self.source, head=self.head, mode="adjoint", lang=self.lang,
+                                             filename=self.filename, form=self.form, **options)
+        other.adjoint_file = mk("file", *self.original.kids, *other.adjoint.tree.kids, lang=self.lang,
+                                form=self.form, filename=self.filename)
+        return other
 
     def _dependent_value(self, name):
         return self.values[name] if name in self.values else np.zeros(())

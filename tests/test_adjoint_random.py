@@ -1,16 +1,17 @@
 """Random programs (hypothesis, tests/il_gen.py without calls: what adjoint mode covers so
 far, with jumps, WHILE loops, EXIT and CYCLE), each differentiated in adjoint mode and checked
 by the dot-product test against the tangent in the interpreter, with the stack empty at the end
-(tests/adjoint_check.py). 100 programs per language; most of the time goes to reading C
-(three parses per program). The share of programs with jumps or WHILE loops is asserted, so
-that the generator cannot drift back to structured code only."""
+(tests/adjoint_check.py). 250 programs per language (500 a run), each read once
+(adjoint_check.parsed_once: P, P_D and P_b share the IL). The share of programs with jumps or
+WHILE loops is asserted, so that the generator cannot drift back to structured code only. A
+failure hypothesis finds is kept as a regression program calling dot_product_test."""
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 import adspec
 from adspec.engine.il import walk
 from il_gen import JUMP_OPS, N, examples, programs
-from adjoint_check import AdjointCase
+from adjoint_check import AdjointCase, parsed_once
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 ARGS = {
@@ -21,22 +22,27 @@ ARGS = {
 # terms of 1 to a result near 1e-15, where a few roundings are all there is
 TOLERANCE = 1e-12
 CONTROL_OPS = frozenset(JUMP_OPS) | {"while", "exit", "cycle"}
+PER_LANGUAGE = 250
 
 
 @pytest.mark.parametrize("lang", ["fortran", "c"])
 def test_random_programs_pass_the_dot_product_test(lang):
-    ext = "f90" if lang == "fortran" else "c"
     checked, with_control = [], []
 
-    @settings(max_examples=examples(100), **SETTINGS)
+    @settings(max_examples=examples(PER_LANGUAGE), **SETTINGS)
     @given(programs(lang, calls=False, exits=True))
     def check(tree):
-        text = adspec.unparse(tree)
-        result = AdjointCase(text, lang, "head", ARGS[lang], filename=f"random.{ext}").check()
-        assert result.stack_state == 0, text + "\n" + result.report()
-        assert result.error < TOLERANCE, text + "\n" + result.report()
-        checked.append(result)
+        checked.append(dot_product_test(adspec.unparse(tree), lang))
         with_control.append(any(n.op in CONTROL_OPS for n in walk(tree.kids[-1].kids[7])))
-    check()
-    assert len(checked) >= examples(100)
+    with parsed_once():
+        check()
+    assert len(checked) >= examples(PER_LANGUAGE)
     assert sum(with_control) >= len(checked) // 5, f"{sum(with_control)} of {len(checked)} with jumps or WHILE"
+
+
+def dot_product_test(text: str, lang: str):
+    ext = "f90" if lang == "fortran" else "c"
+    result = AdjointCase(text, lang, "head", ARGS[lang], filename=f"random.{ext}").check()
+    assert result.stack_state == 0, text + "\n" + result.report()
+    assert result.error < TOLERANCE, text + "\n" + result.report()
+    return result

@@ -18,6 +18,7 @@ from .c_data import CDataContext
 from .call_support import CallSupport
 from .globals import GlobalAdjoints
 from .structures import StructureAdjoints
+from .merge import distinct_elements, improved, references_to
 
 INTEGER = Node("type", ("integer", 4, None))
 
@@ -167,8 +168,9 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         """The lhs's variable is referenced in the rhs (x = x*x + y, a(i) = 2*a(j)): the
         adjoint of the value goes through a temporary, since a leaf of the rhs may be the
         lhs itself (the paper's V)."""
-        root = _root(stmt.kids[0])
-        return any(n.op == "ident" and n.kids[0] == root for n in walk(stmt.kids[1])) or self.hidden_alias(stmt)
+        lhs = stmt.kids[0]
+        return any(not distinct_elements(r, lhs) for r in references_to(stmt.kids[1], _root(lhs))) \
+            or self.hidden_alias(stmt)
 
     def no_alias(self, stmt: Node) -> bool:
         return not self.may_alias(stmt)
@@ -176,11 +178,9 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
     def self_reference(self, stmt: Node) -> bool:
         """The lhs appears in the rhs, and only as itself (`c = c*a`, `a(i) = a(i) + x`): each
         occurrence is the same memory as the lhs, none may merely alias it."""
-        lhs, root = stmt.kids[0], _root(stmt.kids[0])
-        refs = [n for n in walk(stmt.kids[1]) if n.op in ("ident", "arrayAccess", "deref") and _root(n) == root]
-        outer = [n for n in refs if n == lhs]
-        inside = {id(m) for n in outer for m in walk(n)}
-        return bool(outer) and all(id(n) in inside or n == lhs for n in refs) and not self.hidden_alias(stmt)
+        lhs = stmt.kids[0]
+        refs = references_to(stmt.kids[1], _root(lhs))
+        return lhs in refs and all(r == lhs or distinct_elements(r, lhs) for r in refs) and not self.hidden_alias(stmt)
 
     def possible_alias(self, stmt: Node) -> bool:
         return self.may_alias(stmt) and not self.self_reference(stmt)
@@ -389,6 +389,7 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
                     declared = (Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),))),) \
                         + declared
                 declared += (Node("varDecl", (rtype, (), (Node("declarator", (result_b, None, None, 0)),))),)
+        backward = improved(flattened(Node("block", zeros + backward.kids)), self, args)  # 4.8, fig. 11
         temps = self.temporary_declarations()
         self.statuses[self.procedure.name] = statuses  # qualified: a module procedure is m.f
         copied = self.copied_formals()
@@ -399,7 +400,7 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
                 Node("varDecl", (scope.lookup(f).type, (), (Node("declarator", (self.names.var(f), None,
                                                                                self.zero_like(Node("ident", (f,))), 0)),)))
                 for f in sorted(copied))
-        body = flattened(Node("block", forward.kids + zeros + backward.kids + self.copied_transfers()))
+        body = flattened(Node("block", forward.kids + backward.kids + self.copied_transfers()))
         new_kind = "function" if self.c else "subroutine"
         void = Node("type", ("void", None, None)) if self.c else None
         return Node("procedure", (self.names.proc(name), new_kind, args, None, void, attrs, declared + temps, body, ()),

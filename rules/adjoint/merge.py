@@ -1,0 +1,432 @@
+"""Splitting and merging the adjoint statements (paper 4.8, fig. 11): a post-pass on the
+backward sweep of each adjoint procedure (with the adjoint initialisations before it), local
+to each basic block: a run of assignments and pops; a call, a control statement or an
+assignment through a structure field or an address ends a run. The paper describes these
+rewrites in words and by the example of fig. 11, without rules: they are reconstructed, each
+named and switched off by its `-nooptim` word.
+
+    M-fold-reset   (spareinit)  R = 0 ; ... ; R = R ± E      →  R = ±E
+    M-dead-write   (spareinit)  R = E1 ; ... ; R = E2        →  R = E2    (E2 does not read R)
+    M-dead-at-exit (spareinit)  Lb = E last in P_b, Lb the adjoint of a local or a temporary
+                                and read by nothing after  →  nothing
+    M-merge        (mergediff)  R = E1 ; ... ; R = R ± E2    →  R = E1 ± E2
+    M-split        (splitdiff)  ... E ... ; ... E ...        →  temp = E ; ... temp ... ; ... temp ...
+
+Premises of the first four: no statement between the two reads or writes memory that may
+be R, nor writes what R's indices read; E2 reads nothing that may be R; the merged statement
+goes where the first was when no statement between writes what E2 reads, else where the
+second was when none writes what E1 reads, else nothing changes. A pop is a write of its
+variable that no rewrite moves. Memory that may be R: a reference to the same variable,
+except an element whose index differs from R's by a nonzero constant in some dimension
+(ab(n) and ab(n+1)). A procedure with EQUIVALENCE, pointer assignments or C pointers assigned
+in its body is left as it is (two names may reach one memory there).
+
+M-split's premises: E is an expression of operators and intrinsics on real values, found in
+at least two places of the run (within windows of WINDOW statements, so that the pass stays
+linear on long runs), reading nothing that a statement between its first and last place
+writes; and it is worth a temporary: it holds an adjoint (the adjoint of a sub-expression
+that reaches several leaves: fig. 11's tempb and tempb0), or costs more than one addition
+or multiplication (the partial (z(j)-2.0)/v(j) of the figure's temp). The largest such
+expressions are taken first; the temporary is assigned just before the first statement that
+holds E. The temporary is `tempb` when E holds an adjoint, `temp` otherwise.
+
+None of these changes a value: a fold adds to an exact zero, a merge keeps the order of the
+additions, a temporary holds the value every place computed. tests/test_adjoint_figures.py
+checks the two columns of fig. 11 and that every -nooptim variant gives the same adjoint.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right, insort
+from functools import lru_cache
+
+from ...engine.il import Node, walk
+from ..tangent.expressions import OPERATOR_OPS
+
+REFERENCES = ("ident", "arrayAccess", "deref")
+POPPED = Node("ident", ("<popped>",))   # the value a pop gives, in a run
+WINDOW = 64   # M-split looks for repeated expressions within runs of this many statements
+SPLIT_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))
+
+
+def improved(block: Node, ctx, arguments) -> Node:
+    """The backward sweep `block` (flattened) of ctx.procedure after the rewrites that
+    -nooptim leaves on; `arguments`: the names of P_b's arguments (their adjoints are not
+    dead at the exit)."""
+    off = ctx.facts.results.nooptim
+    if {"spareinit", "mergediff", "splitdiff"} <= off or _has_aliases(ctx):
+        return block
+    return _Improver(ctx, off, frozenset(arguments)).block(block, top=True)
+
+
+def _has_aliases(ctx) -> bool:
+    """Memory reachable by two names (C pointers assigned in the body, EQUIVALENCE, Fortran
+    pointers): the root-name test of `_may_be` would not see it; nothing is rewritten."""
+    proc = ctx.procedure.node
+    for node in walk(proc.kids[6] + ((proc.kids[7],) if proc.kids[7] is not None else ())):
+        if node.op in ("equivalence", "pointerAssign"):
+            return True
+        if node.op == "assign" and node.kids[0].op == "ident":
+            sym = ctx.symbol_of(node.kids[0])
+            if sym is not None and sym.is_pointer:
+                return True
+    return False
+
+
+class _Improver:
+    def __init__(self, ctx, off, arguments):
+        self.ctx, self.off, self.arguments = ctx, off, arguments
+        self.kinds = {}   # temp name -> its real kind
+        self.pops = {}    # id of a run's `R = <popped>` -> the pop statement
+        self.originals = ctx.names.originals()   # adjoint name -> its variable's
+        self.adjoints = set(self.originals)        # and the adjoint temporaries
+
+    # --- blocks and runs -----------------------------------------------------------------------
+    def block(self, block: Node, top: bool = False) -> Node:
+        out, run = [], []
+        for kid in block.kids:
+            if _in_a_run(kid):
+                run.append(kid)
+                continue
+            if _is_pop(kid):  # in the run as `R = <popped>`: a write of R that no rewrite moves
+                target = kid.kids[1][0]
+                run.append(Node("assign", (target.kids[0] if target.op == "address" else target, POPPED)))
+                self.pops[id(run[-1])] = kid
+                continue
+            out.extend(self.run(run))
+            run = []
+            out.append(self.inside(kid))
+        out.extend(self.run(run, at_exit=top))
+        return Node("block", tuple(out), block.ann)
+
+    def inside(self, stmt):
+        """A control statement with its blocks improved (each is a basic block of its own)."""
+        if not isinstance(stmt, Node) or stmt.op not in ("if", "do", "for", "switch"):
+            return stmt
+        if stmt.op == "switch":
+            cases = tuple(c.with_kids(c.kids[0], self.block(c.kids[1])) for c in stmt.kids[1])
+            return stmt.with_kids(stmt.kids[0], cases, stmt.kids[2])
+        return stmt.with_kids(*(self.block(k) if isinstance(k, Node) and k.op == "block" else k for k in stmt.kids))
+
+    def run(self, run: list, at_exit: bool = False) -> list:
+        if not run:
+            return []
+        stmts = [s for s in _Run(run, self.off).merged() if s is not None]
+        if at_exit and "spareinit" not in self.off:
+            stmts = self._without_dead_at_exit(stmts)
+        if "splitdiff" not in self.off:
+            stmts = [s for k in range(0, len(stmts), WINDOW) for s in self._split(stmts[k:k + WINDOW])]
+        out = [self.pops.get(id(s), s) for s in stmts]
+        self.pops.clear()   # the ids of this run's `R = <popped>` may come back
+        return out
+
+    def _touches(self, stmt: Node, ref: Node) -> bool:
+        """stmt reads or writes memory that may be ref."""
+        return _may_be(stmt.kids[0], ref) or any(_may_be(r, ref) for r in _reads(stmt))
+
+    def _writes_read_by(self, stmt: Node, expr) -> bool:
+        """stmt writes memory that expr reads."""
+        return any(_may_be(stmt.kids[0], r) for r in _references(expr))
+
+
+    # --- M-dead-at-exit ----------------------------------------------------------------------
+    def _without_dead_at_exit(self, stmts: list) -> list:
+        """The adjoints of locals (and temporaries) are dead when P_b returns: a last write
+        read by nothing after it is dropped."""
+        local = self.ctx.names.derivative_names() - self.arguments
+        out = list(stmts)
+        for k in range(len(out) - 1, -1, -1):
+            lhs = out[k].kids[0]
+            if out[k].kids[1] is not POPPED and lhs.op in ("ident", "arrayAccess") and _root(lhs) in local and not any(self._touches(s, lhs) and not _plain_write_of(s, lhs) for s in out[k + 1:]):
+                del out[k]
+        return out
+
+    # --- M-split ---------------------------------------------------------------------------------
+    def _split(self, stmts: list) -> list:
+        """M-split over a window: the repeated expressions found in one walk, the largest
+        first; each place keeps its statement last, the temporaries put before it (a
+        temporary of a smaller expression goes before that of a larger one holding it)."""
+        seen = {}
+        for k, stmt in enumerate(stmts):
+            for node in walk(stmt.kids[1]):
+                if node.op in SPLIT_OPS and node.op not in ("neg", "pos"):
+                    seen.setdefault(node, []).append(k)
+        places, changed = [[stmt] for stmt in stmts], set()   # changed: the places rewritten so far
+        for expr, positions in sorted(((e, ks) for e, ks in seen.items() if len(ks) > 1), key=lambda p: -_size(p[0])):
+            adjoint = self._is_adjoint(expr)
+            if not (adjoint or _costly(expr)):
+                continue
+            holding = positions if changed.isdisjoint(positions) else \
+                [k for k in dict.fromkeys(positions) for _ in range(_count(places[k], expr))]
+            if len(holding) < 2 or any(self._writes_read_by(places[k][-1], expr) for k in range(holding[0], holding[-1])):
+                continue
+            kind = self._kind(expr)
+            if kind is None:
+                continue
+            temp = self.ctx.fresh("tempb" if adjoint else "temp", kind)
+            self.kinds[temp.kids[0]] = kind
+            if adjoint:
+                self.adjoints.add(temp.kids[0])
+            for k in dict.fromkeys(holding):
+                places[k] = [_substituted(stmt, expr, temp) for stmt in places[k]]
+                changed.add(k)
+            places[holding[0]].insert(0, Node("assign", (temp, expr)))
+        return [stmt for place in places for stmt in place]
+
+    def _kind(self, expr: Node):
+        """The real kind expr computes in; None when it is no real expression of operators,
+        intrinsics, references and constants (an integer, a call, a structure)."""
+        kinds = []
+        for node in _leaves(expr):
+            if node is None:
+                return None
+            if node.op == "realCst":
+                kinds.append(node.kids[1] or 4)
+            elif node.op in REFERENCES:
+                kind = self._reference_kind(node)
+                if kind is not None:
+                    kinds.append(kind)
+            elif node.op != "intCst":
+                return None
+        return max(kinds) if kinds else None
+
+    def _reference_kind(self, ref: Node):
+        name = _root(ref)
+        if name in self.kinds:
+            return self.kinds[name]
+        sym = self.ctx.procedure.scope.lookup(self.originals.get(name, name))
+        typ = sym.type if sym is not None else None
+        while typ is not None and typ.op == "pointerType":
+            typ = typ.kids[0]
+        if typ is None or typ.op != "type" or typ.kids[0] != "real":
+            return None
+        return typ.kids[1] or 4
+
+    def _is_adjoint(self, expr: Node) -> bool:
+        return any(n.op == "ident" and n.kids[0] in self.adjoints for n in walk(expr))
+
+
+class _Run:
+    """M-fold-reset, M-dead-write and M-merge over one run, in one pass: for each statement
+    R = ..., the last earlier statement that uses R is found among those that use R's
+    variable (`uses`), and the writes crossed by a moved expression among those that write
+    its variables (`writes`); a statement dropped is None."""
+
+    def __init__(self, run: list, off):
+        self.stmts, self.off = list(run), off
+        self.uses, self.writes = {}, {}   # variable -> the indices of the statements using / writing it
+
+    def merged(self) -> list:
+        for j in range(len(self.stmts)):
+            self._second(j)
+            if self.stmts[j] is not None:
+                self._index(j, self.stmts[j])
+        return self.stmts
+
+    def _index(self, k: int, stmt: Node) -> None:
+        for root in {_root(stmt.kids[0])} | {_root(r) for r in _reads(stmt)}:
+            insort(self.uses.setdefault(root, []), k)
+        insort(self.writes.setdefault(_root(stmt.kids[0]), []), k)
+
+    def _second(self, j: int) -> None:
+        second = self.stmts[j]
+        lhs = second.kids[0]
+        own = _increment(second)
+        if own is None and any(_may_be(r, lhs) for r in _references(second.kids[1])):
+            return
+        i = self._last_use(lhs, j)
+        if i is None or self.stmts[i].kids[0] != lhs \
+                or any(self._written(r, i, j) for k in _indices(lhs) for r in _references(k)):
+            return  # R is used in between, or its indices change
+        first = self.stmts[i]
+        if first.kids[1] is POPPED or second.kids[1] is POPPED and own is not None:
+            return  # a pop stays (the stack), and is no value to merge into
+        if own is None:  # the second overwrites R: the first is dead (M-dead-write)
+            if "spareinit" not in self.off:
+                self.stmts[i] = None
+            return
+        if ("spareinit" if _is_zero(first.kids[1]) else "mergediff") in self.off:
+            return
+        sign, term = own
+        if any(_may_be(r, lhs) for r in _references(term)):
+            return
+        merged = Node("assign", (lhs, _combined(first.kids[1], sign, term)), first.ann)
+        if not any(self._written(r, i, j) for r in _references(term)):
+            self.stmts[i], self.stmts[j] = merged, None   # E2 moves up to the first statement
+            self._index(i, merged)
+        elif not any(self._written(r, i, j) for r in _references(first.kids[1])):
+            self.stmts[i], self.stmts[j] = None, merged   # E1 moves down to the second
+
+    def _last_use(self, ref: Node, j: int):
+        """The index of the last statement before j that may use ref."""
+        for k in reversed(self.uses.get(_root(ref), ())):
+            stmt = self.stmts[k]
+            if k < j and stmt is not None and (_may_be(stmt.kids[0], ref) or any(_may_be(r, ref) for r in _reads(stmt))):
+                return k
+        return None
+
+    def _written(self, ref: Node, i: int, j: int) -> bool:
+        """A statement strictly between i and j writes memory that may be ref."""
+        found = self.writes.get(_root(ref), ())
+        for k in found[bisect_right(found, i):bisect_left(found, j)]:
+            if self.stmts[k] is not None and _may_be(self.stmts[k].kids[0], ref):
+                return True
+        return False
+
+
+# --- trees --------------------------------------------------------------------------------------
+def _root(ref: Node):
+    while isinstance(ref, Node) and ref.op in ("arrayAccess", "deref"):
+        ref = ref.kids[0]
+    return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
+
+
+@lru_cache(maxsize=65536)
+def _references(expr) -> tuple:
+    """The references expr reads, outermost (ab(i + 1), not the ab in it), those inside
+    indices included."""
+    out, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+        elif isinstance(node, Node) and node.op in REFERENCES:
+            out.append(node)
+            stack.extend(_indices(node))
+            if node.op == "deref":   # the pointer is read too
+                stack.append(node.kids[0])
+        elif isinstance(node, Node):
+            stack.extend(node.kids)
+    return tuple(out)
+
+
+def _reads(stmt: Node) -> tuple:
+    """The references an assignment reads: its rhs's and its lhs's indices'."""
+    return _references(stmt.kids[1]) + tuple(r for k in _indices(stmt.kids[0]) for r in _references(k))
+
+
+def _may_be(a: Node, b: Node) -> bool:
+    """Whether the references a and b may denote overlapping memory: same variable, and
+    not two elements whose indices differ by a nonzero constant."""
+    root = _root(a)
+    return root is not None and root == _root(b) and not distinct_elements(a, b)
+
+
+def _in_a_run(stmt) -> bool:
+    """An assignment of references, operators and constants (a field, an address or a call
+    reads memory the root-name test does not see: it ends the run)."""
+    return isinstance(stmt, Node) and stmt.op == "assign" and stmt.kids[0].op in REFERENCES \
+        and not any(n.op in ("fieldAccess", "address", "call", "pointerSum") for n in walk(stmt))
+
+
+def references_to(expr, root: str) -> list:
+    """The references to variable root in expr, outermost first (a(n+1), not its a)."""
+    if not isinstance(expr, Node):
+        return [r for k in expr for r in references_to(k, root)] if isinstance(expr, tuple) else []
+    if expr.op in REFERENCES and _root(expr) == root:
+        return [expr] + [r for k in _indices(expr) for r in references_to(k, root)]
+    return [r for k in expr.kids for r in references_to(k, root)]
+
+
+def _indices(ref: Node) -> list:
+    out = []
+    while isinstance(ref, Node) and ref.op in ("arrayAccess", "deref"):
+        if ref.op == "arrayAccess":
+            out.extend(ref.kids[1])
+        ref = ref.kids[0]
+    return out
+
+
+def _leaves(expr: Node):
+    """The operands at the bottom of an expression of operators (None for anything else)."""
+    if expr.op in SPLIT_OPS:
+        args = expr.kids[1] if expr.op == "intrinsic" else expr.kids
+        for a in args:
+            yield from _leaves(a) if isinstance(a, Node) else (None,)
+    elif expr.op in REFERENCES + ("realCst", "intCst"):
+        yield expr
+    else:
+        yield None
+
+
+def _costly(expr: Node) -> bool:
+    """Worth a temporary of its own: more than one operation, or a division, a power or
+    an intrinsic (tau - w(i, j) alone is not)."""
+    ops = [n.op for n in walk(expr) if n.op in SPLIT_OPS]
+    return len(ops) > 1 or ops[0] in ("div", "power", "intrinsic")
+
+
+def _count(stmts: list, expr: Node) -> int:
+    """The places expr has in the right-hand sides of stmts."""
+    key = hash(expr)
+    return sum(1 for stmt in stmts for node in walk(stmt.kids[1]) if hash(node) == key and node == expr)
+
+
+def _size(expr: Node) -> int:
+    return sum(1 for _ in walk(expr))
+
+
+def _substituted(node, expr: Node, temp: Node):
+    if node == expr:
+        return temp
+    if not isinstance(node, Node) or node.op in REFERENCES:  # a real E is in no index
+        return node
+    kids = tuple(tuple(_substituted(k, expr, temp) for k in kid) if isinstance(kid, tuple)
+                 else _substituted(kid, expr, temp) for kid in node.kids)
+    return node.with_kids(*kids) if kids != node.kids else node
+
+
+def _is_pop(stmt) -> bool:
+    """A pop of the stack (popReal8(&x), CALL POPREAL8(x), popControl1b(&branch))."""
+    return isinstance(stmt, Node) and stmt.op == "call" and stmt.kids[0].lower().startswith("pop") \
+        and len(stmt.kids[1]) == 1
+
+
+def _increment(stmt: Node):
+    """(sign, E) of `R = R + E` / `R = R - E`, else None."""
+    lhs, rhs = stmt.kids
+    if rhs.op in ("add", "sub") and rhs.kids[0] == lhs:
+        return rhs.op, rhs.kids[1]
+    return None
+
+
+def _plain_write_of(stmt: Node, ref: Node) -> bool:
+    return stmt.kids[0] == ref and not any(r == ref for r in _references(stmt.kids[1]))
+
+
+def _is_zero(expr: Node) -> bool:
+    return expr.op in ("realCst", "intCst") and float(expr.kids[0]) == 0.0
+
+
+def _combined(first: Node, sign: str, term: Node) -> Node:
+    """first ± term; ±term alone when first is 0."""
+    if _is_zero(first):
+        return term if sign == "add" else Node("neg", (term,))
+    return Node(sign, (first, term))
+
+
+def _offset(expr: Node):
+    """(base, c) with expr = base + c for an integer constant c (base None: expr is c)."""
+    if expr.op == "intCst":
+        return None, expr.kids[0]
+    if expr.op in ("add", "sub") and expr.kids[1].op == "intCst":
+        base, c = _offset(expr.kids[0])
+        return base, c + (expr.kids[1].kids[0] if expr.op == "add" else -expr.kids[1].kids[0])
+    return expr, 0
+
+
+def distinct_elements(a: Node, b: Node) -> bool:
+    """Two elements of one array whose indices differ by a nonzero constant in some
+    dimension (ab(n) and ab(n+1))."""
+    if a.op != "arrayAccess" or b.op != "arrayAccess" or len(a.kids[1]) != len(b.kids[1]):
+        return False
+    if a.kids[0] != b.kids[0] and not distinct_elements(a.kids[0], b.kids[0]):
+        return False
+    if a.kids[0] != b.kids[0]:
+        return True
+    for x, y in zip(a.kids[1], b.kids[1]):
+        if not isinstance(x, Node) or not isinstance(y, Node) or x.op == "arrayTriplet" or y.op == "arrayTriplet":
+            continue
+        (bx, cx), (by, cy) = _offset(x), _offset(y)
+        if bx == by and cx != cy:
+            return True
+    return False
