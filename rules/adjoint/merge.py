@@ -132,13 +132,24 @@ class _Improver:
     def _without_dead_at_exit(self, stmts: list) -> list:
         """The adjoints of locals (and temporaries) are dead when P_b returns: a last write
         read by nothing after it is dropped."""
-        local = self.ctx.names.derivative_names() - self.arguments
+        local = {name for name in self.ctx.names.derivative_names() - self.arguments if self._local(name)}
         out = list(stmts)
         for k in range(len(out) - 1, -1, -1):
             lhs = out[k].kids[0]
             if out[k].kids[1] is not POPPED and lhs.op in ("ident", "arrayAccess") and _root(lhs) in local and not any(self._touches(s, lhs) and not _plain_write_of(s, lhs) for s in out[k + 1:]):
                 del out[k]
         return out
+
+    def _local(self, adjoint: str) -> bool:
+        """The adjoint of a variable of the procedure's own (not a global, COMMON or SAVE one,
+        whose adjoint lives on after P_b returns), or an adjoint temporary."""
+        original = self.originals.get(adjoint)
+        if original is None:
+            return True
+        scope = self.ctx.procedure.scope
+        sym = scope.lookup(original)
+        return sym is not None and scope.owner_of(original)[0] is scope and sym.common is None \
+            and not {"save", "static"} & set(sym.attrs or ())
 
     # --- M-split ---------------------------------------------------------------------------------
     def _split(self, stmts: list) -> list:
@@ -183,17 +194,22 @@ class _Improver:
                 kinds.append(node.kids[1] or 4)
             elif node.op in REFERENCES:
                 kind = self._reference_kind(node)
-                if kind is not None:
-                    kinds.append(kind)
+                if kind is None:
+                    return None
+                kinds.append(kind)
             elif node.op != "intCst":
                 return None
         return max(kinds) if kinds else None
 
     def _reference_kind(self, ref: Node):
+        """The real kind of a scalar reference; None for another type or an array value (a
+        whole array or a section: a temporary would need its shape)."""
         name = _root(ref)
         if name in self.kinds:
             return self.kinds[name]
         sym = self.ctx.procedure.scope.lookup(self.originals.get(name, name))
+        if any(n.op == "arrayTriplet" for n in walk(ref)) or ref.op == "ident" and sym is not None and sym.dims:
+            return None
         typ = sym.type if sym is not None else None
         while typ is not None and typ.op == "pointerType":
             typ = typ.kids[0]
