@@ -154,13 +154,19 @@ PROGRAMS = {
 
 
 def same_adjoint(case: AdjointCase, label: str) -> None:
-    """Every variant of VARIANTS passes the dot-product test with X̄ equal to the default's."""
+    """Every variant of VARIANTS passes the dot-product test with X̄ equal to the default's,
+    or is refused with file:line (-nooptim tbr saves more: an array of a size not known at
+    a call is refused where the default had nothing to save)."""
     default = case.check()
     assert default.stack_state == 0 and default.error < 1e-12, default.report()
     reference, _ = case.run_adjoint()
     for nooptim in VARIANTS:
-        variant = case.variant(nooptim=nooptim)
-        check = variant.check()
+        try:
+            variant = case.variant(nooptim=nooptim)
+            check = variant.check()
+        except UnsupportedError as refusal:
+            assert re.match(r"^\S+:\d+: adjoint mode does not support .* yet$", str(refusal)), str(refusal)
+            continue
         assert check.stack_state == 0 and check.error < 1e-12, f"{label} -nooptim {set(nooptim)}\n{check.report()}"
         xbar, _ = variant.run_adjoint()
         for name, value in reference.items():

@@ -19,8 +19,12 @@ from adjoint_check import AdjointCase
 TOL = 1e-12
 
 
-def dot_product(source, head, args, seed=1):
-    case = AdjointCase(source, "fortran", head, args, seed=seed)
+# the rewrites of 4.8 off: the structure tests read the statements the rules write
+UNMERGED = frozenset({"mergediff", "splitdiff", "spareinit"})
+
+
+def dot_product(source, head, args, seed=1, **options):
+    case = AdjointCase(source, "fortran", head, args, seed=seed, **options)
     check = case.check()
     assert check.stack_state == 0, check.report()
     assert check.error < TOL, check.report()
@@ -57,7 +61,7 @@ FIG14_HEAD = "fig14(a s)/(a x r s c d)"
 
 def test_fig14_structure():
     """The adjoint statements of fig. 14, up to names, layout and factoring."""
-    case, _ = dot_product(FIG14, FIG14_HEAD, FIG14_ARGS)
+    case, _ = dot_product(FIG14, FIG14_HEAD, FIG14_ARGS, nooptim=UNMERGED)
     text = lines(case.adjoint.text)
     expected = [  # in the order of the backward sweep
         "cb(0:n - 1) = cb(0:n - 1) + sum(d(:, :), dim=2)*ab(1:n)",
@@ -283,7 +287,7 @@ def test_constant_array_constructor():
     """A passive constructor times a scalar: the scalar's adjoint is the SUM over it (the
     program test_adjoint.py refused before array adjoints)."""
     source = "subroutine f(x, y)\n  real(8) x, y\n  y = sum(x*[1.0d0, 2.0d0]) + y*x\nend subroutine\n"
-    case, _ = dot_product(source, "f(y)/(x y)", [real("x"), real("y")])
+    case, _ = dot_product(source, "f(y)/(x y)", [real("x"), real("y")], nooptim=UNMERGED)
     assert "xb = xb + sum((/ 1.0d0, 2.0d0 /)*yb)" in case.adjoint.text, case.adjoint.text
 
 
@@ -310,7 +314,7 @@ end subroutine
 def test_module_and_common_globals():
     """Module variables (their adjoints in m_diff), COMMON /blk/ (/blk_b/): the head zeroes
     the adjoints of the globals before its backward sweep, w pushed whole where overwritten."""
-    case, check = dot_product(GLOBALS, "f(y)/(x)", [real("x"), real("y")])
+    case, check = dot_product(GLOBALS, "f(y)/(x)", [real("x"), real("y")], nooptim=UNMERGED)
     text = lines(case.adjoint.text)
     assert "module m_diff" in text and "real(8) :: wb(3), sb" in text, case.adjoint.text
     assert "common /blk_b/ cb, kb" in text and "use m_diff" in text, case.adjoint.text

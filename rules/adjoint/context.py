@@ -202,8 +202,10 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         return Node("block", tuple(others) + last)
 
     def by_value_formal(self, ref: Node) -> bool:
-        """C: a formal argument passed by value, whose adjoint is a pointer (`double *xb`)."""
-        if not self.c or ref.op != "ident" or self.procedure is None or ref.kids[0] not in self.procedure.formals:
+        """C: a formal argument passed by value, whose adjoint is a pointer argument (`double
+        *xb`); a formal with no adjoint argument (passive at every call) has a local adjoint."""
+        if not self.c or ref.op != "ident" or self.procedure is None or ref.kids[0] not in self.procedure.formals \
+                or ref.kids[0] not in self.facts.diff_formals(self.procedure.name):
             return False
         sym = self.symbol_of(ref)
         return sym is not None and not sym.ptr and not sym.dims and ref.kids[0] not in self.copied_formals()
