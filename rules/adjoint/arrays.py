@@ -215,7 +215,8 @@ def a_arr_ref(expr, out, ctx, adj, stmt):
 
 @ADJOINT.rule("A-arr-chain", judgment="adjarray", ops=OPERATOR_OPS + ("intrinsic",), section="4.11",
               source="reconstructed: docs/rules.md#a-array",
-              premises=("isActiveExpr(f(A1..An))", "elementwiseOperation(f)", "f →partials P1..Pn",
+              premises=("isActiveExpr(f(A1..An))", "elementwiseOperation(f)",
+                        "f →partials P1..Pn  (∂f/∂Ai = Pi, the derivative table)",
                         "Ai, (Pi*VAL, MASK), broadcast →adjarray INSTRSi"),
               conclusion="f(A1..An), (VAL, MASK)  →adjarray  {INSTRS1; ...; INSTRSn}")
 def a_arr_chain(expr, out, ctx, adj, stmt):
