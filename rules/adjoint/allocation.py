@@ -18,7 +18,7 @@ EMPTY = pattern("block")
 
 @ADJOINT.rule("A-allocate", judgment="adjoint", ops=("allocate",), section="4.2",
               source="reconstructed: docs/rules.md#a-allocate",
-              premises=("deferredAllocation(ALLOCATE(A(DIMS)))", "A →ref Ab?"),
+              premises=("deferredAllocation(ALLOCATE(A(DIMS)))", "A →varName Ab?"),
               conclusion="ALLOCATE(A(DIMS))  →  [ALLOCATE(A(DIMS)); ALLOCATE(Ab(DIMS))? ; "
                          "DEALLOCATE(Ab)?; DEALLOCATE(A)]")
 def a_allocate(stmt, out, ctx):

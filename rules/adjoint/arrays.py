@@ -215,7 +215,8 @@ def a_arr_ref(expr, out, ctx, adj, stmt):
 
 @ADJOINT.rule("A-arr-chain", judgment="adjarray", ops=OPERATOR_OPS + ("intrinsic",), section="4.11",
               source="reconstructed: docs/rules.md#a-array",
-              premises=("isActiveExpr(f(A1..An))", "elementwiseOperation(f)", "∂f/∂Ai = Pi (derivative table)",
+              premises=("isActiveExpr(f(A1..An))", "elementwiseOperation(f)",
+                        "f →partials P1..Pn  (∂f/∂Ai = Pi, the derivative table)",
                         "Ai, (Pi*VAL, MASK), broadcast →adjarray INSTRSi"),
               conclusion="f(A1..An), (VAL, MASK)  →adjarray  {INSTRS1; ...; INSTRSn}")
 def a_arr_chain(expr, out, ctx, adj, stmt):
@@ -239,7 +240,7 @@ def a_arr_sum(expr, out, ctx, adj, stmt):
 
 @ADJOINT.rule("A-arr-move", judgment="adjarray", ops=("intrinsic",), section="4.11",
               source="reconstructed: docs/rules.md#a-array",
-              premises=("isActiveExpr(MOVE(A, ...))", "MOVE ∈ {TRANSPOSE, SPREAD, CSHIFT, RESHAPE, MATMUL}",
+              premises=("isActiveExpr(MOVE(A, ...))", "moved(MOVE)  (TRANSPOSE, SPREAD, CSHIFT, RESHAPE, MATMUL)",
                         "A, (MOVEᵀ(VAL), MASK) →adjarray INSTRS"),
               conclusion="MOVE(A, ...), (VAL, MASK)  →adjarray  INSTRS")
 def a_arr_move(expr, out, ctx, adj, stmt):
@@ -269,7 +270,7 @@ def a_arr_constructor(expr, out, ctx, adj, stmt):
 @ADJOINT.rule("A-arr-refuse", judgment="adjarray",
               ops=tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - set(OPERATOR_OPS))), section="4.11",
               source="reconstructed: docs/rules.md#a-array",
-              premises=("isActiveExpr(EXPR)", "¬elementwiseOperation(EXPR)", "EXPR is no SUM nor MOVE"),
+              premises=("isActiveExpr(EXPR)", "¬elementwiseOperation(EXPR)  (nor SUM, nor a MOVE)"),
               conclusion="EXPR, ADJ  →adjarray  file:line: refused")
 def a_arr_refuse(expr, out, ctx, adj, stmt):
     """PACK and EOSHIFT (whose boundary fills the shifted-out places) need transposed forms

@@ -20,7 +20,7 @@ procedures without source, and functions called split, are refused.
 from __future__ import annotations
 
 from ...engine.il import STATEMENT_OPS, Node
-from ...engine.kanren_il import eq, lall, pattern, var
+from ...engine.kanren_il import eq, lall, member, pattern, var
 from .expressions import increment
 from .ruleset import ADJOINT
 
@@ -90,7 +90,7 @@ def _joint_parts(call, name, push, pop, inits, args_b, posts, name_b, ctx, stmt=
 @ADJOINT.rule("A-call-split", judgment="adjoint", ops=("call",), section="5.4",
               source="reconstructed: docs/rules.md#a-call-split",
               premises=("isActiveCall(CALL)", "isSourceCall(CALL)", "¬isJoint(CALL)",
-                        "ARGS →record [PUSH(AVARS) ; POP(AVARS)]", "ARGS →actualArgs INITS, ARGSb, POSTS",
+                        "ARGS →recordArgs [PUSH(AVARS) ; POP(AVARS)]", "ARGS →actualArgs INITS, ARGSb, POSTS",
                         "P →procNameFwd Pfwd", "P →procNameBwd Pbwd"),
               conclusion="call P(ARGS)  →  [call Pfwd(ARGS); PUSH(AVARS) ; POP(AVARS); INITS; call Pbwd(ARGSb); POSTS]")
 def a_call_split(stmt, out, ctx):
@@ -127,7 +127,7 @@ def a_call_external(stmt, out, ctx):
 @ADJOINT.rule("A-call-passive", judgment="adjoint", ops=("call",), section="5.4",
               source="reconstructed: docs/rules.md#a-call",
               premises=("¬isActiveCall(CALL)", "callMatters(CALL)", "CALL →restore [PUSH(RVARS) ; POP(RVARS)]",
-                        "V = what CALL overwrites whose adjoint is read later"),
+                        "CALL →resets Vb = 0  (what CALL overwrites whose adjoint is read later)"),
               conclusion="call P(ARGS)  →  [PUSH(RVARS); call P(ARGS) ; POP(RVARS); Vb = 0]")
 def a_call_passive(stmt, out, ctx):
     """A call with no derivative: the trajectory only. RVARS = out(C) ∩ TBR⁻(C), each
@@ -156,18 +156,20 @@ def a_call_dead(stmt, out, ctx):
               source="reconstructed: docs/rules.md#a-call",
               premises=("¬activeFunctionCalls(INSTR)",), conclusion="INSTR  →hoist  [{} ; {}]")
 def a_hoist_none(stmt, out, ctx):
-    return ctx.check(ctx.no_hoisted_calls, stmt), eq(out, pattern("block", EMPTY, EMPTY))
+    op = var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, STATEMENT_OPS), ctx.check(ctx.no_hoisted_calls, stmt))
+    return guard, eq(out, pattern("block", EMPTY, EMPTY))
 
 
 @ADJOINT.rule("A-hoist", judgment="hoist", ops=tuple(sorted(STATEMENT_OPS)), section="5.4",
               source="reconstructed: docs/rules.md#a-call",
-              premises=("activeFunctionCalls(INSTR) = F1..Fn (innermost first)", "Fi →adjcall [Fi→ ; Fi←]  (each i)"),
+              premises=("activeFunctionCalls(INSTR)  = F1..Fn, innermost first", "Fi →adjcall [Fi→ ; Fi←]  (each i)"),
               conclusion="INSTR  →hoist  [F1→; ...; Fn→ ; Fn←; ...; F1←]")
 def a_hoist(stmt, out, ctx):
     """The active function calls of a statement's expressions run before it, in the order
     the flow graph splits them out (fig. 8: the result becomes a variable)."""
-    calls, pairs = var(), var()
-    guard = ctx.check(ctx.has_hoisted_calls, stmt)
+    calls, pairs, op = var(), var(), var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, STATEMENT_OPS), ctx.check(ctx.has_hoisted_calls, stmt))
     body = lall(ctx.compute(ctx.hoisted_calls, stmt, calls), ctx.derive_all("adjcall", calls, pairs, stmt),
                 ctx.compute(_reversed_pairs, pairs, out))
     return guard, body
@@ -209,12 +211,13 @@ def a_function_split(call, out, ctx, stmt):
 
 @ADJOINT.rule("A-expr-call", judgment="adjexpr", ops=("call",), section="5.4",
               source="reconstructed: docs/rules.md#a-call",
-              premises=("isActiveExpr(F(ARGS))", "hoisted(F(ARGS)) = TEMP", "TEMP →varName TEMPb"),
+              premises=("isActiveExpr(F(ARGS))", "hoisted(F(ARGS))  = TEMP", "TEMP →varName TEMPb"),
               conclusion="F(ARGS), VAL  →adjexpr  {TEMPb = TEMPb + VAL}")
 def a_expr_call(expr, out, ctx, value, stmt):
     """The call's value is the temporary TEMP (A-hoist): a leaf of the expression."""
     temp_b = var()
-    guard = lall(ctx.fact("is_active_expr", expr, stmt), ctx.check(ctx.is_hoisted, expr))
+    guard = lall(eq(expr, pattern("call", var(), var())), ctx.fact("is_active_expr", expr, stmt),
+                 ctx.check(ctx.is_hoisted, expr))
     body = lall(ctx.compute(ctx.temp_adjoint, expr, temp_b), ctx.compute(increment, temp_b, value, out))
     return guard, body
 

@@ -88,7 +88,7 @@ def _choice(stmt, cond, then_f, then_b, other_f, other_b, branch, out, ctx):
 
 @ADJOINT.rule("A-select", judgment="adjoint", ops=("switch",), section="5.4",
               source="reconstructed: docs/rules.md#a-if",
-              premises=("isLiveForDiff(SELECT)", "¬fallThrough(SELECT)", "structured(SELECT)",
+              premises=("isLiveForDiff(SELECT)", "structured(SELECT)",
                         "BODYk →  [BODYk→ ; BODYk←]  (each case k)",
                         "integer →newFreeVar B"),
               conclusion="select (E) case Vk: BODYk  →  [select (E) case Vk: {BODYk→; push(k)} (default: push(n)) ;\n"

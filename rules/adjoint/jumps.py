@@ -26,12 +26,13 @@ from collections import Counter
 import networkx as nx
 
 from ...engine.il import Node, walk
-from ...engine.kanren_il import lall, var
+from ...engine.kanren_il import eq, lall, member, pattern, var
 from .context import INTEGER, _bits, flattened
 from .ruleset import ADJOINT
 
 JUMPS = frozenset(("goto", "computedGoto", "arithmeticIf", "exit", "cycle", "return"))
 LOOPS = frozenset(("do", "while", "doWhile", "for"))
+COMPOUNDS = ("block", "if", "do", "for", "while", "doWhile", "switch")  # statements whose parts may jump out of themselves
 _NONE = (Counter(), frozenset(), frozenset())
 
 
@@ -536,7 +537,7 @@ class _Labels:
         return self.names[key]
 
 
-@ADJOINT.rule("A-flow-graph", judgment="adjoint", ops=("block", "if", "do", "for", "while", "doWhile", "switch"),
+@ADJOINT.rule("A-flow-graph", judgment="adjoint", ops=COMPOUNDS,
               section="5.5", source="reconstructed: docs/rules.md#a-flow-graph",
               premises=("isLiveForDiff(S)", "unstructured(S)", "S →flowGraph BLOCKS", "INSTRk →  [INSTRk→ ; INSTRk←]  (each k)",
                         "integer →newFreeVar B"),
@@ -558,7 +559,9 @@ def a_flow_graph(stmt, out, ctx):
     read depends on it; the sliced forward sweep may not compute what it reads) is not
     evaluated: its block goes straight to its immediate post-dominator."""
     graph, stmts, pairs = var(), var(), var()
-    guard = lall(ctx.check(_live_or_block(ctx), stmt), ctx.check(ctx.unstructured, stmt))
+    op = var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, COMPOUNDS), ctx.check(_live_or_block(ctx), stmt),
+                 ctx.check(ctx.unstructured, stmt))
     body = lall(ctx.compute(lambda s: Graph(ctx, s), stmt, graph), ctx.compute(Graph.statements, graph, stmts),
                 ctx.derive_all("adjoint", stmts, pairs), ctx.compute(Graph.sweeps, graph, pairs, out))
     return guard, body

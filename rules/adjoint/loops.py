@@ -7,10 +7,12 @@ flow-graph method instead (rules/adjoint/jumps.py).
 """
 from __future__ import annotations
 
-from ...engine.kanren_il import eq, lall, pattern, var
+from ...engine.kanren_il import eq, lall, member, pattern, var
 from .context import INTEGER
 from .jumps import decided
 from .ruleset import ADJOINT
+
+WHILES = ("while", "doWhile")
 
 ZERO, ONE = pattern("intCst", 0, None), pattern("intCst", 1, None)
 
@@ -61,7 +63,7 @@ def a_do_while(stmt, out, ctx):
     return guard, body
 
 
-@ADJOINT.rule("A-while-undecided", judgment="adjoint", ops=("while", "doWhile"), section="4.9",
+@ADJOINT.rule("A-while-undecided", judgment="adjoint", ops=WHILES, section="4.9",
               source="reconstructed: docs/rules.md#a-while",
               premises=("isLiveForDiff(LOOP)", "undecided(LOOP)"), conclusion="LOOP  →  [{} ; {}]")
 def a_while_undecided(stmt, out, ctx):
@@ -69,7 +71,9 @@ def a_while_undecided(stmt, out, ctx):
     diff-liveness finds its test useless: nothing the derivatives read depends on how many
     times it runs, and the forward sweep no longer computes what its test reads. Both
     sweeps drop it, like a dead control (A-control-dead)."""
-    return lall(ctx.fact("is_live_for_diff", stmt), ctx.check(_undecided(ctx), stmt)), \
+    op = var()
+    return lall(eq(stmt, pattern(op, rest=var())), member(op, WHILES), ctx.fact("is_live_for_diff", stmt),
+                ctx.check(_undecided(ctx), stmt)), \
         eq(out, pattern("block", pattern("block"), pattern("block")))
 
 

@@ -14,10 +14,11 @@ overwritten that the backward sweep needs is pushed, here with Tapenade's pushPo
 """
 from __future__ import annotations
 
-from ...engine.kanren_il import eq, lall, pattern, var
+from ...engine.kanren_il import eq, lall, member, pattern, var
 from .ruleset import ADJOINT
 
 EMPTY = pattern("block")
+SAVED = ("assign", "allocate")  # the statements that move a pointer
 
 
 @ADJOINT.rule("A-ref-address", judgment="ref", ops=("address",), section="4.2",
@@ -34,7 +35,7 @@ def a_ref_address(ref, out, ctx):
 @ADJOINT.rule("A-assign-pointer", judgment="adjoint", ops=("assign",), section="4.2",
               source="reconstructed: docs/rules.md#a-pointer",
               premises=("isDiffPointer(P)", "isLiveForDiff(P = E)", "P = E →savePointer [SAVE ; RESTORE]",
-                        "P →ref Pb", "E →ref Eb"),
+                        "P →ref Pb", "E →pointerValue Eb"),
               conclusion="P = E  →  [SAVE; Pb = Eb; P = E ; RESTORE]")
 def a_assign_pointer(stmt, out, ctx):
     """Reconstructed from 4.2 and the RVARS of 5.4. The paper's adjoint rules take no
@@ -63,28 +64,32 @@ def a_assign_pointer_dead(stmt, out, ctx):
     return guard, eq(out, pattern("block", EMPTY, EMPTY))
 
 
-@ADJOINT.rule("A-save-pointer", judgment="savePointer", ops=("assign", "allocate"), section="5.4",
+@ADJOINT.rule("A-save-pointer", judgment="savePointer", ops=SAVED, section="5.4",
               source="reconstructed: docs/rules.md#a-pointer",
-              premises=("P →restore RVARS ≠ ∅",),
+              premises=("pointerRestored(P)", "P →restore RVARS ≠ ∅"),
               conclusion="P = E  →savePointer  [push(P); push(Pb) ; pop(Pb); pop(P)]   (Pb: when P has one)")
 def a_save_pointer(stmt, out, ctx):
     """RVARS = {p, pb}: p and its adjoint pointer are saved together, pb being used exactly
     where p is (in the adjoint of each active `*p`)."""
-    return ctx.check(ctx.pointer_restored, stmt), ctx.compute(ctx.pointer_saves, stmt, out)
+    op = var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, SAVED), ctx.check(ctx.pointer_restored, stmt))
+    return guard, ctx.compute(ctx.pointer_saves, stmt, out)
 
 
-@ADJOINT.rule("A-save-pointer-none", judgment="savePointer", ops=("assign", "allocate"), section="5.4",
+@ADJOINT.rule("A-save-pointer-none", judgment="savePointer", ops=SAVED, section="5.4",
               source="reconstructed: docs/rules.md#a-pointer",
-              premises=("P →restore ∅",), conclusion="P = E  →savePointer  [{} ; {}]")
+              premises=("¬pointerRestored(P)",), conclusion="P = E  →savePointer  [{} ; {}]")
 def a_save_pointer_none(stmt, out, ctx):
     """No derivative instruction before reads through the old p, and an allocation runs
     once: nothing to save (TBR)."""
-    return ctx.check(ctx.pointer_not_restored, stmt), eq(out, pattern("block", EMPTY, EMPTY))
+    op = var()
+    guard = lall(eq(stmt, pattern(op, rest=var())), member(op, SAVED), ctx.check(ctx.pointer_not_restored, stmt))
+    return guard, eq(out, pattern("block", EMPTY, EMPTY))
 
 
 @ADJOINT.rule("A-malloc-diff", judgment="adjoint", ops=("allocate",), section="4.2",
               source="reconstructed: docs/rules.md#a-malloc",
-              premises=("C memory(P)", "isDiff(P)", "P = malloc(..) →savePointer [SAVE ; RESTORE]", "P →ref Pb"),
+              premises=("cMemory(P)", "isDiff(P)", "P = malloc(..) →savePointer [SAVE ; RESTORE]", "P →ref Pb"),
               conclusion="P = malloc(N)  →  [SAVE; P = malloc(N); Pb = calloc(N) ; free(Pb); free(P); RESTORE]")
 def a_malloc_diff(stmt, out, ctx):
     """Reconstructed (4.2, 4.10): the adjoint block is allocated with the primal one in the
@@ -107,7 +112,7 @@ def a_malloc_diff(stmt, out, ctx):
 
 @ADJOINT.rule("A-malloc", judgment="adjoint", ops=("allocate",), section="4.2",
               source="reconstructed: docs/rules.md#a-malloc",
-              premises=("C memory(P)", "¬isDiff(P)", "P = malloc(..) →savePointer [SAVE ; RESTORE]"),
+              premises=("cMemory(P)", "¬isDiff(P)", "P = malloc(..) →savePointer [SAVE ; RESTORE]"),
               conclusion="P = malloc(N)  →  [SAVE; P = malloc(N) ; free(P); RESTORE]")
 def a_malloc(stmt, out, ctx):
     """A passive block lives until the backward sweep too: the partials may read it."""
@@ -122,7 +127,7 @@ def a_malloc(stmt, out, ctx):
 
 @ADJOINT.rule("A-free", judgment="adjoint", ops=("deallocate",), section="4.2",
               source="reconstructed: docs/rules.md#a-malloc",
-              premises=("C memory(P)", "P = malloc(..) in this procedure"), conclusion="free(P)  →  [{} ; {}]")
+              premises=("cMemory(P)  (P = malloc(..) in this procedure)",), conclusion="free(P)  →  [{} ; {}]")
 def a_free(stmt, out, ctx):
     """The free happens in the backward sweep, at the mirror of the allocation (A-malloc):
     freeing in the forward sweep would leave the backward sweep reading freed memory, as the

@@ -15,7 +15,7 @@ from .ruleset import ADJOINT
 
 
 @ADJOINT.rule("A-proc", judgment="proc", ops=("procedure",), section="5.4", source="verbatim",
-              premises=("isDiffProc(P)", "jointWanted(P): a head, isCalledJoint(P) or ¬isCalledSplit(P)",
+              premises=("isDiffProc(P)", "jointWanted(P)  (a head, isCalledJoint(P) or ¬isCalledSplit(P))",
                         "P →procName Pb", "ARGS →args ARGSb", "DECLS →decls DECLSb",
                         "INSTRS →  [INSTRS→ ; INSTRS←]"),
               conclusion="procedure P(ARGS) {DECLS; INSTRS}  →  procedure Pb(ARGSb) {DECLSb; INSTRS→; INSTRS←}")

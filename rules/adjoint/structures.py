@@ -13,7 +13,7 @@ from .ruleset import ADJOINT
 
 @ADJOINT.rule("A-ref-field", judgment="ref", ops=("fieldAccess",), section="4.2",
               source="reconstructed: docs/rules.md#a-ref-field",
-              premises=("F no C pointer (else refused)", "REF →ref REFb"), conclusion="REF.F  →ref  REFb.F")
+              premises=("componentWithAdjoint(REF.F)  (no C pointer, else refused)", "REF →ref REFb"), conclusion="REF.F  →ref  REFb.F")
 def a_ref_field(ref, out, ctx):
     """Reconstructed from 4.2 (association by name, the tangent's T-ref-access): the adjoint
     of a component is the same component of the adjoint, whose type is the T_diff of the
@@ -28,7 +28,7 @@ def a_ref_field(ref, out, ctx):
 @ADJOINT.rule("A-assign-struct", judgment="adjoint", ops=("assign",), section="4.2",
               source="reconstructed: docs/rules.md#a-ref",
               premises=("isDiff(LHS)", "wholeStructure(LHS)", "LHS = RHS →record [SAVE ; RESTORE]",
-                        "LHS →ref LHSb", "RHS →ref RHSb?"),
+                        "LHS →ref LHSb", "RHS →varName RHSb?"),
               conclusion="LHS = RHS  →  [SAVE ; RESTORE; RHSb%Fi = RHSb%Fi + LHSb%Fi (each Fi)?; LHSb%Fi = 0 (each Fi)]")
 def a_assign_struct(stmt, out, ctx):
     """`q = p` of whole structures: Fortran has no + on derived types, so the adjoint is
@@ -48,7 +48,7 @@ def a_assign_struct(stmt, out, ctx):
               source="reconstructed: docs/rules.md#a-assign-struct",
               premises=("structure(LHS)", "isDiff(LHS)", "differentiable(LHS)", "hasDerivativeInstruction(LHS = RHS)",
                         "isActiveExpr(RHS)", "LHS = RHS →record [SAVE ; RESTORE]", "LHS →ref LHSb",
-                        "RHS a reference (else refused)", "RHS →ref RHSb"),
+                        "RHS →structureSource SOURCE", "SOURCE →ref RHSb"),
               conclusion="LHS = RHS  →  [SAVE ; RESTORE; RHSb.f = RHSb.f + LHSb.f; LHSb.f = 0 (each real f)]")
 def a_assign_c_struct(stmt, out, ctx):
     """Reconstructed from the assignment rule of 5.4: a C struct copy `w = *s` is the
