@@ -46,3 +46,40 @@ def dot_product_test(text: str, lang: str):
     assert result.stack_state == 0, text + "\n" + result.report()
     assert result.error < TOLERANCE, text + "\n" + result.report()
     return result
+
+
+# Found by hypothesis in CI (2026-11-25): a WHILE loop left by EXIT, live only for the reset of
+# x's adjoint under it and with a test diff-liveness finds useless, matched both A-while-undecided
+# and A-flow-graph. The flow-graph method takes it (A-while-undecided is for structured loops).
+WHILE_EXIT_UNDECIDED = """
+subroutine head(x, y, s, k)
+   real(8) :: x(4), y(4), s, t
+   integer :: k, m, i, j, l, w, b
+   t = 0.5d0
+   m = k
+   do i = 1, 4
+      if (0.5d0 < 0.5d0) then
+         w = 0
+         do while (w < 3)
+            if (0 < 0) then
+               exit
+            end if
+            w = w + 1
+         end do
+         x(i) = sin(0.5d0)
+         w = 0
+         do while (w < 3)
+            if (0.5d0 < 0.5d0) then
+               exit
+            end if
+            x(i) = sin(0.5d0)
+            w = w + 1
+         end do
+      end if
+   end do
+end subroutine head
+"""
+
+
+def test_while_left_by_exit_with_a_useless_test():
+    dot_product_test(WHILE_EXIT_UNDECIDED, "fortran")

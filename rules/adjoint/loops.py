@@ -65,15 +65,17 @@ def a_do_while(stmt, out, ctx):
 
 @ADJOINT.rule("A-while-undecided", judgment="adjoint", ops=WHILES, section="4.9",
               source="reconstructed: docs/rules.md#a-while",
-              premises=("isLiveForDiff(LOOP)", "undecided(LOOP)"), conclusion="LOOP  →  [{} ; {}]")
+              premises=("isLiveForDiff(LOOP)", "undecided(LOOP)", "structured(LOOP)"),
+              conclusion="LOOP  →  [{} ; {}]")
 def a_while_undecided(stmt, out, ctx):
     """A loop that is live for diff only for the derivative resets under it, while
     diff-liveness finds its test useless: nothing the derivatives read depends on how many
     times it runs, and the forward sweep no longer computes what its test reads. Both
-    sweeps drop it, like a dead control (A-control-dead)."""
+    sweeps drop it, like a dead control (A-control-dead). A loop that a jump leaves is the
+    flow-graph method's (A-flow-graph), which skips a test it finds useless."""
     op = var()
     return lall(eq(stmt, pattern(op, rest=var())), member(op, WHILES), ctx.fact("is_live_for_diff", stmt),
-                ctx.check(_undecided(ctx), stmt)), \
+                ctx.check(_undecided(ctx), stmt), ctx.check(ctx.structured, stmt)), \
         eq(out, pattern("block", pattern("block"), pattern("block")))
 
 
