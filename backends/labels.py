@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..engine.il import Node, walk
+from ..engine.il import Node, jump_targets, walk
 
 
 def without_unused_labels(unit: Node) -> Node:
@@ -31,13 +31,8 @@ def referenced_labels(body: Node) -> set:
     used = set()
     for node in walk(body):
         op = node.op
-        if op == "goto":
-            used.add(node.kids[0])
-        elif op == "computedGoto":
-            used.update(node.kids[0])
-        elif op == "arithmeticIf":
-            used.update(node.kids[1:])
-        elif op == "io":
+        used.update(jump_targets(node))
+        if op == "io":
             used.update(re.findall(r"\d+", node.kids[1] or ""))
             used.add(node.ann.get("label"))
         elif op == "do" and node.kids[4].kids and node.kids[4].kids[-1].op == "nop":

@@ -220,6 +220,18 @@ def walk(k) -> Iterator[Node]:
             push(x[::-1])
 
 
+def jump_targets(stmt: Node) -> tuple:
+    """The labels a jump statement names (GOTO, computed GOTO, arithmetic IF); () for any
+    other statement."""
+    if stmt.op == "goto":
+        return (stmt.kids[0],)
+    if stmt.op == "computedGoto":
+        return tuple(stmt.kids[0])
+    if stmt.op == "arithmeticIf":
+        return tuple(stmt.kids[1:])
+    return ()
+
+
 def walk_statements(k) -> Iterator[Node]:
     """walk(k) without going into expressions: the statements, declarations and types under
     k, in the same order (no statement sits inside an expression). For searches that look

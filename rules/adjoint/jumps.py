@@ -25,7 +25,7 @@ from collections import Counter
 
 import networkx as nx
 
-from ...engine.il import Node, walk
+from ...engine.il import Node, jump_targets, walk
 from ...engine.kanren_il import eq, lall, member, pattern, var
 from .context import INTEGER, _bits, flattened
 from .ruleset import ADJOINT
@@ -46,16 +46,6 @@ def _parts(s: Node) -> tuple:
         return (s.kids[{"do": 4, "while": 1, "doWhile": 0, "for": 3}[s.op]],)
     if s.op == "switch":
         return tuple(c.kids[1] for c in s.kids[1])
-    return ()
-
-
-def _targets(s: Node) -> tuple:
-    if s.op == "goto":
-        return (s.kids[0],)
-    if s.op == "computedGoto":
-        return tuple(s.kids[0])
-    if s.op == "arithmeticIf":
-        return tuple(s.kids[1:])
     return ()
 
 
@@ -81,7 +71,7 @@ class Shapes:
             return known
         if s.op in JUMPS:
             flags = frozenset((s.op,)) if s.op in ("exit", "cycle", "return") and not self._final(s) else frozenset()
-            out = (Counter(_targets(s)), frozenset(), flags)
+            out = (Counter(jump_targets(s)), frozenset(), flags)
         else:
             refs, labels, flags = Counter(), set(), set()
             for part in _parts(s):
