@@ -210,7 +210,8 @@ class CallSupport:
             self.refuse(call, "a call with optional arguments left out")
         inits, args, posts = [], [], []
         hoisted = tuple(n for n in walk(actuals) if n.op == "call" and self.is_hoisted(n))
-        for formal, (index, actual) in zip(callee.formals, by_formal):
+        passed = set()   # Fortran: roots of the adjoints passed so far, which a later one may alias
+        for position, (formal, (index, actual)) in enumerate(zip(callee.formals, by_formal)):
             args.append(self.without_calls(actual, hoisted))
             if not self.facts.is_diff_formal_arg(callee.name, formal):
                 continue
@@ -218,6 +219,8 @@ class CallSupport:
             by_value = self.c and sym is not None and not sym.ptr and not sym.dims
             if self.facts.actual_is_active(call, index):
                 adjoint = self._actual_adjoint(actual, sym, call, stmt, inits, posts)
+                if not self.c:
+                    adjoint = self._unaliased(adjoint, callee, position, sym, call, passed, inits, posts)
             else:
                 if sym is not None and sym.dims:
                     self.refuse(call, "a passive array passed where the callee expects an adjoint")
@@ -227,6 +230,24 @@ class CallSupport:
         if callee.node.kids[1] == "function" and not is_void(callee.node.kids[4]):
             args.append(self.temp_adjoint(call) if call.ann.get("sid") is None else Node("realCst", ("0.0", 8)))
         return Node("block", (Node("block", tuple(inits)), tuple(args), Node("block", tuple(posts))))
+
+    def _unaliased(self, adjoint: Node, callee, position: int, sym, call: Node, passed: set, inits: list,
+                   posts: list) -> Node:
+        """`call g(x, x, t)`: P_b increments both dummies' adjoints, which would be one
+        variable under two names (Fortran forbids it, and gfortran -O2 then keeps one update
+        only). The second gets a temporary, zero before and added to xb after. The primal may
+        alias the two only because it writes neither: their adjoints are both `incr`."""
+        root = _root(adjoint)
+        if root not in passed:
+            passed.add(root)
+            return adjoint
+        zones = callee.zones.formal_zones[position]
+        if (sym is not None and sym.dims) or zones & self.facts.results.inout.may_written(callee):
+            self.refuse(call, f"the same variable ({root}) passed to two arguments whose adjoints both change")
+        temp = self.fresh(root, _real_type(sym))
+        inits.append(Node("assign", (temp, _zero(_real_type(sym)))))
+        posts.append(Node("assign", (adjoint, Node("add", (adjoint, temp)))))
+        return temp
 
     def _actual_adjoint(self, actual: Node, formal, call: Node, stmt: Node, inits: list, posts: list) -> Node:
         if actual.op == "call" and self.is_hoisted(actual):
@@ -375,6 +396,13 @@ def _without_initial_value(decl: Node, derivatives) -> Node:
 
 def _by_value(sym) -> bool:
     return sym is not None and not sym.ptr and not sym.dims
+
+
+def _root(ref: Node) -> str:
+    """The variable a reference names: x of x, a(i), p%f(i)."""
+    while ref.op != "ident":
+        ref = ref.kids[0]
+    return ref.kids[0]
 
 
 def _address(ref: Node) -> Node:
