@@ -130,7 +130,7 @@ class AdjointCase(TangentCase):
                 slots[name] = len(actuals)
                 actuals.append(self._array(value))
                 passed.append(self._interp_actual(name, actuals[-1], pointer=True))  # a struct's: a pointer
-        if self.is_function:
+        if self._result_name() is not None:   # P_b takes the adjoint of an active value only
             weight = self.weights[self._result_name()]
             actuals.append(self._array(weight))
             passed.append(float(weight) if self.lang == "c" else actuals[-1])
@@ -167,7 +167,7 @@ class AdjointCase(TangentCase):
             if arg.name in self.adjoint.diff_formals:   # C: a by-value formal's adjoint is a pointer
                 adjoint_args.append(Arg(arg.name + ADJOINT_TAG, arg.type, arg.dims, arg.pointer or arg.dims is None))
         adjoints = {name + ADJOINT_TAG: self._flat(v) for name, v in self._adjoint_inputs().items()}
-        if self.is_function:
+        if self._result_name() is not None:
             adjoint_args.append(Arg("result" + ADJOINT_TAG, "r8"))
             adjoints["result" + ADJOINT_TAG] = np.asarray(self.weights[self._result_name()]).reshape(())
         adjoint = Spec(self.adjoint.procedure_names[self.proc], tuple(adjoint_args))

@@ -563,6 +563,23 @@ double head(double *x, int n) {
     assert x[0] == 8.0 / 3
 
 
+def test_c_struct_brace_initialisation():
+    """`P p = {0}` and `P q = {1.5, 2.5}` fill the components in memory order, the rest 0; the
+    record stays a record (adjoints declare `polygon_diff polyb = {0}`)."""
+    tree = _parse("""
+struct pt { double x, y; };
+typedef struct { struct pt v[2]; double w; } P;
+double head(double *x) {
+  P p = {0};
+  P q = {1.5, 2.5};
+  P *pp = &p;
+  pp->v[1].y = x[0];
+  return p.v[1].y * 2 + p.w + q.v[0].x + q.v[0].y + q.v[1].x + q.w;
+}
+""", "t.c")
+    assert Interpreter(tree).call("head", [np.array([3.0])]) == 10.0
+
+
 # --- switch / SELECT CASE ----------------------------------------------------------------------------
 
 def case(values, *body):

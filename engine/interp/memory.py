@@ -139,21 +139,27 @@ def eval_in(it, frame, node):
 
 def initialize(it, b, spec: VarSpec, frame: Frame):
     value = eval_in(it, frame, spec.init)
-    if isinstance(b, np.ndarray):
+    if isinstance(b, np.ndarray) and b.shape == () and isinstance(b[()], Record) and spec.init.op == "arrayConstructor":
+        _fill_c(_leaf_cells(b[()]), value)   # struct s = {1.0, 2}: the components in memory order, the rest 0
+    elif isinstance(b, np.ndarray):
         store_cell(it, b, (), value)
     elif isinstance(b, FArr):
         b.data[...] = np.reshape(value, b.data.shape, order="F") if isinstance(value, np.ndarray) else value
     elif isinstance(b, CArr) and b.buf.dtype == object and isinstance(b.buf[b.off], Record):
         # an array of structs: the values go to the components in memory order, the rest is 0 (C)
-        cells = [cell for rec in b.buf[b.off:b.off + prod(b.dims)] for cell in _leaf_cells(rec)]
-        flat = flatten_c(value)
-        for k, (container, key) in enumerate(cells):
-            container[key] = flat[k] if k < len(flat) else 0
+        _fill_c((cell for rec in b.buf[b.off:b.off + prod(b.dims)] for cell in _leaf_cells(rec)), value)
     elif isinstance(b, CArr):
         flat = flatten_c(value)
         b.buf[b.off:b.off + len(flat)] = flat
     else:
         raise err(spec.node, f"cannot initialize {spec.name}")
+
+
+def _fill_c(cells, value) -> None:
+    """C's brace initialisation of records: the values go to the cells in order, the rest is 0."""
+    flat = flatten_c(value)
+    for k, (container, key) in enumerate(cells):
+        container[key] = flat[k] if k < len(flat) else 0
 
 
 def _leaf_cells(rec: Record):

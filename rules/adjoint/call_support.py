@@ -176,25 +176,31 @@ class CallSupport:
         return Node("block", (Node("block", (self.push(temp, typ),)), Node("block", (self.pop(temp, typ),))))
 
     def sequence(self, stmts: tuple, pairs: tuple, hoists: tuple) -> Node:
-        """The sequence rule's conclusion, each statement with the calls hoisted out of its
-        expressions: their forward sweeps first, then the statement's (reading the
-        temporaries); backward, the temporaries' adjoints zeroed, the statement's backward
-        sweep (which increments them), then the calls' adjoints in reverse order."""
-        forward, backward = [], []
+        """The sequence rule's conclusion: each statement's pair with its hoisted calls
+        (with_hoisted_calls), the forward sweeps in order, the backward sweeps reversed."""
+        pairs = self.with_hoisted_calls(stmts, pairs, hoists)
+        return Node("block", (Node("block", tuple(p.kids[0] for p in pairs)),
+                              Node("block", tuple(p.kids[1] for p in reversed(pairs)))))
+
+    def with_hoisted_calls(self, stmts: tuple, pairs: tuple, hoists: tuple) -> tuple:
+        """Each statement's pair with the calls hoisted out of its expressions: their forward
+        sweeps first, then the statement's (reading the temporaries); backward, the
+        temporaries' adjoints zeroed, the statement's backward sweep (which increments them),
+        then the calls' adjoints in reverse order."""
+        out = []
         for stmt, pair, hoist in zip(stmts, pairs, hoists):
             calls = self.hoisted_calls(stmt)
             if not calls:
-                forward.append(pair.kids[0])
-                backward.append(pair.kids[1])
+                out.append(pair)
                 continue
             mine = self.without_calls(pair, calls)
             left = [n for n in walk(mine) if n.op == "call" and any(n == c for c in calls)]
             if left:
                 self.refuse(stmt, f"the call of {left[0].kids[0]} inside this expression")
             zeros = tuple(Node("assign", (self.temp_adjoint(c), self.temp_zero(c))) for c in calls)
-            forward.append(Node("block", (hoist.kids[0], mine.kids[0])))
-            backward.append(Node("block", zeros + (mine.kids[1], hoist.kids[1])))
-        return Node("block", (Node("block", tuple(forward)), Node("block", tuple(reversed(backward)))))
+            out.append(Node("block", (Node("block", (hoist.kids[0], mine.kids[0])),
+                                      Node("block", zeros + (mine.kids[1], hoist.kids[1])))))
+        return tuple(out)
 
     # --- the actual arguments of P_b (actualArgs of 5.4) ------------------------------------
     def adjoint_arguments(self, call: Node, stmt: Node) -> Node:
@@ -227,9 +233,20 @@ class CallSupport:
                 adjoint = self.fresh("dummyb", _real_type(sym))
                 inits.append(Node("assign", (adjoint, _zero(_real_type(sym)))))
             args.append(_address(adjoint) if by_value else adjoint)
-        if callee.node.kids[1] == "function" and not is_void(callee.node.kids[4]):
+        if self.takes_result_adjoint(callee):
             args.append(self.temp_adjoint(call) if call.ann.get("sid") is None else Node("realCst", ("0.0", 8)))
         return Node("block", (Node("block", tuple(inits)), tuple(args), Node("block", tuple(posts))))
+
+    def takes_result_adjoint(self, proc) -> bool:
+        """P_b takes the adjoint of P's value as its last argument: P is a function with a
+        differentiable value that a head lists among its dependents, or that an active call
+        reads. An integer value has none, nor has a head's value left out of its dependents."""
+        kind, rtype = proc.node.kids[1], proc.node.kids[4]
+        zones = proc.zones
+        if kind != "function" or is_void(rtype) or not zones.result_zones & zones.differentiable_mask:
+            return False
+        head = self.facts.results.heads.get(proc.name)
+        return head is None or bool(head[1] & zones.result_zones) or self.facts.is_called(proc.name)
 
     def _unaliased(self, adjoint: Node, callee, position: int, sym, call: Node, passed: set, inits: list,
                    posts: list) -> Node:

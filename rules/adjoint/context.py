@@ -371,7 +371,7 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
             self.refuse(proc, "active complex variables (" + ", ".join(complex_) + ")")
         formals = self.facts.diff_formals(name)
         args = differentiated_arguments(params, lambda f: f in formals, self.names.var)
-        valued = kind == "function" and not is_void(rtype)
+        valued = self.takes_result_adjoint(self.program.procedure(name))
         result_name = None if not valued else name if self.c else (result or name)
         declared = self.derivative_declarations(decls, diff)
         declared = tuple(self._adjoint_declaration(d, formals) for d in declared)
@@ -387,9 +387,10 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
             statuses.append(f"{result_name}:{self._result_status(result_name)}")
             if rtype is not None and (self.c or not any(d.op == "varDecl" and any(x.kids[0] == result_name
                                                                                    for x in d.kids[2]) for d in decls)):
-                if not self.c:
-                    declared = (Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),))),) \
-                        + declared
+                if not self.c:   # after USE and IMPLICIT, which lead a Fortran specification part
+                    lead = next((k for k, d in enumerate(declared) if d.op not in ("use", "implicit")), len(declared))
+                    declared = declared[:lead] + (Node("varDecl", (rtype, (), (Node("declarator", (
+                        result_name, None, None, 0)),))),) + declared[lead:]
                 declared += (Node("varDecl", (rtype, (), (Node("declarator", (result_b, None, None, 0)),))),)
         backward = improved(flattened(Node("block", zeros + backward.kids)), self, args)  # 4.8, fig. 11
         temps = self.temporary_declarations()

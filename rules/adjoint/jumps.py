@@ -530,7 +530,7 @@ class _Labels:
 @ADJOINT.rule("A-flow-graph", judgment="adjoint", ops=COMPOUNDS,
               section="5.5", source="reconstructed: docs/rules.md#a-flow-graph",
               premises=("isLiveForDiff(S)", "unstructured(S)", "S →flowGraph BLOCKS", "INSTRk →  [INSTRk→ ; INSTRk←]  (each k)",
-                        "integer →newFreeVar B"),
+                        "INSTRk →hoist  [CALLSk→ ; CALLSk←]  (each k)", "integer →newFreeVar B"),
               conclusion="S  →  [{Lk: INSTRSk→; (push(j) where the arrow k→m merges into m); jump k} ... ;\n"
                          "      {Lk': INSTRSk←; (pop(B); goto Lj' if B = j) | goto Lp'} ... in reverse]")
 def a_flow_graph(stmt, out, ctx):
@@ -548,12 +548,14 @@ def a_flow_graph(stmt, out, ctx):
     fixes them at entry. A test that diff-liveness finds useless (nothing the derivatives
     read depends on it; the sliced forward sweep may not compute what it reads) is not
     evaluated: its block goes straight to its immediate post-dominator."""
-    graph, stmts, pairs = var(), var(), var()
+    graph, stmts, pairs, hoists, whole = var(), var(), var(), var(), var()
     op = var()
     guard = lall(eq(stmt, pattern(op, rest=var())), member(op, COMPOUNDS), ctx.check(_live_or_block(ctx), stmt),
                  ctx.check(ctx.unstructured, stmt))
     body = lall(ctx.compute(lambda s: Graph(ctx, s), stmt, graph), ctx.compute(Graph.statements, graph, stmts),
-                ctx.derive_all("adjoint", stmts, pairs), ctx.compute(Graph.sweeps, graph, pairs, out))
+                ctx.derive_all("adjoint", stmts, pairs), ctx.derive_all("hoist", stmts, hoists),
+                ctx.compute(ctx.with_hoisted_calls, stmts, pairs, hoists, whole),
+                ctx.compute(Graph.sweeps, graph, whole, out))
     return guard, body
 
 
