@@ -61,6 +61,11 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
 
     def _kind_word(self, ref: Node, typ: Node | None) -> str:
         typ = typ if typ is not None else self.element_type(ref)
+        if typ is None and self.c:   # a C enum's typedef names an int
+            sym = self.symbol_of(ref)
+            named = self.procedure.scope.lookup(sym.type.kids[0]) if sym is not None and sym.type is not None \
+                and sym.type.op == "typeRef" else None
+            typ = named.type if named is not None and named.kind == "type" else None
         if typ is None or typ.op != "type" or typ.kids[0] not in ("real", "integer"):
             self.refuse(ref, f"saving {self._show(ref)} on the stack (its type is not real or integer)")
         kind = typ.kids[1] or 4
