@@ -238,7 +238,8 @@ def test_eoshift_and_pack():
 
 @pytest.mark.parametrize("body, what", [
     ("a = [x, x, x, (x, i = 1, 2)]", "the adjoint of an array constructor of other than scalars, or under a mask"),
-    ("a(1:2) = a([3, 3])*x", "the adjoint of an array read through a vector subscript"),
+    ("a(1:2) = a([3, 3])*x", "the adjoint of an array read through a vector subscript other than one rank-1 "
+                             "integer array"),
     ("a = eoshift(reshape(a, [1, 5]), 1, x, dim=2)*x", "the adjoint of eoshift other than of a rank-1 array without dim="),
     ("a = reshape(a(1:2)*x, [5], pad=[x])", "the adjoint of RESHAPE with pad= or order="),
     ("a = [x, x, x, (x, i = 1, 2)]", "the adjoint of an array constructor of other than scalars, or under a mask"),
@@ -250,7 +251,28 @@ def test_refused_with_line(body, what):
     assert re.match(r".*:4: adjoint mode does not support " + re.escape(what) + " yet", str(e.value)), str(e.value)
 
 
+VECTOR_SUBSCRIPTS = """
+subroutine vs(a, b, s, x)
+  real(8) a(5), b(4), s, x
+  integer idx(4)
+  idx = [2, 5, 2, 2]
+  b = a(idx) * x
+  s = sum(a(idx)) + sum(a(idx) * b)
+end subroutine
+"""
+
+
+def test_vector_subscript_repeating_an_element():
+    """a(idx) with idx = [2, 5, 2, 2]: a(2)'s adjoint gets three contributions, one element at
+    a time (one array assignment ab(idx) = ab(idx) + v would keep one)."""
+    case, _ = dot_product(VECTOR_SUBSCRIPTS, "vs(b s)/(a x)", [real("a", (5,)), real("b", (4,)), real("s"),
+                                                                real("x")])
+    assert "ab(idx(ii)) = ab(idx(ii)) + " in case.adjoint.text, case.adjoint.text
+
+
 COMPILED = {
+    "vector subscripts": (VECTOR_SUBSCRIPTS, "vs(b s)/(a x)", [real("a", (5,)), real("b", (4,)), real("s"),
+                                                                real("x")]),
     "fig. 14": (FIG14, FIG14_HEAD, FIG14_ARGS),
     "WHERE / ELSEWHERE": (WHERE, "w(s)/(a b r)", [real("a", (6,)), real("b", (6,)), real("t", (6,)),
                                                   real("r"), real("s"), integer("n", 6)]),

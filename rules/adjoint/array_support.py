@@ -192,14 +192,42 @@ class ArraySupport(ArrayMoves):
             return stmts
         return (Node("where", (mask, Node("block", stmts), None)),)
 
-    def increment_under(self, ref_b: Node, val: Node, ref: Node, mask: Node, stmt: Node) -> Node:
-        """REFb = REFb + VAL, under the mask for an array; a vector subscript (a(idx)) may
-        repeat an element, whose adjoint one array assignment would not add twice: refused."""
+    def increment_under(self, ref_b: Node, adj: tuple, ref: Node, mask: Node, stmt: Node) -> Node:
+        """REFb = REFb + VAL (adj: VAL and its rank), under the mask for an array; one element
+        at a time through a vector subscript (a(idx)), which may repeat an element."""
+        val = adj[0]
         if any(n.op == "arrayAccess" and any(i.op != "arrayTriplet" and self.value_rank(i) != 0 for i in n.kids[1])
                for n in _parts(ref)):
-            self.refuse(stmt, "the adjoint of an array read through a vector subscript")
+            if mask != NOMASK:
+                self.refuse(stmt, "the adjoint of an array read through a vector subscript, under a mask")
+            return self.vector_subscript_increment(ref_b, adj, stmt)
         block = increment(ref_b, val)
         return Node("block", self.masked(block.kids, mask)) if self.known_rank(ref, stmt) > 0 else block
+
+    def vector_subscript_increment(self, ref_b: Node, adj: tuple, stmt: Node) -> Node:
+        """ab(idx) = ab(idx) + VAL adds once where idx repeats an element: one element at a
+        time instead, VAL (an expression) held in a temporary first.
+            tempb = VAL;  DO ii = 1, SIZE(idx):  ab(idx(ii)) = ab(idx(ii)) + tempb(ii)
+        Only for one vector subscript, a rank-1 variable with lower bound 1, among scalar
+        subscripts."""
+        base, subscripts = ref_b.kids if ref_b.op == "arrayAccess" else (None, ())
+        vectors = [k for k, i in enumerate(subscripts) if i.op == "arrayTriplet" or self.value_rank(i) != 0]
+        vector = subscripts[vectors[0]] if len(vectors) == 1 else None
+        sym = self.symbol_of(vector) if vector is not None and vector.op == "ident" else None
+        if base is None or base.op != "ident" or sym is None or sym.dims is None or len(sym.dims) != 1 \
+                or vector.op != "ident" or sym.dims[0].kids[0] not in (None, Node("intCst", (1, None))):
+            self.refuse(stmt, "the adjoint of an array read through a vector subscript other than one "
+                              "rank-1 integer array")
+        index = self.fresh("ii", Node("type", ("integer", 4, None)))
+        val, rank = adj
+        kind = self.kind_of(val) or 8
+        held = self.fresh_array("tempb", 1, kind) if rank else self.fresh("tempb", kind)
+        item = Node("arrayAccess", (held, (index,))) if rank else held
+        element = Node("arrayAccess", (base, subscripts[:vectors[0]] + (Node("arrayAccess", (vector, (index,))),)
+                                       + subscripts[vectors[0] + 1:]))
+        loop = Node("do", (index, Node("intCst", (1, None)), Node("intrinsic", ("size", (vector,))), None,
+                           increment(element, item)))
+        return Node("block", (Node("assign", (held, val)), loop))
 
     def reset_under(self, lhs_b: Node, zero: Node, mask: Node) -> Node:
         return Node("block", self.masked((Node("assign", (lhs_b, zero)),), mask))

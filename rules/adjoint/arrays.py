@@ -209,7 +209,7 @@ def a_arr_ref(expr, out, ctx, adj, stmt):
     elementwise (a scalar VAL broadcast over it), under the mask of its WHERE or SUM."""
     val, rank, mask, ref_b = var(), var(), var(), var()
     guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(adj, (val, rank, mask)))
-    body = lall(ctx.derive("ref", expr, ref_b), ctx.compute(ctx.increment_under, ref_b, val, expr, mask, stmt, out))
+    body = lall(ctx.derive("ref", expr, ref_b), ctx.compute(ctx.increment_under, ref_b, (val, rank), expr, mask, stmt, out))
     return guard, body
 
 
