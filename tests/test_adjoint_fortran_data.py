@@ -270,7 +270,42 @@ def test_vector_subscript_repeating_an_element():
     assert "ab(idx(ii)) = ab(idx(ii)) + " in case.adjoint.text, case.adjoint.text
 
 
+LOGICAL_AND_CHARACTER = """
+subroutine g(x, flag, mode)
+  real(8) x
+  logical flag
+  character(len=*) mode
+  if (flag .and. mode(1:1) == 'a') then
+    x = x*x
+  else
+    x = sin(x)
+  end if
+end subroutine
+
+subroutine lc(x)
+  real(8) x
+  logical flag
+  character(len=4) mode
+  integer i
+  do i = 1, 4
+    flag = x > 0.5d0
+    mode = 'abcd'(i:i)
+    call g(x, flag, mode)
+  end do
+end subroutine
+"""
+
+
+def test_logical_and_character_saved():
+    """flag and mode, overwritten at each iteration and read by g_b: pushed as a Boolean and
+    as a CHARACTER array of their length."""
+    case, _ = dot_product(LOGICAL_AND_CHARACTER, "lc(x)/(x)", [real("x")])
+    assert "call pushboolean(flag)" in case.adjoint.text and "call pushcharacterarray(mode, 4)" in case.adjoint.text, \
+        case.adjoint.text
+
+
 COMPILED = {
+    "logical and character saved": (LOGICAL_AND_CHARACTER, "lc(x)/(x)", [real("x")]),
     "vector subscripts": (VECTOR_SUBSCRIPTS, "vs(b s)/(a x)", [real("a", (5,)), real("b", (4,)), real("s"),
                                                                 real("x")]),
     "fig. 14": (FIG14, FIG14_HEAD, FIG14_ARGS),

@@ -19,8 +19,9 @@ from . import memory, places
 from .values import err
 
 # Tapenade's routine names: push/pop/look of Real4, Real8, Integer4, Integer8, Boolean, ControlNb, Pointer8
-_ROUTINE = re.compile(r"^(push|pop|look)(real4|real8|integer4|integer8|boolean|control[1-8]b|pointer8)(array)?$")
-_BYTES = {"real4": 4, "real8": 8, "integer4": 4, "integer8": 8, "boolean": 4, "pointer8": 8}
+_ROUTINE = re.compile(r"^(push|pop|look)(real4|real8|integer4|integer8|boolean|character|control[1-8]b|pointer8)"
+                      r"(array)?$")
+_BYTES = {"real4": 4, "real8": 8, "integer4": 4, "integer8": 8, "boolean": 4, "character": 1, "pointer8": 8}
 
 
 class ADStack:
@@ -92,6 +93,8 @@ def _run_array(it, node: Node, verb: str, kind: str):
         cells = cells[:n]
     if verb == "push":
         value = cells.copy() if it.is_c else np.array(it.eval(arg), copy=True)
+        if kind == "character" and not it.is_c:   # CHARACTER(len=n) s: one string of n characters
+            value = np.array(list(str(value[()]).ljust(n)[:n]), dtype=object)
         if value.size != n:
             raise err(node, f"{node.name}: {n} elements said, the array has {value.size}")
         it.ad_stack.push(kind + "array", value, n * _BYTES[kind])
@@ -104,7 +107,7 @@ def _run_array(it, node: Node, verb: str, kind: str):
     if it.is_c:
         cells[...] = top
     else:
-        places.store(it, arg, top, node)
+        places.store(it, arg, "".join(top) if kind == "character" else top, node)
     return None
 
 

@@ -66,10 +66,22 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
             named = self.procedure.scope.lookup(sym.type.kids[0]) if sym is not None and sym.type is not None \
                 and sym.type.op == "typeRef" else None
             typ = named.type if named is not None and named.kind == "type" else None
+        if typ is not None and typ.op == "type" and typ.kids[0] == "logical" and not self.c:
+            return "Boolean"
         if typ is None or typ.op != "type" or typ.kids[0] not in ("real", "integer"):
-            self.refuse(ref, f"saving {self._show(ref)} on the stack (its type is not real or integer)")
+            self.refuse(ref, f"saving {self._show(ref)} on the stack (its type is not real, integer or logical)")
         kind = typ.kids[1] or 4
         return f"Real{kind}" if typ.kids[0] == "real" else f"Integer{kind}"
+
+    def _characters(self, ref: Node, typ: Node | None, verb: str) -> Node | None:
+        """Fortran CHARACTER(len=L) s: CALL PUSHCHARACTERARRAY(s, L) (LEN(s) for a length not
+        known here); None for any other reference."""
+        typ = typ if typ is not None else self.element_type(ref)
+        if self.c or typ is None or typ.op != "type" or typ.kids[0] != "character" or not self.scalar_reference(ref):
+            return None
+        length = typ.kids[2] if isinstance(typ.kids[2], Node) and typ.kids[2].op == "intCst" \
+            else Node("intrinsic", ("len", (ref,)))
+        return Node("call", (f"{verb}characterarray", (ref, length)))
 
     def push(self, ref: Node, typ: Node | None = None) -> Node:
         if self.pointer_variable(ref):
@@ -80,7 +92,8 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
             return self.structure_stack(ref, typ, "push")
         if not self.scalar_reference(ref):
             return self.push_array(ref, typ, "push")
-        return Node("call", (self._stack_name("push", self._kind_word(ref, typ)), (ref,)))
+        return self._characters(ref, typ, "push") or \
+            Node("call", (self._stack_name("push", self._kind_word(ref, typ)), (ref,)))
 
     def pop(self, ref: Node, typ: Node | None = None) -> Node:
         if self.pointer_variable(ref):
@@ -92,7 +105,8 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         if not self.scalar_reference(ref):
             return self.push_array(ref, typ, "pop")
         target = Node("address", (ref,)) if self.c else ref
-        return Node("call", (self._stack_name("pop", self._kind_word(ref, typ)), (target,)))
+        return self._characters(ref, typ, "pop") or \
+            Node("call", (self._stack_name("pop", self._kind_word(ref, typ)), (target,)))
 
     def push_control(self, branch: int) -> Node:
         return Node("call", (self._stack_name("push", "Control1b"), (Node("intCst", (branch, None)),)))
