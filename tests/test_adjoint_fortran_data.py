@@ -237,12 +237,11 @@ def test_eoshift_and_pack():
 
 
 @pytest.mark.parametrize("body, what", [
-    ("a = [x, x, x, (x, i = 1, 2)]", "the adjoint of an array constructor of other than scalars, or under a mask"),
+    ("a = [x, x, x, (x, i = 1, n - 3)]", "the adjoint of an array constructor of other than scalars, or under a mask"),
     ("a(1:2) = a([3, 3])*x", "the adjoint of an array read through a vector subscript other than one rank-1 "
                              "integer array"),
     ("a = eoshift(reshape(a, [1, 5]), 1, x, dim=2)*x", "the adjoint of eoshift other than of a rank-1 array without dim="),
     ("a = reshape(a(1:2)*x, [5], pad=[x])", "the adjoint of RESHAPE with pad= or order="),
-    ("a = [x, x, x, (x, i = 1, 2)]", "the adjoint of an array constructor of other than scalars, or under a mask"),
 ])
 def test_refused_with_line(body, what):
     source = f"subroutine r(a, x, n)\n  integer n\n  real(8) a(n), x\n  {body}\nend subroutine\n"
@@ -294,6 +293,14 @@ subroutine lc(x)
   end do
 end subroutine
 """
+
+
+def test_implied_do_of_constant_bounds_in_a_constructor():
+    """[x, (x*i, (a(j)*i, j = 1, 2), i = 1, 2), y]: the implied DOs are taken apart, item k of
+    the constructor's adjoint going to its own element."""
+    source = ("subroutine c(a, x, y)\n  real(8) a(7), x, y\n  integer i, j\n"
+              "  a = [x, (x*i, (a(j)*i, j = 1, 2), i = 1, 2)] * y\nend subroutine\n")
+    dot_product(source, "c(a)/(a x y)", [real("a", (7,)), real("x"), real("y")])
 
 
 def test_logical_and_character_saved():

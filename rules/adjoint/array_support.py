@@ -168,7 +168,7 @@ class ArraySupport(ArrayMoves):
         """[E1, ..., En] of scalars: Ek gets element k of VAL, held in an array temporary
         (VAL is an expression, which Fortran does not index); a broadcast VAL goes to each."""
         val, vrank, mask = adj
-        items = expr.kids[0]
+        items = _unrolled(expr.kids[0])
         if any(i.op == "impliedDo" or self.value_rank(i) != 0 for i in items) or mask != NOMASK:
             self.refuse(stmt, "the adjoint of an array constructor of other than scalars, or under a mask")
         if vrank == 0:
@@ -327,6 +327,29 @@ class ArraySupport(ArrayMoves):
             self.refuse(ref, f"saving the assumed-size array {self._show(ref)} on the stack")
         word = self._kind_word(ref, typ)
         return Node("call", (f"{verb}{word}array".lower(), (ref, Node("intrinsic", ("size", (ref,))))))
+
+
+UNROLLED_MAX = 256   # elements of an implied DO taken apart for its adjoint
+
+
+def _unrolled(items: tuple) -> tuple:
+    """The items of an array constructor with each implied DO of constant bounds taken apart:
+    (ys(i), i = 1, 3) is ys(1), ys(2), ys(3), whose adjoints are element k of VAL."""
+    from ..tangent.context import _replaced_equal
+    out = []
+    for item in items:
+        if item.op != "impliedDo":
+            out.append(item)
+            continue
+        inner, index, lo, hi, step = item.kids
+        bounds = [b.kids[0] if b.op == "intCst" else None for b in (lo, hi, step or Node("intCst", (1, None)))]
+        if None in bounds or bounds[2] == 0 or len(range(bounds[0], bounds[1] + (1 if bounds[2] > 0 else -1),
+                                                         bounds[2])) > UNROLLED_MAX:
+            out.append(item)
+            continue
+        for k in range(bounds[0], bounds[1] + (1 if bounds[2] > 0 else -1), bounds[2]):
+            out.extend(_unrolled(_replaced_equal(inner, {index: Node("intCst", (k, None))})))
+    return tuple(out)
 
 
 def _parts(ref: Node) -> list:
