@@ -14,6 +14,7 @@ from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
 from .array_support import ArraySupport
 from .allocation import AllocationAdjoints
+from .c_blocks import CBlocks
 from .c_data import CDataContext
 from .call_support import CallSupport
 from .globals import GlobalAdjoints
@@ -28,7 +29,7 @@ REFUSED = {"stop": "STOP", "forall": "FORALL", "pointerAssign": "pointer assignm
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints,
+class AdjointContext(CallSupport, CBlocks, CDataContext, ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints,
                      TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
@@ -50,6 +51,7 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         self._top_level = {id(k) for k in body}
         self._last = body[-1] if body else None
         self.start_data(body)
+        self.start_blocks()
         self.refuse_structure_copies(proc)
 
     def refuse(self, node: Node, what: str):
@@ -233,7 +235,8 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         """A-refuse applies: a statement of REFUSED, a C declaration inside a nested block."""
         if stmt.op in ("allocate", "deallocate") and self.deferred_allocation(stmt):
             return False   # A-allocate, A-deallocate
-        return (stmt.op in REFUSED and not self.c_memory(stmt)) or (stmt.op == "varDecl" and not self.top_level(stmt))
+        return (stmt.op in REFUSED and not self.c_memory(stmt)) or (stmt.op == "varDecl" and not self.top_level(stmt)
+                                                                     and not self.c)  # C: A-decl-nested
 
     def refused_what(self, stmt: Node) -> str:
         if stmt.op == "varDecl":
@@ -364,7 +367,7 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         scope = self.program.procedure(name).scope
         zones = self.program.procedure(name).zones
         temps = {v for v, loc in zones.vars.items() if loc.zone is not None and zones.zones[loc.zone].kind == "temp"}
-        shared = self.active_globals_of(proc, diff, declared | temps, params, result or name, commons)
+        shared = self.active_globals_of(proc, diff, declared | temps | set(self._hoisted), params, result or name, commons)
         complex_ = sorted(v for v in diff if scope.lookup(v) is not None and scope.lookup(v).type is not None
                           and scope.lookup(v).type.op == "type" and scope.lookup(v).type.kids[0] == "complex")
         if complex_:  # their adjoints need the conjugate partials
@@ -392,7 +395,7 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
                         + declared
                 declared += (Node("varDecl", (rtype, (), (Node("declarator", (result_b, None, None, 0)),))),)
         backward = improved(flattened(Node("block", zeros + backward.kids)), self, args)  # 4.8, fig. 11
-        temps = self.temporary_declarations()
+        temps = self.hoisted_declarations() + self.temporary_declarations()
         self.statuses[self.procedure.name] = statuses  # qualified: a module procedure is m.f
         copied = self.copied_formals()
         if copied:  # seed 001: the caller's adjoint is *xb0, xb the local copy's (zero at the start)
@@ -498,6 +501,7 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         if len(derived) == 1:
             return Node("block", derived)
         typ, attrs, declarators = derived[1].kids
+        attrs = tuple(a for a in attrs if a != "const")  # adjoints are written, through pointers too
         originals = {self.names.var(d.kids[0]): d for d in decl.kids[2]}
         zeroed = tuple(d.with_kids(d.kids[0], d.kids[1], self.initial_adjoint(decl.kids[0], originals[d.kids[0]], d, decl),
                                    d.kids[3]) for d in declarators)

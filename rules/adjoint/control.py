@@ -260,6 +260,23 @@ def a_decl_init(stmt, out, ctx):
     return guard, body
 
 
+@ADJOINT.rule("A-decl-nested", judgment="adjoint", ops=("varDecl",), section="5.4",
+              source="reconstructed: docs/rules.md#a-decl",
+              premises=("¬atTopOfBody(DECL)", "C(DECL)", "DECL →hoist-decl T V1; T V1b = 0 ...",
+                        "Vi = INITi →  [Vi = INITi→ ; Vi = INITi←]  (each Vi with an initial value)"),
+              conclusion="T V1 = INIT1, ...  →  [V1 = INIT1→; ... ; ...; V1 = INIT1←]")
+def a_decl_nested(stmt, out, ctx):
+    """A declaration in a nested block: its variables live on after the block, into the
+    backward sweep, so they are declared once for the procedure (with their adjoints, 0)
+    and each initial value is an assignment, which may overwrite the value of an earlier
+    execution of the block (a loop body): the assignment rules push it where TBR says."""
+    assigns, pairs = var(), var()
+    guard = lall(eq(stmt, pattern("varDecl", var(), var(), var())), ctx.check(ctx.nested_declaration, stmt))
+    body = lall(ctx.compute(ctx.hoisted_assignments, stmt, assigns), ctx.derive_all("adjoint", assigns, pairs),
+                ctx.compute(ctx.sweeps_of, pairs, out))
+    return guard, body
+
+
 @ADJOINT.rule("A-return-value", judgment="adjoint", ops=("return",), section="5.4",
               source="reconstructed: docs/rules.md#a-return",
               premises=("present(E)", "E, Fb →adjexpr INSTRS"),
