@@ -14,7 +14,7 @@ from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
 from .array_support import ArraySupport
 from .allocation import AllocationAdjoints
-from .c_blocks import CBlocks
+from .c_forms import CForms
 from .c_data import CDataContext
 from .call_support import CallSupport
 from .globals import GlobalAdjoints
@@ -29,7 +29,7 @@ REFUSED = {"stop": "STOP", "forall": "FORALL", "pointerAssign": "pointer assignm
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(CallSupport, CBlocks, CDataContext, ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints,
+class AdjointContext(CallSupport, CForms, CDataContext, ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints,
                      TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
@@ -182,7 +182,8 @@ class AdjointContext(CallSupport, CBlocks, CDataContext, ArraySupport, GlobalAdj
         occurrence is the same memory as the lhs, none may merely alias it."""
         lhs = stmt.kids[0]
         refs = references_to(stmt.kids[1], _root(lhs))
-        return lhs in refs and all(r == lhs or distinct_elements(r, lhs) for r in refs) and not self.hidden_alias(stmt)
+        return lhs in refs and all(r == lhs or distinct_elements(r, lhs) for r in refs) and not self.hidden_alias(stmt) \
+            and not any(n.op == "ifExpr" for n in walk(stmt.kids[1]))  # its adjoint is no sum of increments
 
     def possible_alias(self, stmt: Node) -> bool:
         return self.may_alias(stmt) and not self.self_reference(stmt)
@@ -248,7 +249,8 @@ class AdjointContext(CallSupport, CBlocks, CDataContext, ArraySupport, GlobalAdj
     def refused_expression(self, expr: Node) -> bool:
         """A-expr-refuse applies to an active expr: no operator nor intrinsic, or one that
         A-expr-chain does not take."""
-        return (expr.op not in CHAIN_OPS or not self.scalar_operation(expr)) and not self.array_operation(expr)
+        return (expr.op not in CHAIN_OPS or not self.scalar_operation(expr)) and not self.array_operation(expr) \
+            and not self.replayable_choice(expr)
 
     def scalar_operation(self, expr: Node) -> bool:
         """A-expr-chain takes the operator or intrinsic: its operands are scalars (no whole
@@ -302,18 +304,19 @@ class AdjointContext(CallSupport, CBlocks, CDataContext, ArraySupport, GlobalAdj
 
     # --- C for loops ---------------------------------------------------------------------------------
     def for_loop_parts(self, loop: Node) -> tuple:
-        """(I, F, S) of a C loop `for (I = F; I op T; I = I ± S)` with a constant stride S
-        that its body does not assign I: the only form whose iterations the backward loop
-        can replay from the bounds; anything else is refused."""
+        """(I, F, S) of a C loop `for (I = F; TEST; I = I ± S)` with a constant stride S
+        that its body does not assign I, and a TEST that calls nothing (`i < n`, `i + 1 < n`):
+        the backward loop replays its iterations from F and the last value of I, whatever
+        TEST; anything else is refused."""
         init, cond, step, body = loop.kids
         if init is not None and init.op == "varDecl":
             init = self._hoisted_index(loop, init)
         index = init.kids[0] if init is not None and init.op == "assign" else None
         stride = _constant_stride(step, index)
         if index is None or index.op != "ident" or stride is None or cond is None \
-                or cond.op not in ("lt", "le", "gt", "ge", "ne") or cond.kids[0] != index:
-            self.refuse(loop, "this form of C for loop (the backward loop needs for (i = F; i < T; i += S) with "
-                              "a constant stride S)")
+                or any(n.op == "call" for n in walk(cond)):  # the test may be any: the pushed I - S counts
+            self.refuse(loop, "this form of C for loop (the backward loop needs for (i = F; TEST; i += S) with "
+                              "a constant stride S and a TEST without calls)")
         if any(n.op == "assign" and _root(n.kids[0]) == index.kids[0] for n in walk(body)):
             self.refuse(loop, f"a for loop whose body assigns its index {index.kids[0]}")
         return index, init.kids[1], Node("intCst", (stride, None))

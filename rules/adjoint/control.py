@@ -262,7 +262,8 @@ def a_decl_init(stmt, out, ctx):
 
 @ADJOINT.rule("A-decl-nested", judgment="adjoint", ops=("varDecl",), section="5.4",
               source="reconstructed: docs/rules.md#a-decl",
-              premises=("¬atTopOfBody(DECL)", "C(DECL)", "DECL →hoist-decl T V1; T V1b = 0 ...",
+              premises=("nestedDeclaration(DECL)  (C, not at the top of the body)",
+                        "DECL →hoistDecl V1 = INIT1, ...  (T V1; T V1b = 0 declared for the procedure)",
                         "Vi = INITi →  [Vi = INITi→ ; Vi = INITi←]  (each Vi with an initial value)"),
               conclusion="T V1 = INIT1, ...  →  [V1 = INIT1→; ... ; ...; V1 = INIT1←]")
 def a_decl_nested(stmt, out, ctx):

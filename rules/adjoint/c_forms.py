@@ -1,4 +1,5 @@
-"""C declarations inside nested blocks (A-decl-nested), a mixin of AdjointContext.
+"""Forms of C the adjoint rules meet beside its data, a mixin of AdjointContext: declarations
+inside nested blocks (A-decl-nested), conditional expressions (A-expr-choice).
 
 The backward sweep of a nested block runs far from the block, after the block's variables
 have gone out of scope in the forward sweep: such a variable is declared once for the whole
@@ -13,8 +14,8 @@ from __future__ import annotations
 from ...engine.il import Node, walk
 
 
-class CBlocks:
-    """The hoisting of nested C declarations for AdjointContext."""
+class CForms:
+    """Nested C declarations and conditional expressions for AdjointContext."""
 
     def start_blocks(self) -> None:
         self._hoisted = {}  # name -> the declaration it is hoisted from, in order
@@ -75,6 +76,12 @@ class CBlocks:
     def hoisted_declarations(self) -> tuple:
         """The hoisted variables' declarations, each followed by its adjoint's (zero, A-decl)."""
         return tuple(k for decl in self._hoisted.values() for k in self.adjoint_declaration(decl).kids)
+
+    def replayable_choice(self, expr: Node) -> bool:
+        """A-expr-choice applies to C ? A : B: the backward sweep evaluates C again, on the
+        values TBR restores (the variables of C are use(I'), analyses/derivative_uses.py);
+        a call of a function of the program in C could change something, and is refused."""
+        return expr.op == "ifExpr" and not any(n.op == "call" for n in walk(expr.kids[0]))
 
     @staticmethod
     def sweeps_of(pairs: tuple) -> Node:
