@@ -72,6 +72,8 @@ CHECKS = {
     "top_level": "atTopOfBody",
     "nested_declaration": "nestedDeclaration",
     "replayable_choice": "replayable",
+    "returns_structure": "returnsStructure",
+    "returns_no_structure": "¬returnsStructure",
     "by_value_formal": "byValue",
     "not_by_value_formal": "¬byValue",
     "scalar_operation": "scalarOperands",

@@ -1,6 +1,7 @@
 """Adjoint mode on forms of C the corpus once refused (issue 16, C side): declarations inside
 nested blocks (hoisted to the procedure, A-decl-nested), conditional expressions
-(A-expr-choice), for loops whose test is no plain `i < n`. Each program passes the
+(A-expr-choice), for loops whose test is no plain `i < n`, functions returning a struct
+(A-return-struct; the caller's temporary of type T and its adjoint of type T_diff). Each program passes the
 dot-product test <Ẋ, X̄> = <Ẏ, Ȳ> against the tangent in the interpreter with the stack empty
 at the end, and compiled with gcc -O2 then once more under ASan/UBSan."""
 from __future__ import annotations
@@ -13,7 +14,8 @@ from adjoint_check import RUNTIME, AdjointCase
 from c_tangent_cases import C_CASES, SINGLE_PRECISION, integer, real, source
 
 CORPUS = {name: (head, args) for name, head, args in C_CASES}
-TAKEN = ["c04_struct_value_pointer.c", "c09_local_init.c", "c12_float.c", "cj01_goto_targets.c"]
+TAKEN = ["c04_struct_value_pointer.c", "c09_local_init.c", "c12_float.c", "cj01_goto_targets.c",
+         "c20_struct_function_nested.c", "c25_struct_diff_types.c"]
 
 CHOICES = """
 #include <math.h>
@@ -163,3 +165,53 @@ def test_for_loops_with_other_tests(n, tmp_path):
     _interpreted(case)
     if n == 5:
         _compiled(case, tmp_path)
+
+
+STRUCT_RESULT = """
+#include <math.h>
+/* a struct returned, assigned, passed on by value to another call, in a loop (its
+   temporary saved), a passive struct where an adjoint is expected */
+typedef struct { double re; double im; int tag; } cplx;
+static cplx cmul(cplx a, cplx b) {
+  cplx r;
+  r.re = a.re * b.re - a.im * b.im;
+  r.im = a.re * b.im + a.im * b.re;
+  r.tag = a.tag;
+  return r;
+}
+static double cabs2(cplx a) {
+  return a.re * a.re + a.im * a.im;
+}
+void cpow(double *x, double *y, int n) {
+  cplx z, acc, one;
+  int k;
+  z.re = x[0];
+  z.im = x[1];
+  z.tag = 1;
+  one.re = 1.0;
+  one.im = 0.0;
+  acc.re = 1.0;
+  acc.im = 0.0;
+  for (k = 0; k < n; k++) {
+    acc = cmul(acc, cmul(z, z));
+    z.re = z.re * x[2];
+  }
+  *y = cabs2(acc) + cabs2(cmul(one, z));
+}
+"""
+
+
+def test_struct_results(tmp_path):
+    case = AdjointCase(STRUCT_RESULT, "c", "cpow(y)/(x)", [real("x", 3), real("y", 1), integer("n", 3)],
+                       filename="cpow.c")
+    _interpreted(case)
+    _compiled(case, tmp_path)
+
+
+def test_a_struct_result_adjoint_is_of_the_diff_type():
+    """cmul_b gets the adjoint of its value last, by value, of type cplx_diff (no tag), and
+    passes it into r component by component; the caller's temporaries are typed alike."""
+    text = adspec.differentiate(STRUCT_RESULT, head="cpow(y)/(x)", mode="adjoint", lang="c").text
+    assert "static void cmul_b(cplx a, cplx_diff *ab, cplx b, cplx_diff *bb, cplx_diff cmulb) {" in text
+    assert "rb.re = rb.re + cmulb.re;" in text and "rb.im = rb.im + cmulb.im;" in text
+    assert "cplx_diff cmul_resultb;" in text and "cmulb.tag" not in text

@@ -184,6 +184,11 @@ def store_cell(it, container, key, value):
         old = container[key]
         n = len(old) if isinstance(old, str) and old else len(value)
         container[key] = value[:n].ljust(n)  # Fortran blank-pads to the declared length
+    elif isinstance(value, tuple) and not any(isinstance(v, tuple) for v in value):
+        # C brace initializer of a struct without inner braces ({0}): the values go to the
+        # elementary components in memory order (nested structs too), the rest is 0
+        for k, (cell, index) in enumerate(_leaf_cells(container[key])):
+            cell[index] = value[k] if k < len(value) else 0
     elif isinstance(value, tuple):  # C brace initializer of a struct
         rec = container[key]
         for field, v in zip(rec.fields, value):

@@ -69,7 +69,8 @@ class CDataContext:
     def adjoint_name(self, name: str, ref: Node) -> str:
         """NAMEb of a variable that has an adjoint here; a variable reached otherwise (through
         a pointer component of a structure, an alias) is refused: its adjoint is not declared."""
-        if self.procedure is not None and name not in self.facts.diff_variables(self.procedure.name):
+        if self.procedure is not None and name not in self.facts.diff_variables(self.procedure.name) \
+                and self.result_structure(name) is None:
             self.refuse(self.statement_of(ref), f"the adjoint of {name} (reached through a pointer or an alias)")
         return self.names.var(name)
 
@@ -128,7 +129,9 @@ class CDataContext:
         table = self.types.structures.table
         if ref.op == "ident":
             sym = self.symbol_of(ref)
-            return None if sym is None or sym.dims or sym.ptr else table.resolve(sym.type)
+            if sym is None:
+                return self.result_structure(ref.kids[0])
+            return None if sym.dims or sym.ptr else table.resolve(sym.type)
         if ref.op in ("deref", "arrayAccess"):
             sym = self.symbol_of(ref.kids[0]) if ref.kids[0].op == "ident" else None
             if sym is not None:
@@ -196,6 +199,8 @@ class CDataContext:
     def structure_source(self, rhs: Node, stmt: Node) -> Node:
         """The struct a struct copy reads; a struct-valued call is refused (calls are not
         differentiated here)."""
+        if rhs.op == "call" and self.is_hoisted(rhs):   # a struct-valued function: its temporary
+            return self.result_temp(rhs)
         if rhs.op not in ("ident", "arrayAccess", "fieldAccess", "deref"):
             self.refuse(stmt, f"the adjoint of {rhs.kids[0] if rhs.op == 'call' else 'a struct-valued expression'}")
         return rhs

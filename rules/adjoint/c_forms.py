@@ -1,5 +1,6 @@
 """Forms of C the adjoint rules meet beside its data, a mixin of AdjointContext: declarations
-inside nested blocks (A-decl-nested), conditional expressions (A-expr-choice).
+inside nested blocks (A-decl-nested), conditional expressions (A-expr-choice), functions
+returning a struct (A-return-struct; their calls' temporaries are in call_support.py).
 
 The backward sweep of a nested block runs far from the block, after the block's variables
 have gone out of scope in the forward sweep: such a variable is declared once for the whole
@@ -82,6 +83,21 @@ class CForms:
         values TBR restores (the variables of C are use(I'), analyses/derivative_uses.py);
         a call of a function of the program in C could change something, and is refused."""
         return expr.op == "ifExpr" and not any(n.op == "call" for n in walk(expr.kids[0]))
+
+    def returns_structure(self, stmt: Node) -> bool:
+        """A-return-struct applies: a `return E` of a C function whose result is a struct."""
+        proc = self.procedure.node
+        return self.c and stmt.kids[0] is not None and self.structure_type(self.types.structures.table.resolve(proc.kids[4]))
+
+    def returns_no_structure(self, stmt: Node) -> bool:
+        return not self.returns_structure(stmt)
+
+    def returned_structure_adjoint(self, source_b: Node) -> Node:
+        """[{} ; SOURCEb.f = SOURCEb.f + Fb.f for each real component f]."""
+        result_b = self.result_adjoint()
+        increments = self.over_components((source_b, result_b), self.procedure.node.kids[4], None, lambda refs, t: (
+            Node("assign", (refs[0], Node("add", (refs[0], refs[1])))),))
+        return Node("block", (Node("block", ()), Node("block", increments)))
 
     @staticmethod
     def sweeps_of(pairs: tuple) -> Node:

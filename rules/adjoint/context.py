@@ -396,7 +396,8 @@ class AdjointContext(CallSupport, CForms, CDataContext, ArraySupport, GlobalAdjo
                 if not self.c:
                     declared = (Node("varDecl", (rtype, (), (Node("declarator", (result_name, None, None, 0)),))),) \
                         + declared
-                declared += (Node("varDecl", (rtype, (), (Node("declarator", (result_b, None, None, 0)),))),)
+                declared += (Node("varDecl", (self.derivative_type(rtype) if self.c else rtype, (),  # a struct's: T_diff
+                                              (Node("declarator", (result_b, None, None, 0)),))),)
         backward = improved(flattened(Node("block", zeros + backward.kids)), self, args)  # 4.8, fig. 11
         temps = self.hoisted_declarations() + self.temporary_declarations()
         self.statuses[self.procedure.name] = statuses  # qualified: a module procedure is m.f

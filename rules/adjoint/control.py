@@ -280,7 +280,7 @@ def a_decl_nested(stmt, out, ctx):
 
 @ADJOINT.rule("A-return-value", judgment="adjoint", ops=("return",), section="5.4",
               source="reconstructed: docs/rules.md#a-return",
-              premises=("present(E)", "E, Fb →adjexpr INSTRS"),
+              premises=("present(E)", "¬returnsStructure(RETURN)", "E, Fb →adjexpr INSTRS"),
               conclusion="return E  →  [{} ; INSTRS]")
 def a_return_value(stmt, out, ctx):
     """C's `return E`: E is the function's value, whose adjoint Fb is P_b's last argument
@@ -288,10 +288,27 @@ def a_return_value(stmt, out, ctx):
     is a jump, to the end of the forward sweep (A-flow-graph): the adjoint of its block
     starts the backward sweep on its path."""
     value, instrs, result_b = var(), var(), var()
-    guard = lall(eq(stmt, pattern("return", value)), ctx.check(_present, value))
+    guard = lall(eq(stmt, pattern("return", value)), ctx.check(_present, value),
+                 ctx.check(ctx.returns_no_structure, stmt))
     body = lall(ctx.compute(lambda s: ctx.result_adjoint(), stmt, result_b),
                 ctx.derive("adjexpr", value, instrs, result_b, stmt),
                 eq(out, pattern("block", EMPTY, instrs)))
+    return guard, body
+
+
+@ADJOINT.rule("A-return-struct", judgment="adjoint", ops=("return",), section="5.4",
+              source="reconstructed: docs/rules.md#a-return",
+              premises=("returnsStructure(RETURN)", "E →structureSource SOURCE", "SOURCE →ref SOURCEb"),
+              conclusion="return E  →  [{} ; SOURCEb.f = SOURCEb.f + Fb.f (each real f)]")
+def a_return_struct(stmt, out, ctx):
+    """C's `return E` in a function returning a struct: its adjoint Fb (P_b's last argument,
+    of type T_diff, passed by value as a scalar result's is) goes into E component by
+    component (C has no + of structs), E being a struct variable or a struct-valued call's
+    temporary (else refused)."""
+    value, source, source_b = var(), var(), var()
+    guard = lall(eq(stmt, pattern("return", value)), ctx.check(ctx.returns_structure, stmt))
+    body = lall(ctx.compute(ctx.structure_source, value, stmt, source), ctx.derive("ref", source, source_b),
+                ctx.compute(ctx.returned_structure_adjoint, source_b, out))
     return guard, body
 
 
