@@ -145,9 +145,9 @@ def a_do(stmt, out, ctx):
                          "  [push(I)?; VF = F; for (I = VF; I op T; I += S) INSTRS→; push(I - S); push(VF) ;\n"
                          "   pop(VF); pop(VT); for (I = VT; I >= VF; I -= S) INSTRS←; pop(I)?]   (<= for S < 0)")
 def a_for(stmt, out, ctx):
-    """C's for loop, the loop rule of 5.4 for the form whose trip count the bounds give:
-    `for (I = F; I op T; I += S)` with a constant stride S that the body does not change
-    (for_loop_parts refuses the others). As for DO, I - S after the loop is the last index
+    """C's for loop, the loop rule of 5.4 for `for (I = F; TEST; I += S)` with a constant
+    stride S that the body does not change and a TEST without calls (`i < n`, `i + 1 < n`,
+    two conditions): for_loop_parts refuses the others. As for DO, I - S after the loop is the last index
     value (F - S when the loop did not run): the backward loop runs from it down to VF,
     the same iterations in reverse, for either sign of S and any trip count. An index
     declared by the loop (`for (int i = F; ...)`) is declared for the whole procedure, its
