@@ -73,6 +73,7 @@ CHECKS = {
     "nested_declaration": "nestedDeclaration",
     "replayable_choice": "replayable",
     "returns_structure": "returnsStructure",
+    "deferred_free": "deferredFree",
     "returns_no_structure": "¬returnsStructure",
     "by_value_formal": "byValue",
     "not_by_value_formal": "¬byValue",

@@ -1,7 +1,9 @@
 """Adjoint mode on forms of C the corpus once refused (issue 16, C side): declarations inside
 nested blocks (hoisted to the procedure, A-decl-nested), conditional expressions
 (A-expr-choice), for loops whose test is no plain `i < n`, functions returning a struct
-(A-return-struct; the caller's temporary of type T and its adjoint of type T_diff). Each program passes the
+(A-return-struct; the caller's temporary of type T and its adjoint of type T_diff), frees of
+a helper's passive memory (A-free-deferred: under ASan, the backward sweep reads no freed
+block). Each program passes the
 dot-product test <Ẋ, X̄> = <Ẏ, Ȳ> against the tangent in the interpreter with the stack empty
 at the end, and compiled with gcc -O2 then once more under ASan/UBSan."""
 from __future__ import annotations
@@ -15,7 +17,7 @@ from c_tangent_cases import C_CASES, SINGLE_PRECISION, integer, real, source
 
 CORPUS = {name: (head, args) for name, head, args in C_CASES}
 TAKEN = ["c04_struct_value_pointer.c", "c09_local_init.c", "c12_float.c", "cj01_goto_targets.c",
-         "c20_struct_function_nested.c", "c25_struct_diff_types.c"]
+         "c20_struct_function_nested.c", "c25_struct_diff_types.c", "c27_typed_pointer_targets.c"]
 
 CHOICES = """
 #include <math.h>
@@ -215,3 +217,34 @@ def test_a_struct_result_adjoint_is_of_the_diff_type():
     assert "static void cmul_b(cplx a, cplx_diff *ab, cplx b, cplx_diff *bb, cplx_diff cmulb) {" in text
     assert "rb.re = rb.re + cmulb.re;" in text and "rb.im = rb.im + cmulb.im;" in text
     assert "cplx_diff cmul_resultb;" in text and "cmulb.tag" not in text
+
+
+FREES = """
+#include <stdlib.h>
+/* a helper's blocks freed here: the backward sweep still reads the indices in them */
+typedef struct { int n; int *idx; } Index;
+static Index *new_index(int n) {
+  Index *m = (Index *)malloc(sizeof(Index));
+  m->n = n;
+  m->idx = (int *)malloc(n * sizeof(int));
+  return m;
+}
+void perm(double *x, double *y, int n) {
+  Index *order;
+  int i;
+  order = new_index(n);
+  for (i = 0; i < n; i++) order->idx[i] = (i + 2) % n;
+  *y = 0.0;
+  for (i = 0; i < n; i++) *y += x[order->idx[i]] * x[i] * x[order->idx[i]];
+  free(order->idx);
+  free(order);
+}
+"""
+
+
+def test_frees_of_a_helpers_memory_wait_for_the_end_of_the_backward_sweep(tmp_path):
+    case = AdjointCase(FREES, "c", "perm(y)/(x)", [real("x", 4), real("y", 1), integer("n", 4)], filename="perm.c")
+    _interpreted(case)
+    _compiled(case, tmp_path)   # ASan: a free in the forward sweep would be a use after free
+    body = case.adjoint.text.split("perm_b")[1]
+    assert body.rstrip().endswith("free(ad_free);\n    free(ad_free0);\n}") and "free(order" not in body

@@ -283,6 +283,8 @@ class CDataContext:
             target = stmt.kids[0]
             if target.op != "ident" or target.kids[0] not in self._allocations \
                     or target.kids[0] in self.procedure.formals:
+                if self.deferred_free(stmt):
+                    return False  # A-free-deferred
                 self.refuse(stmt, "freeing memory that the function does not allocate itself")
         return True
 

@@ -1,6 +1,7 @@
 """Forms of C the adjoint rules meet beside its data, a mixin of AdjointContext: declarations
 inside nested blocks (A-decl-nested), conditional expressions (A-expr-choice), functions
-returning a struct (A-return-struct; their calls' temporaries are in call_support.py).
+returning a struct (A-return-struct; their calls' temporaries are in call_support.py), frees
+of passive memory that the function does not allocate (A-free-deferred).
 
 The backward sweep of a nested block runs far from the block, after the block's variables
 have gone out of scope in the forward sweep: such a variable is declared once for the whole
@@ -20,6 +21,7 @@ class CForms:
 
     def start_blocks(self) -> None:
         self._hoisted = {}  # name -> the declaration it is hoisted from, in order
+        self._frees = []    # the frees deferred to the end of P_b
 
     def nested_declaration(self, decl: Node) -> bool:
         """A-decl-nested applies: a C declaration inside a nested block."""
@@ -98,6 +100,37 @@ class CForms:
         increments = self.over_components((source_b, result_b), self.procedure.node.kids[4], None, lambda refs, t: (
             Node("assign", (refs[0], Node("add", (refs[0], refs[1])))),))
         return Node("block", (Node("block", ()), Node("block", increments)))
+
+    def deferred_free(self, stmt: Node) -> bool:
+        """A-free-deferred applies: C frees memory that this function did not allocate (a
+        helper's block) through a local pointer, the memory holds no adjoint, and the free
+        runs once per run (at the top of the body, in structured code: a free under an IF
+        or in a loop is refused)."""
+        if not self.c or stmt.op != "deallocate":
+            return False
+        target = stmt.kids[0]
+        root = target
+        while root.op in ("fieldAccess", "deref", "arrayAccess"):
+            root = root.kids[0]
+        if root.op != "ident" or (target.op == "ident" and target.kids[0] in self._allocations):
+            return False
+        sym = self.symbol_of(root)
+        return sym is not None and sym.formal is None and sym.kind == "variable" and not sym.attrs & {"static", "extern"} \
+            and root.kids[0] in self.procedure.scope.symbols and root.kids[0] not in self.facts.diff_variables(
+                self.procedure.name) and self.top_level(stmt) and self.structured(self.procedure.node.kids[7])
+
+    def kept_free(self, stmt: Node) -> Node:
+        """[V = P ; {}]: the forward sweep keeps the block (the backward sweep may read it),
+        its address in a fresh V, freed at the end of P_b."""
+        name = self.names.temp("ad_free", derivative=False)
+        kept = Node("ident", (name,))
+        self._hoisted[name] = Node("varDecl", (Node("type", ("void", None, None)), (),
+                                               (Node("declarator", (name, None, Node("intCst", (0, None)), 1)),)))
+        self._frees.append(stmt.with_kids(kept, *stmt.kids[1:]))
+        return Node("block", (Node("block", (Node("assign", (kept, stmt.kids[0]), stmt.ann),)), Node("block", ())))
+
+    def deferred_frees(self) -> tuple:
+        return tuple(self._frees)
 
     @staticmethod
     def sweeps_of(pairs: tuple) -> Node:

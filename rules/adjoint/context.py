@@ -236,7 +236,7 @@ class AdjointContext(CallSupport, CForms, CDataContext, ArraySupport, GlobalAdjo
         """A-refuse applies: a statement of REFUSED, a C declaration inside a nested block."""
         if stmt.op in ("allocate", "deallocate") and self.deferred_allocation(stmt):
             return False   # A-allocate, A-deallocate
-        return (stmt.op in REFUSED and not self.c_memory(stmt)) or (stmt.op == "varDecl" and not self.top_level(stmt)
+        return (stmt.op in REFUSED and not self.c_memory(stmt) and not self.deferred_free(stmt)) or (stmt.op == "varDecl" and not self.top_level(stmt)
                                                                      and not self.c)  # C: A-decl-nested
 
     def refused_what(self, stmt: Node) -> str:
@@ -409,7 +409,7 @@ class AdjointContext(CallSupport, CForms, CDataContext, ArraySupport, GlobalAdjo
                 Node("varDecl", (scope.lookup(f).type, (), (Node("declarator", (self.names.var(f), None,
                                                                                self.zero_like(Node("ident", (f,))), 0)),)))
                 for f in sorted(copied))
-        body = flattened(Node("block", forward.kids + backward.kids + self.copied_transfers()))
+        body = flattened(Node("block", forward.kids + backward.kids + self.copied_transfers() + self.deferred_frees()))
         new_kind = "function" if self.c else "subroutine"
         void = Node("type", ("void", None, None)) if self.c else None
         return Node("procedure", (self.names.proc(name), new_kind, args, None, void, attrs, declared + temps, body, ()),
