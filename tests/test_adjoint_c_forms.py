@@ -3,7 +3,8 @@ nested blocks (hoisted to the procedure, A-decl-nested), conditional expressions
 (A-expr-choice), for loops whose test is no plain `i < n`, functions returning a struct
 (A-return-struct; the caller's temporary of type T and its adjoint of type T_diff), frees of
 a helper's passive memory (A-free-deferred: under ASan, the backward sweep reads no freed
-block). Each program passes the
+block), pointer components of local structures set by the function's own mallocs (their
+adjoint components calloc'd alongside, c28). Each program passes the
 dot-product test <Ẋ, X̄> = <Ẏ, Ȳ> against the tangent in the interpreter with the stack empty
 at the end, and compiled with gcc -O2 then once more under ASan/UBSan."""
 from __future__ import annotations
@@ -17,7 +18,8 @@ from c_tangent_cases import C_CASES, SINGLE_PRECISION, integer, real, source
 
 CORPUS = {name: (head, args) for name, head, args in C_CASES}
 TAKEN = ["c04_struct_value_pointer.c", "c09_local_init.c", "c12_float.c", "cj01_goto_targets.c",
-         "c20_struct_function_nested.c", "c25_struct_diff_types.c", "c27_typed_pointer_targets.c"]
+         "c20_struct_function_nested.c", "c25_struct_diff_types.c", "c27_typed_pointer_targets.c",
+         "c28_struct_pointer_field.c"]
 
 CHOICES = """
 #include <math.h>
@@ -248,3 +250,23 @@ def test_frees_of_a_helpers_memory_wait_for_the_end_of_the_backward_sweep(tmp_pa
     _compiled(case, tmp_path)   # ASan: a free in the forward sweep would be a use after free
     body = case.adjoint.text.split("perm_b")[1]
     assert body.rstrip().endswith("free(ad_free);\n    free(ad_free0);\n}") and "free(order" not in body
+
+
+COMPONENT_ALIAS = """
+typedef struct { int n; double *data; } Vec;
+void alias(double *x, double *y) {
+  Vec a;
+  a.n = 2;
+  a.data = x;
+  *y = a.data[0] * a.data[1];
+}
+"""
+
+
+def test_a_pointer_component_the_function_does_not_allocate_is_refused():
+    """a.data = x: the adjoint component ab.data would have to point into xb, which no
+    calloc sets; refused at its line, never differentiated through a null adjoint."""
+    with pytest.raises(UnsupportedError) as e:
+        adspec.differentiate(COMPONENT_ALIAS, head="alias(y)/(x)", mode="adjoint", lang="c", filename="alias.c")
+    assert str(e.value) == ("alias.c:7: adjoint mode does not support the adjoint of the pointer component data "
+                            "of a structure yet")

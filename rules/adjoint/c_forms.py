@@ -14,6 +14,7 @@ declaration would shadow, or two declarations would give different types, are re
 from __future__ import annotations
 
 from ...engine.il import Node, walk
+from .c_data import pointer_key
 
 
 class CForms:
@@ -112,7 +113,7 @@ class CForms:
         root = target
         while root.op in ("fieldAccess", "deref", "arrayAccess"):
             root = root.kids[0]
-        if root.op != "ident" or (target.op == "ident" and target.kids[0] in self._allocations):
+        if root.op != "ident" or pointer_key(target) in self._allocations:
             return False
         sym = self.symbol_of(root)
         return sym is not None and sym.formal is None and sym.kind == "variable" and not sym.attrs & {"static", "extern"} \
