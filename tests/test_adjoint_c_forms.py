@@ -270,3 +270,25 @@ def test_a_pointer_component_the_function_does_not_allocate_is_refused():
         adspec.differentiate(COMPONENT_ALIAS, head="alias(y)/(x)", mode="adjoint", lang="c", filename="alias.c")
     assert str(e.value) == ("alias.c:7: adjoint mode does not support the adjoint of the pointer component data "
                             "of a structure yet")
+
+
+NESTED_BRACES = """
+struct pt { double x; double y; int id; };
+struct seg { struct pt a; struct pt b; double len; };
+void f(double *out) {
+  struct seg s = {0};
+  struct seg t = {1.0, 2.0, 3, 4.0};
+  out[0] = s.a.x + s.b.y + s.len + s.a.id;
+  out[1] = t.a.x + 10.0 * t.a.y + 100.0 * t.a.id + 1000.0 * t.b.x + 10000.0 * t.len;
+}
+"""
+
+
+def test_the_interpreter_fills_nested_structs_from_flat_braces():
+    """`{0}` zeroes a struct of structs (the adjoints' initial value, A-decl); C fills the
+    components in memory order where the braces are left out."""
+    import numpy as np
+    from adspec.engine.interp import Interpreter
+    out = np.zeros(2)
+    Interpreter(adspec.parse(NESTED_BRACES, lang="c", filename="b.c")).call("f", [out])
+    assert list(out) == [0.0, 1.0 + 20.0 + 300.0 + 4000.0]
