@@ -38,6 +38,13 @@ _CONTROL_KINDS = ("test", "loop")
 _CONTROL_STATEMENTS = frozenset({"if", "do", "while", "doWhile", "for", "switch", "where", "forall"})
 
 
+def _is_main(instr, stmt: Node) -> bool:
+    """instr is stmt's own instruction; an assignment carrying the annotations of a C
+    declaration (its initial value, hoisted by the adjoint: A-decl-nested) is the
+    declaration's."""
+    return instr.node is stmt or (stmt.op == "assign" and instr.node.op == "varDecl")
+
+
 def _remembered(predicate):
     """The predicate's answer kept per arguments, taken by identity (two equal statements at
     different places have different facts): facts are pure functions of the analysis results,
@@ -134,7 +141,7 @@ class Facts:
     def _main(self, stmt: Node):
         """(procedure, the instruction whose node is the statement: the last of its own)."""
         proc, own = self._own(stmt)
-        mains = [i for i in own if i.node is stmt]
+        mains = [i for i in own if _is_main(i, stmt)]
         return proc, (mains[-1] if mains else None)
 
     def _reader(self, expr: Node, stmt: Node):
@@ -164,7 +171,7 @@ class Facts:
     @staticmethod
     def _evaluator(stmt: Node, own: list):
         """The instruction of stmt that evaluates its expressions (those not in a split call)."""
-        mains = [i for i in own if i.node is stmt]
+        mains = [i for i in own if _is_main(i, stmt)]
         if not mains:
             raise ValueError(f"{stmt.op} at line {stmt.line} is no instruction")
         if stmt.op == "do":

@@ -70,6 +70,11 @@ CHECKS = {
     "index_restored": "I ∈ TBR⁻(LOOP)",
     "index_not_restored": "I ∉ TBR⁻(LOOP)",
     "top_level": "atTopOfBody",
+    "nested_declaration": "nestedDeclaration",
+    "replayable_choice": "replayable",
+    "returns_structure": "returnsStructure",
+    "deferred_free": "deferredFree",
+    "returns_no_structure": "¬returnsStructure",
     "by_value_formal": "byValue",
     "not_by_value_formal": "¬byValue",
     "scalar_operation": "scalarOperands",
@@ -128,6 +133,7 @@ COMPUTATIONS = {
     "recordArgs": "the scalars the actual arguments of a call read, pushed and popped",
     "actualArgs": "the actual arguments of an adjoint call, with their inits and posts (5.4)",
     "structureSource": "the reference a structure assignment copies from (else refused)",
+    "hoistDecl": "a nested C declaration declared for the whole procedure, its initial values as assignments",
     "flowGraph": "the basic blocks of an unstructured statement and their arrows (5.5)",
 }
 

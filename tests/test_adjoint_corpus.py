@@ -9,7 +9,7 @@ import pytest
 
 from adspec.engine.errors import UnsupportedError
 from adjoint_check import AdjointCase
-from c_tangent_cases import C_CASES, source
+from c_tangent_cases import C_CASES, SINGLE_PRECISION, source
 import test_tangent_programs as T
 
 FORTRAN = [(T.program_path(p.values[0]).name, p.values[1], p.values[2]) for p in T.PROGRAMS]
@@ -28,7 +28,8 @@ def test_corpus_program(name, head, args):
         assert re.match(rf"{re.escape(name)}:\d+: adjoint mode does not support .* yet", str(e)), str(e)
         return
     check = case.check()
-    assert check.stack_state == 0 and check.error < 1e-12, check.report()
+    tolerance = SINGLE_PRECISION[name][1] if name in SINGLE_PRECISION else 1e-12  # float's round-off
+    assert check.stack_state == 0 and check.error < tolerance, check.report()
     DIFFERENTIATED.append(name)
 
 
@@ -37,4 +38,4 @@ def test_most_of_what_the_slice_covers_is_differentiated():
     can only go up."""
     if len(DIFFERENTIATED) == 0:
         pytest.skip("run with the corpus tests")
-    assert len(DIFFERENTIATED) >= 68, DIFFERENTIATED   # 25 at the start of 2026-11-25
+    assert len(DIFFERENTIATED) >= 76, DIFFERENTIATED   # 25 at the start of 2026-11-25

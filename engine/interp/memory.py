@@ -139,9 +139,7 @@ def eval_in(it, frame, node):
 
 def initialize(it, b, spec: VarSpec, frame: Frame):
     value = eval_in(it, frame, spec.init)
-    if isinstance(b, np.ndarray) and b.shape == () and isinstance(b[()], Record) and spec.init.op == "arrayConstructor":
-        _fill_c(_leaf_cells(b[()]), value)   # struct s = {1.0, 2}: the components in memory order, the rest 0
-    elif isinstance(b, np.ndarray):
+    if isinstance(b, np.ndarray):
         store_cell(it, b, (), value)
     elif isinstance(b, FArr):
         b.data[...] = np.reshape(value, b.data.shape, order="F") if isinstance(value, np.ndarray) else value
@@ -190,6 +188,10 @@ def store_cell(it, container, key, value):
         old = container[key]
         n = len(old) if isinstance(old, str) and old else len(value)
         container[key] = value[:n].ljust(n)  # Fortran blank-pads to the declared length
+    elif isinstance(value, tuple) and not any(isinstance(v, tuple) for v in value):
+        # C brace initializer of a struct without inner braces ({0}): the values go to the
+        # elementary components in memory order (nested structs too), the rest is 0
+        _fill_c(_leaf_cells(container[key]), value)
     elif isinstance(value, tuple):  # C brace initializer of a struct
         rec = container[key]
         for field, v in zip(rec.fields, value):

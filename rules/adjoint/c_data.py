@@ -69,7 +69,8 @@ class CDataContext:
     def adjoint_name(self, name: str, ref: Node) -> str:
         """NAMEb of a variable that has an adjoint here; a variable reached otherwise (through
         a pointer component of a structure, an alias) is refused: its adjoint is not declared."""
-        if self.procedure is not None and name not in self.facts.diff_variables(self.procedure.name):
+        if self.procedure is not None and name not in self.facts.diff_variables(self.procedure.name) \
+                and self.result_structure(name) is None:
             self.refuse(self.statement_of(ref), f"the adjoint of {name} (reached through a pointer or an alias)")
         return self.names.var(name)
 
@@ -79,9 +80,22 @@ class CDataContext:
         if self.c:
             owner = self.type_of_c_ref(ref.kids[0])
             found = self.types.structures.table.fields(owner).get(ref.kids[1]) if owner is not None else None
-            if found is not None and found[1].kids[3]:
+            if found is not None and found[1].kids[3] and not self.allocated_component(ref):
                 self.refuse(self.statement_of(ref), f"the adjoint of the pointer component {ref.kids[1]} of a structure")
         return True
+
+    def allocated_component(self, ref: Node) -> bool:
+        """ref is a pointer component of a local structure (`a.data`, `rows[k].data`) that
+        the function only sets by its own mallocs: the adjoint component is set by the
+        matching callocs (A-malloc-diff), and freed with it."""
+        key = pointer_key(ref)
+        if key is None or ref.op != "fieldAccess" or key not in self._allocations:
+            return False
+        sym = self.symbol_of(ref)
+        if sym is None or sym.formal is not None or _root(ref) not in self.procedure.scope.symbols:
+            return False
+        body = self.procedure.node.kids[7]
+        return not any(n.op in ("assign", "pointerAssign") and pointer_key(n.kids[0]) == key for n in walk(body))
 
     def pointer_variable(self, ref: Node) -> bool:
         """ref is a C pointer itself (`p`, not `*p` nor `p[i]`)."""
@@ -128,7 +142,9 @@ class CDataContext:
         table = self.types.structures.table
         if ref.op == "ident":
             sym = self.symbol_of(ref)
-            return None if sym is None or sym.dims or sym.ptr else table.resolve(sym.type)
+            if sym is None:
+                return self.result_structure(ref.kids[0])
+            return None if sym.dims or sym.ptr else table.resolve(sym.type)
         if ref.op in ("deref", "arrayAccess"):
             sym = self.symbol_of(ref.kids[0]) if ref.kids[0].op == "ident" else None
             if sym is not None:
@@ -196,6 +212,8 @@ class CDataContext:
     def structure_source(self, rhs: Node, stmt: Node) -> Node:
         """The struct a struct copy reads; a struct-valued call is refused (calls are not
         differentiated here)."""
+        if rhs.op == "call" and self.is_hoisted(rhs):   # a struct-valued function: its temporary
+            return self.result_temp(rhs)
         if rhs.op not in ("ident", "arrayAccess", "fieldAccess", "deref"):
             self.refuse(stmt, f"the adjoint of {rhs.kids[0] if rhs.op == 'call' else 'a struct-valued expression'}")
         return rhs
@@ -265,9 +283,9 @@ class CDataContext:
         self._in_loops = {id(s) for loop in walk(body) if loop.op in LOOPS for s in walk(loop.kids)}
         self._allocations = {}
         for stmt in walk(body):
-            if stmt.op == "allocate" and stmt.kids[0].op == "ident":
-                name = stmt.kids[0].kids[0]
-                self._allocations[name] = self._allocations.get(name, 0) + 1
+            key = pointer_key(stmt.kids[0]) if stmt.op == "allocate" else None
+            if key is not None:
+                self._allocations[key] = self._allocations.get(key, 0) + 1
 
     def c_memory(self, stmt: Node) -> bool:
         """A C malloc or free (A-malloc, A-free); a free must be of a local pointer that this
@@ -276,8 +294,9 @@ class CDataContext:
             return False
         if stmt.op == "deallocate":
             target = stmt.kids[0]
-            if target.op != "ident" or target.kids[0] not in self._allocations \
-                    or target.kids[0] in self.procedure.formals:
+            if pointer_key(target) not in self._allocations or _root(target) in self.procedure.formals:
+                if self.deferred_free(stmt):
+                    return False  # A-free-deferred
                 self.refuse(stmt, "freeing memory that the function does not allocate itself")
         return True
 
@@ -286,9 +305,11 @@ class CDataContext:
         pb when it has one: p where the facts say its old value is needed (TBR), and, for an
         allocation that may run twice, always (the backward sweep frees each block)."""
         target = stmt.kids[0]
-        again = stmt.op == "allocate" and (id(stmt) in self._in_loops or self._allocations.get(target.kids[0], 0) > 1)
+        again = stmt.op == "allocate" and (id(stmt) in self._in_loops or self._allocations.get(pointer_key(target), 0) > 1)
         if not (again or self.facts.is_restored(stmt)):
             return ()
+        if self.allocated_component(target):  # a.data: with its adjoint ab.data
+            return (target, self.ruleset.apply("ref", target, self)[0])
         if not self.pointer_variable(target):
             self.refuse(stmt, "saving a pointer that is no variable")
         if not self.facts.has_derivative(target, stmt) and stmt.op == "allocate":
@@ -322,6 +343,20 @@ class CDataContext:
         """Pb = calloc(N): the adjoint block, of the derivative type, zeroed whole."""
         return Node("allocate", (target_b, stmt.kids[1], self.derivative_type(stmt.kids[2])),
                     self.derivative_ann(stmt).set("zeroed", True))
+
+
+def pointer_key(ref: Node) -> str | None:
+    """The pointer a reference names, its indices dropped (`p`, `a.data`, `rows[].data`):
+    allocations are counted per key."""
+    if ref.op == "ident":
+        return ref.kids[0]
+    if ref.op == "fieldAccess":
+        base = pointer_key(ref.kids[0])
+        return None if base is None else f"{base}.{ref.kids[1]}"
+    if ref.op == "arrayAccess":
+        base = pointer_key(ref.kids[0])
+        return None if base is None else f"{base}[]"
+    return None
 
 
 def _root(ref: Node) -> str | None:

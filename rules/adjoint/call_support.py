@@ -142,16 +142,28 @@ class CallSupport:
         if known is None:
             callee = self.program.procedure(call.kids[0])
             typ = self.result_type(callee)
-            kind = (typ.kids[1] if typ is not None and typ.op == "type" else None) or 4
+            if self.c and self.structure_type(typ):  # a struct, its adjoint a T_diff
+                kind, kind_b = typ, self.derivative_type(typ)
+            else:
+                kind = kind_b = (typ.kids[1] if typ is not None and typ.op == "type" else None) or 4
             name = self.names.temp(f"{callee.source_name}_result")
             self.extra_declarations.append((name, kind, ()))
-            self.extra_declarations.append((self.names.var(name), kind, ()))
+            self.extra_declarations.append((self.names.var(name), kind_b, ()))
             known = self._result_temps[id(call)] = (call, Node("ident", (name,)), kind)
         return known[1]
 
-    def temp_zero(self, call: Node) -> Node:
-        self.result_temp(call)
-        return Node("realCst", ("0.0", self._result_temps[id(call)][2]))
+    def result_structure(self, name: str) -> Node | None:
+        """The struct type of the temporary `name` of a hoisted call, None for any other name."""
+        kinds = [k for _, temp, k in self._result_temps.values() if temp.kids[0] == name]
+        return kinds[0] if kinds and isinstance(kinds[0], Node) else None
+
+    def temp_resets(self, call: Node) -> tuple:
+        """TEMPb = 0 before the statement's backward sweep increments it (each real component
+        of a struct)."""
+        temp_b, kind = self.temp_adjoint(call), self._result_temps[id(call)][2]
+        if isinstance(kind, Node):
+            return self.whole_zero(temp_b, kind)
+        return (Node("assign", (temp_b, Node("realCst", ("0.0", kind)))),)
 
     def temp_adjoint(self, call: Node) -> Node:
         return Node("ident", (self.names.var(self.result_temp(call).kids[0]),))
@@ -171,8 +183,8 @@ class CallSupport:
         statement still reads the temporary, else nothing."""
         if not self.facts.result_restored(call):
             return Node("block", (Node("block", ()), Node("block", ())))
-        temp = self.result_temp(call)
-        typ = Node("type", ("real", self._result_temps[id(call)][2], None))
+        temp, kind = self.result_temp(call), self._result_temps[id(call)][2]
+        typ = None if isinstance(kind, Node) else Node("type", ("real", kind, None))
         return Node("block", (Node("block", (self.push(temp, typ),)), Node("block", (self.pop(temp, typ),))))
 
     def sequence(self, stmts: tuple, pairs: tuple, hoists: tuple) -> Node:
@@ -197,7 +209,7 @@ class CallSupport:
             left = [n for n in walk(mine) if n.op == "call" and any(n == c for c in calls)]
             if left:
                 self.refuse(stmt, f"the call of {left[0].kids[0]} inside this expression")
-            zeros = tuple(Node("assign", (self.temp_adjoint(c), self.temp_zero(c))) for c in calls)
+            zeros = tuple(z for c in calls for z in self.temp_resets(c))
             out.append(Node("block", (Node("block", (hoist.kids[0], mine.kids[0])),
                                       Node("block", zeros + (mine.kids[1], hoist.kids[1])))))
         return tuple(out)
@@ -230,8 +242,7 @@ class CallSupport:
             else:
                 if sym is not None and sym.dims:
                     self.refuse(call, "a passive array passed where the callee expects an adjoint")
-                adjoint = self.fresh("dummyb", _real_type(sym))
-                inits.append(Node("assign", (adjoint, _zero(_real_type(sym)))))
+                adjoint = self._dummy_adjoint(sym, inits)
             args.append(_address(adjoint) if by_value else adjoint)
         if self.takes_result_adjoint(callee):
             args.append(self.temp_adjoint(call) if call.ann.get("sid") is None else Node("realCst", ("0.0", 8)))
@@ -265,6 +276,16 @@ class CallSupport:
         inits.append(Node("assign", (temp, _zero(_real_type(sym)))))
         posts.append(Node("assign", (adjoint, Node("add", (adjoint, temp)))))
         return temp
+
+    def _dummy_adjoint(self, formal, inits: list) -> Node:
+        """fig. 8's dummb, zero, for a passive actual (a C struct's of type T_diff, zeroed whole)."""
+        if self.c and formal is not None and self.structure_type(formal.type):
+            adjoint = self.fresh("dummyb", self.derivative_type(formal.type))
+            inits.extend(self.whole_zero(adjoint, formal.type))
+            return adjoint
+        adjoint = self.fresh("dummyb", _real_type(formal))
+        inits.append(Node("assign", (adjoint, _zero(_real_type(formal)))))
+        return adjoint
 
     def _actual_adjoint(self, actual: Node, formal, call: Node, stmt: Node, inits: list, posts: list) -> Node:
         if actual.op == "call" and self.is_hoisted(actual):

@@ -14,6 +14,7 @@ from ..tangent.procedures import differentiated_arguments
 from ..tangent.types import is_void
 from .array_support import ArraySupport
 from .allocation import AllocationAdjoints
+from .c_forms import CForms
 from .c_data import CDataContext
 from .call_support import CallSupport
 from .globals import GlobalAdjoints
@@ -28,7 +29,7 @@ REFUSED = {"stop": "STOP", "forall": "FORALL", "pointerAssign": "pointer assignm
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints,
+class AdjointContext(CallSupport, CForms, CDataContext, ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints,
                      TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
@@ -50,6 +51,7 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         self._top_level = {id(k) for k in body}
         self._last = body[-1] if body else None
         self.start_data(body)
+        self.start_blocks()
         self.refuse_structure_copies(proc)
 
     def refuse(self, node: Node, what: str):
@@ -199,7 +201,8 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         occurrence is the same memory as the lhs, none may merely alias it."""
         lhs = stmt.kids[0]
         refs = references_to(stmt.kids[1], _root(lhs))
-        return lhs in refs and all(r == lhs or distinct_elements(r, lhs) for r in refs) and not self.hidden_alias(stmt)
+        return lhs in refs and all(r == lhs or distinct_elements(r, lhs) for r in refs) and not self.hidden_alias(stmt) \
+            and not any(n.op == "ifExpr" for n in walk(stmt.kids[1]))  # its adjoint is no sum of increments
 
     def possible_alias(self, stmt: Node) -> bool:
         return self.may_alias(stmt) and not self.self_reference(stmt)
@@ -252,7 +255,8 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         """A-refuse applies: a statement of REFUSED, a C declaration inside a nested block."""
         if stmt.op in ("allocate", "deallocate") and self.deferred_allocation(stmt):
             return False   # A-allocate, A-deallocate
-        return (stmt.op in REFUSED and not self.c_memory(stmt)) or (stmt.op == "varDecl" and not self.top_level(stmt))
+        return (stmt.op in REFUSED and not self.c_memory(stmt) and not self.deferred_free(stmt)) or (stmt.op == "varDecl" and not self.top_level(stmt)
+                                                                     and not self.c)  # C: A-decl-nested
 
     def refused_what(self, stmt: Node) -> str:
         if stmt.op == "varDecl":
@@ -264,7 +268,8 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
     def refused_expression(self, expr: Node) -> bool:
         """A-expr-refuse applies to an active expr: no operator nor intrinsic, or one that
         A-expr-chain does not take."""
-        return (expr.op not in CHAIN_OPS or not self.scalar_operation(expr)) and not self.array_operation(expr)
+        return (expr.op not in CHAIN_OPS or not self.scalar_operation(expr)) and not self.array_operation(expr) \
+            and not self.replayable_choice(expr)
 
     def scalar_operation(self, expr: Node) -> bool:
         """A-expr-chain takes the operator or intrinsic: its operands are scalars (no whole
@@ -318,18 +323,19 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
 
     # --- C for loops ---------------------------------------------------------------------------------
     def for_loop_parts(self, loop: Node) -> tuple:
-        """(I, F, S) of a C loop `for (I = F; I op T; I = I ± S)` with a constant stride S
-        that its body does not assign I: the only form whose iterations the backward loop
-        can replay from the bounds; anything else is refused."""
+        """(I, F, S) of a C loop `for (I = F; TEST; I = I ± S)` with a constant stride S
+        that its body does not assign I, and a TEST that calls nothing (`i < n`, `i + 1 < n`):
+        the backward loop replays its iterations from F and the last value of I, whatever
+        TEST; anything else is refused."""
         init, cond, step, body = loop.kids
         if init is not None and init.op == "varDecl":
             init = self._hoisted_index(loop, init)
         index = init.kids[0] if init is not None and init.op == "assign" else None
         stride = _constant_stride(step, index)
         if index is None or index.op != "ident" or stride is None or cond is None \
-                or cond.op not in ("lt", "le", "gt", "ge", "ne") or cond.kids[0] != index:
-            self.refuse(loop, "this form of C for loop (the backward loop needs for (i = F; i < T; i += S) with "
-                              "a constant stride S)")
+                or any(n.op == "call" for n in walk(cond)):  # the test may be any: the pushed I - S counts
+            self.refuse(loop, "this form of C for loop (the backward loop needs for (i = F; TEST; i += S) with "
+                              "a constant stride S and a TEST without calls)")
         if any(n.op == "assign" and _root(n.kids[0]) == index.kids[0] for n in walk(body)):
             self.refuse(loop, f"a for loop whose body assigns its index {index.kids[0]}")
         return index, init.kids[1], Node("intCst", (stride, None))
@@ -383,7 +389,7 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         scope = self.program.procedure(name).scope
         zones = self.program.procedure(name).zones
         temps = {v for v, loc in zones.vars.items() if loc.zone is not None and zones.zones[loc.zone].kind == "temp"}
-        shared = self.active_globals_of(proc, diff, declared | temps, params, result or name, commons)
+        shared = self.active_globals_of(proc, diff, declared | temps | set(self._hoisted), params, result or name, commons)
         complex_ = sorted(v for v in diff if scope.lookup(v) is not None and scope.lookup(v).type is not None
                           and scope.lookup(v).type.op == "type" and scope.lookup(v).type.kids[0] == "complex")
         if complex_:  # their adjoints need the conjugate partials
@@ -410,9 +416,10 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
                     lead = next((k for k, d in enumerate(declared) if d.op not in ("use", "implicit")), len(declared))
                     declared = declared[:lead] + (Node("varDecl", (rtype, (), (Node("declarator", (
                         result_name, None, None, 0)),))),) + declared[lead:]
-                declared += (Node("varDecl", (rtype, (), (Node("declarator", (result_b, None, None, 0)),))),)
+                declared += (Node("varDecl", (self.derivative_type(rtype) if self.c else rtype, (),  # a struct's: T_diff
+                                              (Node("declarator", (result_b, None, None, 0)),))),)
         backward = improved(flattened(Node("block", zeros + backward.kids)), self, args)  # 4.8, fig. 11
-        temps = self.temporary_declarations()
+        temps = self.hoisted_declarations() + self.temporary_declarations()
         self.statuses[self.procedure.name] = statuses  # qualified: a module procedure is m.f
         copied = self.copied_formals()
         if copied:  # seed 001: the caller's adjoint is *xb0, xb the local copy's (zero at the start)
@@ -422,7 +429,7 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
                 Node("varDecl", (scope.lookup(f).type, (), (Node("declarator", (self.names.var(f), None,
                                                                                self.zero_like(Node("ident", (f,))), 0)),)))
                 for f in sorted(copied))
-        body = flattened(Node("block", forward.kids + backward.kids + self.copied_transfers()))
+        body = flattened(Node("block", forward.kids + backward.kids + self.copied_transfers() + self.deferred_frees()))
         new_kind = "function" if self.c else "subroutine"
         void = Node("type", ("void", None, None)) if self.c else None
         return Node("procedure", (self.names.proc(name), new_kind, args, None, void, attrs, declared + temps, body, ()),
@@ -518,6 +525,7 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         if len(derived) == 1:
             return Node("block", derived)
         typ, attrs, declarators = derived[1].kids
+        attrs = tuple(a for a in attrs if a != "const")  # adjoints are written, through pointers too
         originals = {self.names.var(d.kids[0]): d for d in decl.kids[2]}
         zeroed = tuple(d.with_kids(d.kids[0], d.kids[1], self.initial_adjoint(decl.kids[0], originals[d.kids[0]], d, decl),
                                    d.kids[3]) for d in declarators)
@@ -529,6 +537,8 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         diff = self.facts.diff_variables(self.procedure.name)
         pairs = [(d.kids[2], Node("ident", (self.names.var(d.kids[0]),))) for d in reversed(decl.kids[2])
                  if d.kids[0] in diff and d.kids[2] is not None]
+        if any(self.c_structure(Node("ident", (d.kids[0],))) for d in decl.kids[2] if d.kids[2] is not None):
+            self.refuse(decl, "a structure declared with an active initial value")  # C has no + of structs
         return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
     @staticmethod

@@ -145,9 +145,9 @@ def a_do(stmt, out, ctx):
                          "  [push(I)?; VF = F; for (I = VF; I op T; I += S) INSTRS→; push(I - S); push(VF) ;\n"
                          "   pop(VF); pop(VT); for (I = VT; I >= VF; I -= S) INSTRS←; pop(I)?]   (<= for S < 0)")
 def a_for(stmt, out, ctx):
-    """C's for loop, the loop rule of 5.4 for the form whose trip count the bounds give:
-    `for (I = F; I op T; I += S)` with a constant stride S that the body does not change
-    (for_loop_parts refuses the others). As for DO, I - S after the loop is the last index
+    """C's for loop, the loop rule of 5.4 for `for (I = F; TEST; I += S)` with a constant
+    stride S that the body does not change and a TEST without calls (`i < n`, `i + 1 < n`,
+    two conditions): for_loop_parts refuses the others. As for DO, I - S after the loop is the last index
     value (F - S when the loop did not run): the backward loop runs from it down to VF,
     the same iterations in reverse, for either sign of S and any trip count. An index
     declared by the loop (`for (int i = F; ...)`) is declared for the whole procedure, its
@@ -260,9 +260,27 @@ def a_decl_init(stmt, out, ctx):
     return guard, body
 
 
+@ADJOINT.rule("A-decl-nested", judgment="adjoint", ops=("varDecl",), section="5.4",
+              source="reconstructed: docs/rules.md#a-decl",
+              premises=("nestedDeclaration(DECL)  (C, not at the top of the body)",
+                        "DECL →hoistDecl V1 = INIT1, ...  (T V1; T V1b = 0 declared for the procedure)",
+                        "Vi = INITi →  [Vi = INITi→ ; Vi = INITi←]  (each Vi with an initial value)"),
+              conclusion="T V1 = INIT1, ...  →  [V1 = INIT1→; ... ; ...; V1 = INIT1←]")
+def a_decl_nested(stmt, out, ctx):
+    """A declaration in a nested block: its variables live on after the block, into the
+    backward sweep, so they are declared once for the procedure (with their adjoints, 0)
+    and each initial value is an assignment, which may overwrite the value of an earlier
+    execution of the block (a loop body): the assignment rules push it where TBR says."""
+    assigns, pairs = var(), var()
+    guard = lall(eq(stmt, pattern("varDecl", var(), var(), var())), ctx.check(ctx.nested_declaration, stmt))
+    body = lall(ctx.compute(ctx.hoisted_assignments, stmt, assigns), ctx.derive_all("adjoint", assigns, pairs),
+                ctx.compute(ctx.sweeps_of, pairs, out))
+    return guard, body
+
+
 @ADJOINT.rule("A-return-value", judgment="adjoint", ops=("return",), section="5.4",
               source="reconstructed: docs/rules.md#a-return",
-              premises=("present(E)", "E, Fb →adjexpr INSTRS"),
+              premises=("present(E)", "¬returnsStructure(RETURN)", "E, Fb →adjexpr INSTRS"),
               conclusion="return E  →  [{} ; INSTRS]")
 def a_return_value(stmt, out, ctx):
     """C's `return E`: E is the function's value, whose adjoint Fb is P_b's last argument
@@ -270,10 +288,27 @@ def a_return_value(stmt, out, ctx):
     is a jump, to the end of the forward sweep (A-flow-graph): the adjoint of its block
     starts the backward sweep on its path."""
     value, instrs, result_b = var(), var(), var()
-    guard = lall(eq(stmt, pattern("return", value)), ctx.check(_present, value))
+    guard = lall(eq(stmt, pattern("return", value)), ctx.check(_present, value),
+                 ctx.check(ctx.returns_no_structure, stmt))
     body = lall(ctx.compute(lambda s: ctx.result_adjoint(), stmt, result_b),
                 ctx.derive("adjexpr", value, instrs, result_b, stmt),
                 eq(out, pattern("block", EMPTY, instrs)))
+    return guard, body
+
+
+@ADJOINT.rule("A-return-struct", judgment="adjoint", ops=("return",), section="5.4",
+              source="reconstructed: docs/rules.md#a-return",
+              premises=("returnsStructure(RETURN)", "E →structureSource SOURCE", "SOURCE →ref SOURCEb"),
+              conclusion="return E  →  [{} ; SOURCEb.f = SOURCEb.f + Fb.f (each real f)]")
+def a_return_struct(stmt, out, ctx):
+    """C's `return E` in a function returning a struct: its adjoint Fb (P_b's last argument,
+    of type T_diff, passed by value as a scalar result's is) goes into E component by
+    component (C has no + of structs), E being a struct variable or a struct-valued call's
+    temporary (else refused)."""
+    value, source, source_b = var(), var(), var()
+    guard = lall(eq(stmt, pattern("return", value)), ctx.check(ctx.returns_structure, stmt))
+    body = lall(ctx.compute(ctx.structure_source, value, stmt, source), ctx.derive("ref", source, source_b),
+                ctx.compute(ctx.returned_structure_adjoint, source_b, out))
     return guard, body
 
 

@@ -118,6 +118,24 @@ def a_expr_cast(expr, out, ctx, value, stmt):
     return guard, ctx.derive("adjexpr", operand, out, value, stmt)
 
 
+@ADJOINT.rule("A-expr-choice", judgment="adjexpr", ops=("ifExpr",), section="5.4",
+              source="reconstructed: docs/rules.md#a-expr",
+              premises=("isActiveExpr(C ? A : B)", "replayable(C)", "A, VAL →adjexpr INSTRSa",
+                        "B, VAL →adjexpr INSTRSb"),
+              conclusion="C ? A : B, VAL  →adjexpr  {if (C) INSTRSa else INSTRSb}")
+def a_expr_choice(expr, out, ctx, value, stmt):
+    """C's conditional expression is linear in its arms (T-expr-choice): the adjoint goes to
+    the arm the value came from, chosen by evaluating C again in the backward sweep, where
+    its variables hold their values of the forward sweep (they are use(I'), so TBR restores
+    them)."""
+    cond, then, other, then_i, other_i = (var() for _ in range(5))
+    guard = lall(ctx.fact("is_active_expr", expr, stmt), eq(expr, pattern("ifExpr", cond, then, other)),
+                 ctx.check(ctx.replayable_choice, expr))
+    body = lall(ctx.derive("adjexpr", then, then_i, value, stmt), ctx.derive("adjexpr", other, other_i, value, stmt),
+                eq(out, pattern("block", pattern("if", cond, then_i, other_i))))
+    return guard, body
+
+
 REFUSED_EXPRS = tuple(sorted(EXPRESSION_OPS - set(REFERENCE_OPS) - {"cast", "call"}))
 
 

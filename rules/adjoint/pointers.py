@@ -135,3 +135,17 @@ def a_free(stmt, out, ctx):
     the function does not allocate (a formal) is refused: its mirror is not here."""
     guard = lall(eq(stmt, pattern("deallocate", var())), ctx.check(ctx.c_memory, stmt))
     return guard, eq(out, pattern("block", EMPTY, EMPTY))
+
+
+@ADJOINT.rule("A-free-deferred", judgment="adjoint", ops=("deallocate",), section="4.2",
+              source="reconstructed: docs/rules.md#a-malloc",
+              premises=("deferredFree(P)  (passive memory not allocated here, freed once)",),
+              conclusion="free(P)  →  [V = P ; {}]   (free(V) at the end of P_b)")
+def a_free_deferred(stmt, out, ctx):
+    """Memory a helper allocated, freed here: the mirror of its allocation is in no sweep
+    of this procedure, and the backward sweep may still read the block (indices in it).
+    The forward sweep keeps the block and its address; P_b frees it as it ends, after the
+    last read. Memory with adjoints is not in this slice (its adjoint block is the
+    allocating helper's)."""
+    guard = lall(eq(stmt, pattern("deallocate", var())), ctx.check(ctx.deferred_free, stmt))
+    return guard, ctx.compute(ctx.kept_free, stmt, out)
