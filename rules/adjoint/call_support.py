@@ -10,11 +10,13 @@ from ...engine.il import EMPTY_ANN, Node, walk
 from ..tangent.call_helpers import _in_dummy_order
 from ..tangent.context import _replaced
 from ..tangent.types import is_void
+from .dummy_arrays import DummyArrays
+from .sections import SectionSupport
 
 REFERENCES = ("ident", "arrayAccess", "deref")
 
 
-class CallSupport:
+class CallSupport(SectionSupport, DummyArrays):
     """Mixed into AdjointContext."""
 
     # --- saving whole variables (snapshots, RVARS of calls) ---------------------------------
@@ -22,7 +24,10 @@ class CallSupport:
         """[push(V1..Vn) ; pop(Vn..V1)] of the named variables, each whole: a scalar by
         push(V), an array by pushReal8Array(A, size) / PUSHREAL8ARRAY(A, size)."""
         pushes, pops = [], []
-        for name in sorted(names):
+        scalars = frozenset(n for n in names if (s := self.procedure.scope.lookup(n)) is not None
+                            and not s.dims and not s.ptr)
+        for name in sorted(names, key=lambda n: (n in scalars, n)):  # sections first: their bounds
+            # may read the scalars, popped before them
             sym = self.procedure.scope.lookup(name)
             if sym is None or "parameter" in sym.attrs:
                 self.refuse(node, f"saving {name} around a call (it is not a variable of "
@@ -33,9 +38,14 @@ class CallSupport:
                 pops.append(self.pop(ref, sym.type))
                 continue
             size = self.array_size(sym)
+            word = self._kind_word(ref, sym.type) + "Array"
+            if size is None and self.c:
+                forward, backward = self.sections_saved(name, node, word, scalars)
+                pushes.extend(forward)
+                pops.extend(backward)
+                continue
             if size is None:
                 self.refuse(node, f"saving the array {name} around a call (its size is not known here)")
-            word = self._kind_word(ref, sym.type) + "Array"
             first = ref if not self.c else _first_element(ref, len(sym.dims or ()))
             pushes.append(Node("call", (self._stack_name("push", word), (first, size))))
             pops.append(Node("call", (self._stack_name("pop", word), (first, size))))
@@ -219,10 +229,11 @@ class CallSupport:
             if self.facts.actual_is_active(call, index):
                 adjoint = self._actual_adjoint(actual, sym, call, stmt, inits, posts)
             else:
-                if sym is not None and sym.dims:
-                    self.refuse(call, "a passive array passed where the callee expects an adjoint")
-                adjoint = self.fresh("dummyb", _real_type(sym))
-                inits.append(Node("assign", (adjoint, _zero(_real_type(sym)))))
+                if sym is not None and (sym.dims or (self.c and sym.ptr)):
+                    adjoint = self.dummy_array_adjoint(actual, call, inits)
+                else:
+                    adjoint = self.fresh("dummyb", _real_type(sym))
+                    inits.append(Node("assign", (adjoint, _zero(_real_type(sym)))))
             args.append(_address(adjoint) if by_value else adjoint)
         if callee.node.kids[1] == "function" and not is_void(callee.node.kids[4]):
             args.append(self.temp_adjoint(call) if call.ann.get("sid") is None else Node("realCst", ("0.0", 8)))

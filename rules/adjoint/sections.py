@@ -1,0 +1,71 @@
+"""The adjoint context's saving of array sections (issue 16, the call rules of paper 5.4):
+an array whose size the caller does not know (a C pointer) is saved around a call as the
+sections the callee may write, or read and write, through it, bounded by the callee's
+region summary (analyses/regions.py) translated to the actual arguments; never its first
+element only (Tapenade's `pushReal8(*proj)`). A mixin of CallSupport: `self` is the context."""
+from __future__ import annotations
+
+from ...analyses.regions import Affine, Regions, assigned_names
+from ...engine.il import Node, walk
+
+INTEGER = Node("type", ("integer", 4, None))
+
+
+class SectionSupport:
+    """Mixed into CallSupport."""
+
+    def sections_saved(self, name: str, node: Node, word: str, restored=frozenset()) -> tuple:
+        """(forward, backward) statements pushing and popping, section by section, what of the
+        array `name` the call node (or, for P_fwd / P_bwd, the procedure node) may change and
+        its rerun read; refused when a section is not bounded. restored: the scalars saved
+        with it, popped before it."""
+        proc = self.procedure
+        if node.op == "call":
+            written_only = name not in self.facts.modified_after_names(node)
+            sections = self._regions().at_call(proc, node, name, written_only)
+        else:   # the procedure's own formal, saved at the exit of P_fwd
+            region = self._regions().of(proc.name).get(name)
+            sections = None if region is None else region.accessed()
+        assigned = assigned_names(proc.node.kids[7])
+        if sections is None or name in assigned:
+            self.refuse(node, f"saving the array {name} around a call (its size is not known here)")
+        forward, backward = [], []
+        for low, high in sections:
+            count = high.minus(low).plus(Affine.of(1))
+            if not count.terms and count.const <= 0:
+                continue
+            offset, count = low.node(), count.node()
+            forward_ints = backward_ints = ()
+            pushed = popped = (self._section_start(name, offset), count)
+            if any(n.op == "ident" and n.kids[0] in assigned - restored for n in walk(Node("block", pushed))):
+                # the bounds read variables the procedure changes: the backward sweep pops them first
+                temps = self.fresh("ad_offset", INTEGER), self.fresh("ad_count", INTEGER)
+                forward_ints = tuple(Node("call", (self._stack_name("push", "Integer4"), (v,))) for v in (offset, count))
+                backward_ints = tuple(Node("call", (self._stack_name("pop", "Integer4"), (Node("address", (v,)),)))
+                                      for v in reversed(temps))
+                popped = (self._section_start(name, temps[0]), temps[1])
+            push, pop = (self._guarded(Node("call", (self._stack_name(verb, word), args)))
+                         for verb, args in (("push", pushed), ("pop", popped)))
+            forward.append(Node("block", (push,) + forward_ints))
+            backward.append(Node("block", backward_ints + (pop,)))
+        return tuple(forward), tuple(backward)
+
+    @staticmethod
+    def _guarded(call: Node) -> Node:
+        """The push or pop of a section whose length is not a constant, under `if (length > 0)`."""
+        count = call.kids[1][1]
+        if count.op == "intCst":
+            return call
+        return Node("if", (Node("gt", (count, Node("intCst", (0, None)))), Node("block", (call,)), None))
+
+    @staticmethod
+    def _section_start(name: str, offset: Node) -> Node:
+        """NAME + OFFSET (NAME for a zero offset)."""
+        ref = Node("ident", (name,))
+        return ref if offset == Node("intCst", (0, None)) else Node("add", (ref, offset))
+
+    def _regions(self) -> Regions:
+        found = getattr(self, "_region_summaries", None)
+        if found is None or found.program is not self.program:
+            found = self._region_summaries = Regions(self.program)
+        return found
