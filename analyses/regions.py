@@ -177,6 +177,8 @@ class _Summary:
         op = node.op
         if op == "for":
             self.loop(node, env)
+        elif op == "do":
+            self.do_loop(node, env)
         elif op == "assign":
             self.visit(node.kids[0], env, True)
             self.visit(node.kids[1], env, False)
@@ -189,6 +191,9 @@ class _Summary:
             self.call(node, env)
         elif op == "ident" and node.kids[0] in self.tracked:
             self.unknown.add(node.kids[0])   # reached some other way than by an index
+        elif op in ("arrayAccess", "fieldAccess"):   # a[i].f = ... writes into what a reaches
+            self.visit(node.kids[0], env, written)
+            self.visit(node.kids[1], env, False)
         else:
             for k in node.kids:
                 self.visit(k, env, False)
@@ -256,6 +261,19 @@ class _Summary:
         else:
             inner[var] = (low[0], high[1]) if direction > 0 else (high[0], low[1])
         for k in (init, test, step):
+            self.visit(k, env, False)
+        self.visit(body, inner, False)
+
+    def do_loop(self, loop: Node, env: dict):
+        """DO v = F, T[, S] with a constant stride S: v in [F, T] (S > 0) or [T, F] (S < 0)."""
+        var, first, last, stride, body = loop.kids
+        inner = dict(env)
+        step = 1 if stride is None else int(stride.kids[0]) if stride.op == "intCst" else 0
+        low, high = self.interval(first, env), self.interval(last, env)
+        known = var.op == "ident" and var.kids[0] not in assigned_names(body) and step and low and high
+        if var.op == "ident":
+            inner[var.kids[0]] = None if not known else (low[0], high[1]) if step > 0 else (high[0], low[1])
+        for k in (first, last, stride):
             self.visit(k, env, False)
         self.visit(body, inner, False)
 
@@ -364,25 +382,39 @@ def _is_array_formal(proc, name: str) -> bool:
         return False
     if proc.lang == "c":
         return sym.ptr == 1 and not sym.dims or sym.ptr == 0 and sym.dims is not None and len(sym.dims) == 1
-    return sym.dims is not None and len(sym.dims) == 1
+    return first_index_one(sym)
+
+
+def first_index_one(sym) -> bool:
+    """A Fortran array of rank 1 whose first index is 1."""
+    return sym.dims is not None and len(sym.dims) == 1 and sym.dims[0].kids[0] in (None, Node("intCst", (1, None)))
 
 
 def _base_and_offset(proc, actual: Node):
-    """(name, Affine offset) of a caller's C actual `u`, `u + k` or `&u[k]` with k a
-    polynomial of variables; (name, None) when the offset is not; (None, None) for another
-    expression."""
-    found = _pointer_sum(actual, {n.kids[0] for n in walk(actual) if n.op == "ident"}) if proc.lang == "c" else None
+    """(name, Affine offset) of a caller's actual `u`, `u + k` or `&u[k]` (C), `u` or `u(k)`
+    (Fortran, offset k - 1), with k a polynomial of variables; (name, None) when the offset is
+    not; (None, None) for another expression."""
+    if proc.lang == "c":
+        found = _pointer_sum(actual, {n.kids[0] for n in walk(actual) if n.op == "ident"})
+    else:   # x or x(k) of a rank-1 x indexed from 1: the callee's x(j) is the caller's x(k + j - 1)
+        base = actual.kids[0] if actual.op == "arrayAccess" else actual
+        sym = proc.scope.lookup(base.kids[0]) if base.op == "ident" else None
+        found = None
+        if sym is not None and first_index_one(sym) and actual.op == "ident":
+            found = base.kids[0], Node("intCst", (0, None))
+        elif sym is not None and first_index_one(sym) and len(actual.kids[1]) == 1 and actual.kids[1][0].op != "arrayTriplet":
+            found = base.kids[0], Node("sub", (actual.kids[1][0], Node("intCst", (1, None))))
     if found is None:
         return None, None
-    return found[0], _affine(found[1])
+    return found[0], affine(found[1])
 
 
 def _actual_values(proc, actuals: tuple, formals) -> dict:
     """formal -> Affine value of its actual, in the caller's variables (None when not affine)."""
-    return {f: _affine(a) for f, a in zip(formals, actuals)}
+    return {f: affine(a) for f, a in zip(formals, actuals)}
 
 
-def _affine(expr: Node) -> Affine | None:
+def affine(expr: Node) -> Affine | None:
     """An integer expression as an affine form of the variables it reads (None otherwise)."""
     op = expr.op
     if op == "intCst":
@@ -390,12 +422,12 @@ def _affine(expr: Node) -> Affine | None:
     if op == "ident":
         return Affine.of(0, expr.kids[0])
     if op in ("add", "sub"):
-        a, b = _affine(expr.kids[0]), _affine(expr.kids[1])
+        a, b = affine(expr.kids[0]), affine(expr.kids[1])
         return None if a is None or b is None else a.plus(b) if op == "add" else a.minus(b)
     if op == "neg":
-        a = _affine(expr.kids[0])
+        a = affine(expr.kids[0])
         return None if a is None else a.scaled(-1)
     if op == "mul":
-        a, b = _affine(expr.kids[0]), _affine(expr.kids[1])
+        a, b = affine(expr.kids[0]), affine(expr.kids[1])
         return None if a is None or b is None else a.times(b)
     return None

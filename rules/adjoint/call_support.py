@@ -37,15 +37,18 @@ class CallSupport(SectionSupport, DummyArrays):
                 pushes.append(self.push(ref, sym.type))
                 pops.append(self.pop(ref, sym.type))
                 continue
+            if self.c and sym.ptr == 1 and not sym.dims and self.c_structure(Node("deref", (ref,))):
+                forward, backward = self.structure_saved(name, node)
+                pushes.append(forward)
+                pops.append(backward)
+                continue
             size = self.array_size(sym)
             word = self._kind_word(ref, sym.type) + "Array"
-            if size is None and self.c:
+            if size is None:
                 forward, backward = self.sections_saved(name, node, word, scalars)
                 pushes.extend(forward)
                 pops.extend(backward)
                 continue
-            if size is None:
-                self.refuse(node, f"saving the array {name} around a call (its size is not known here)")
             first = ref if not self.c else _first_element(ref, len(sym.dims or ()))
             pushes.append(Node("call", (self._stack_name("push", word), (first, size))))
             pops.append(Node("call", (self._stack_name("pop", word), (first, size))))

@@ -5,7 +5,7 @@ region summary (analyses/regions.py) translated to the actual arguments; never i
 element only (Tapenade's `pushReal8(*proj)`). A mixin of CallSupport: `self` is the context."""
 from __future__ import annotations
 
-from ...analyses.regions import Affine, Regions, assigned_names
+from ...analyses.regions import Affine, Regions, affine, assigned_names
 from ...engine.il import Node, walk
 
 INTEGER = Node("type", ("integer", 4, None))
@@ -14,20 +14,35 @@ INTEGER = Node("type", ("integer", 4, None))
 class SectionSupport:
     """Mixed into CallSupport."""
 
+    def structure_saved(self, name: str, node: Node) -> tuple:
+        """(push, pop) of the C struct *name, when the call reaches no other element of the
+        array the pointer `name` may point into (its region is element 0)."""
+        if self._sections(name, node) != ((Affine.of(0), Affine.of(0)),):
+            self.refuse(node, f"saving the structures {name} points to around a call (their number is not known here)")
+        target = Node("deref", (Node("ident", (name,)),))
+        return self.push(target), self.pop(target)
+
+    def _sections(self, name: str, node: Node) -> tuple | None:
+        """The (low, high) sections of the array `name` to save around the call node (or the
+        procedure node, at the exit of P_fwd): those the callee may write, and read too when
+        the sequel may change them before its rerun; None when not bounded."""
+        if name in assigned_names(self.procedure.node.kids[7]):
+            return None   # a pointer that walks: the sections would move with it
+        if node.op == "call":
+            written_only = name not in self.facts.modified_after_names(node)
+            return self._regions().at_call(self.procedure, node, name, written_only)
+        region = self._regions().of(self.procedure.name).get(name)
+        return None if region is None else region.accessed()
+
     def sections_saved(self, name: str, node: Node, word: str, restored=frozenset()) -> tuple:
         """(forward, backward) statements pushing and popping, section by section, what of the
         array `name` the call node (or, for P_fwd / P_bwd, the procedure node) may change and
         its rerun read; refused when a section is not bounded. restored: the scalars saved
         with it, popped before it."""
         proc = self.procedure
-        if node.op == "call":
-            written_only = name not in self.facts.modified_after_names(node)
-            sections = self._regions().at_call(proc, node, name, written_only)
-        else:   # the procedure's own formal, saved at the exit of P_fwd
-            region = self._regions().of(proc.name).get(name)
-            sections = None if region is None else region.accessed()
+        sections = self._sections(name, node)
         assigned = assigned_names(proc.node.kids[7])
-        if sections is None or name in assigned:
+        if sections is None:
             self.refuse(node, f"saving the array {name} around a call (its size is not known here)")
         forward, backward = [], []
         for low, high in sections:
@@ -36,14 +51,14 @@ class SectionSupport:
                 continue
             offset, count = low.node(), count.node()
             forward_ints = backward_ints = ()
-            pushed = popped = (self._section_start(name, offset), count)
+            pushed = popped = (self._section(name, offset, count), count)
             if any(n.op == "ident" and n.kids[0] in assigned - restored for n in walk(Node("block", pushed))):
                 # the bounds read variables the procedure changes: the backward sweep pops them first
                 temps = self.fresh("ad_offset", INTEGER), self.fresh("ad_count", INTEGER)
                 forward_ints = tuple(Node("call", (self._stack_name("push", "Integer4"), (v,))) for v in (offset, count))
                 backward_ints = tuple(Node("call", (self._stack_name("pop", "Integer4"), (Node("address", (v,)),)))
                                       for v in reversed(temps))
-                popped = (self._section_start(name, temps[0]), temps[1])
+                popped = (self._section(name, temps[0], temps[1]), temps[1])
             push, pop = (self._guarded(Node("call", (self._stack_name(verb, word), args)))
                          for verb, args in (("push", pushed), ("pop", popped)))
             forward.append(Node("block", (push,) + forward_ints))
@@ -58,10 +73,13 @@ class SectionSupport:
             return call
         return Node("if", (Node("gt", (count, Node("intCst", (0, None)))), Node("block", (call,)), None))
 
-    @staticmethod
-    def _section_start(name: str, offset: Node) -> Node:
-        """NAME + OFFSET (NAME for a zero offset)."""
+    def _section(self, name: str, offset: Node, count: Node) -> Node:
+        """The section's first argument to push/pop: C NAME + OFFSET (NAME for a zero offset),
+        Fortran NAME(OFFSET:OFFSET+COUNT-1) (offsets are indices there)."""
         ref = Node("ident", (name,))
+        if not self.c:
+            last = Affine.of(-1).plus(affine(offset)).plus(affine(count)).node()
+            return Node("arrayAccess", (ref, (Node("arrayTriplet", (offset, last, None)),)))
         return ref if offset == Node("intCst", (0, None)) else Node("add", (ref, offset))
 
     def _regions(self) -> Regions:
