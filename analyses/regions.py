@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine.il import Node, walk
+from .allocators import root_of
 
 _OPAQUE = "opaque"   # a summary being computed (recursion): not known
 
@@ -134,6 +135,8 @@ class Regions:
             if base != name and sym is not None and sym.ptr and sym.formal is None:
                 return None   # a local pointer: it may point into name
             if base != name:
+                if root_of(actual) == name and _passes_memory(proc, actual):
+                    return None   # name's memory passed in a form not read here (a 2-D row, a section)
                 continue
             region = regions.get(formal)
             if region is None or offset is None:
@@ -189,8 +192,8 @@ class _Summary:
             self.access(base, (index,), env, written)
         elif op == "call" and self.program_call(node):
             self.call(node, env)
-        elif op == "ident" and node.kids[0] in self.tracked:
-            self.unknown.add(node.kids[0])   # reached some other way than by an index
+        elif op == "ident" and node.kids[0] in self.tracked or op == "address" and root_of(node) in self.tracked:
+            self.unknown.add(root_of(node))   # reached some other way than by an index (an alias)
         elif op in ("arrayAccess", "fieldAccess"):   # a[i].f = ... writes into what a reaches
             self.visit(node.kids[0], env, written)
             self.visit(node.kids[1], env, False)
@@ -288,8 +291,7 @@ class _Summary:
                 return env[name]
             sym = self.proc.scope.lookup(name)
             if sym is None or sym.formal is None or sym.dims or sym.ptr or name in self.assigned or \
-                    sym.type is None or sym.type.op != "type" or sym.type.kids[0] != "integer" or \
-                    self.proc.lang != "c" and not sym.attrs & {"intent(in)", "value"} and name in self.assigned:
+                    sym.type is None or sym.type.op != "type" or sym.type.kids[0] != "integer":
                 return None
             return (Affine.of(0, name),) * 2
         if op in ("add", "sub"):
@@ -407,6 +409,18 @@ def _base_and_offset(proc, actual: Node):
     if found is None:
         return None, None
     return found[0], affine(found[1])
+
+
+def _passes_memory(proc, actual: Node) -> bool:
+    """The actual gives the callee a reference, not a value: Fortran always; C an address,
+    a pointer, or an array indexed fewer times than its levels."""
+    if proc.lang != "c" or actual.op in ("address", "ident", "add", "sub", "cast"):
+        return True
+    sym = proc.scope.lookup(root_of(actual))
+    depth, node = 0, actual
+    while node.op in ("arrayAccess", "deref"):
+        depth, node = depth + (len(node.kids[1]) if node.op == "arrayAccess" else 1), node.kids[0]
+    return node.op != "ident" or sym is None or depth < (sym.ptr or 0) + len(sym.dims or ())
 
 
 def _actual_values(proc, actuals: tuple, formals) -> dict:

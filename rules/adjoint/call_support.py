@@ -29,6 +29,11 @@ class CallSupport(SectionSupport, DummyArrays):
         for name in sorted(names, key=lambda n: (n in scalars, n)):  # sections first: their bounds
             # may read the scalars, popped before them
             sym = self.procedure.scope.lookup(name)
+            if sym is None and self.c and name.startswith("heap@"):   # a block this procedure allocates
+                forward, backward = self.heap_saved(name, node, scalars)
+                pushes.extend(forward)
+                pops.extend(backward)
+                continue
             if sym is None or "parameter" in sym.attrs:
                 self.refuse(node, f"saving {name} around a call (it is not a variable of "
                                   f"{self.procedure.source_name})")

@@ -39,11 +39,32 @@ class SectionSupport:
         array `name` the call node (or, for P_fwd / P_bwd, the procedure node) may change and
         its rerun read; refused when a section is not bounded. restored: the scalars saved
         with it, popped before it."""
-        proc = self.procedure
         sections = self._sections(name, node)
-        assigned = assigned_names(proc.node.kids[7])
         if sections is None:
             self.refuse(node, f"saving the array {name} around a call (its size is not known here)")
+        return self._saved_sections(name, sections, word, restored)
+
+    def heap_saved(self, zone: str, node: Node, restored=frozenset()) -> tuple:
+        """(forward, backward) for the memory of the C allocation site `zone` (heap@LINE) of
+        this procedure: the whole block, through the one pointer that receives it, whose
+        length expression the procedure does not change (else refused)."""
+        line = int(zone.split("@")[1]) if zone.startswith("heap@") and zone[5:].isdigit() else None
+        body = self.procedure.node.kids[7]
+        sites = [s for s in walk(body) if isinstance(s, Node) and s.op == "allocate" and s.line == line]
+        target = sites[0].kids[0] if len(sites) == 1 and sites[0].kids[0].op == "ident" else None
+        count = affine(sites[0].kids[1][0]) if target is not None and len(sites[0].kids[1]) == 1 else None
+        name = target.kids[0] if target is not None else None
+        assigned = assigned_names(body)
+        if count is None or name in assigned or sum(s.kids[0] == target for s in walk(body) if isinstance(s, Node)
+                                                    and s.op == "allocate") != 1 \
+                or any(n.op == "ident" and n.kids[0] in assigned - restored for n in walk(count.node())):
+            self.refuse(node, f"saving {zone} around a call (the memory allocated there, of a size not known here)")
+        word = self._kind_word(target, sites[0].kids[2]) + "Array"
+        return self._saved_sections(name, ((Affine.of(0), count.minus(Affine.of(1))),), word, restored)
+
+    def _saved_sections(self, name: str, sections: tuple, word: str, restored) -> tuple:
+        proc = self.procedure
+        assigned = assigned_names(proc.node.kids[7])
         forward, backward = [], []
         for low, high in sections:
             count = high.minus(low).plus(Affine.of(1))
