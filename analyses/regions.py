@@ -137,6 +137,10 @@ class Regions:
             if base != name:
                 if root_of(actual) == name and _passes_memory(proc, actual):
                     return None   # name's memory passed in a form not read here (a 2-D row, a section)
+                reads = _element_reads(proc, actual, name)   # P_b evaluates the actual again
+                if reads is None:
+                    return None
+                sections.extend(reads)
                 continue
             region = regions.get(formal)
             if region is None or offset is None:
@@ -409,6 +413,27 @@ def _base_and_offset(proc, actual: Node):
     if found is None:
         return None, None
     return found[0], affine(found[1])
+
+
+def _element_reads(proc, expr: Node, name: str) -> list | None:
+    """[(k, k)] for each element name[k] (C *name, *(name + k); Fortran name(k)) the value
+    expr reads, k an index (C: from 0); None when one is not affine or name is read whole."""
+    out, inner = [], set()
+    for n in walk(expr):
+        if n.op == "arrayAccess" and _ident(n.kids[0]) == name:
+            index = affine(n.kids[1][0]) if len(n.kids[1]) == 1 and n.kids[1][0].op != "arrayTriplet" else None
+            inner.add(id(n.kids[0]))
+        elif n.op == "deref" and proc.lang == "c" and _pointer_sum(n.kids[0], {name}):
+            index = affine(_pointer_sum(n.kids[0], {name})[1])
+            inner.update(id(k) for k in walk(n.kids[0]) if k.op == "ident")
+        elif n.op == "ident" and n.kids[0] == name and id(n) not in inner:
+            return None
+        else:
+            continue
+        if index is None:
+            return None
+        out.append((index, index))
+    return out
 
 
 def _passes_memory(proc, actual: Node) -> bool:

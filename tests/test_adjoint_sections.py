@@ -241,3 +241,13 @@ def test_fortran_element_actual_of_an_assumed_size_array(tmp_path):
     with pytest.raises(UnsupportedError, match=r"t\.f90:10: adjoint mode does not support saving the array x"):
         adspec.differentiate(ELEMENT_ACTUAL.replace("ACTUAL", "x(2:3)"), head="f(y)/(x)", mode="adjoint",
                              lang="fortran", filename="t.f90")
+
+
+def test_elements_read_by_expression_actuals_saved():
+    """sg(x[i] - 0.7) with x in the snapshot: sg reaches none of x's memory, but P_b takes
+    the actual again, so the element it reads, x[i], is saved (not all of x, of unknown size)."""
+    case = corpus_case("c16_passive_and_dropped_calls.c")
+    text = case.adjoint.text
+    assert "pushReal8Array(x + i, 1);" in text and "popReal8Array(x + i, 1);" in text, text
+    assert "pushReal8Array(x + 1, 2);" in text, text   # logged(&y[1], x[1] * x[2]): x[1..2]
+    checked(case)
