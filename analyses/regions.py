@@ -121,11 +121,14 @@ class Regions:
         return known
 
     def at_call(self, proc, call: Node, name: str, written_only: bool) -> tuple | None:
-        """The (pointer expression, count) sections of the caller's array `name` that the call
-        (of a procedure of the source) may write (and read, unless written_only), in the
-        caller's terms; None when some access through an actual rooted at name is not bounded
-        or when the call reaches name otherwise than through its actuals."""
+        """The (low, high) sections of the caller's array `name` (C: offsets from name, Fortran:
+        indices) that the call (of a procedure of the source) may write (and read, unless
+        written_only), affine in the caller's variables; None when some access through an
+        actual rooted at name is not bounded or when the call reaches name otherwise than
+        through its actuals."""
         callee = self.program.procedure(call.kids[0])
+        if not _positional(call.kids[1], callee.formals):
+            return None
         regions = self.of(callee.name)
         values = _actual_values(proc, call.kids[1], callee.formals)
         sections = []
@@ -228,6 +231,9 @@ class _Summary:
 
     def call(self, call: Node, env: dict):
         callee = self.summaries.program.procedure(call.kids[0])
+        if not _positional(call.kids[1], callee.formals):
+            self.unknown.update(n.kids[0] for n in walk(call.kids[1]) if n.op == "ident" and n.kids[0] in self.tracked)
+            return
         inner = self.summaries.of(callee.name)
         values = {}
         for formal, actual in zip(callee.formals, call.kids[1]):
@@ -434,6 +440,11 @@ def _element_reads(proc, expr: Node, name: str) -> list | None:
             return None
         out.append((index, index))
     return out
+
+
+def _positional(actuals: tuple, formals) -> bool:
+    """Each formal has its actual at its position (no keyword argument, none left out)."""
+    return len(actuals) == len(formals) and not any(a.op == "namedArg" for a in actuals)
 
 
 def _passes_memory(proc, actual: Node) -> bool:
