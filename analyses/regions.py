@@ -136,7 +136,10 @@ class Regions:
             base, offset = _base_and_offset(proc, actual)
             sym = proc.scope.lookup(base) if base is not None else None
             if base != name and sym is not None and sym.ptr and sym.formal is None:
-                return None   # a local pointer: it may point into name
+                actual = _set_just_before(proc, call, base)
+                if actual is None:
+                    return None   # a local pointer: it may point into name
+                base, offset = _base_and_offset(proc, actual)
             if base != name:
                 if root_of(actual) == name and _passes_memory(proc, actual):
                     return None   # name's memory passed in a form not read here (a 2-D row, a section)
@@ -169,6 +172,8 @@ class _Summary:
         self.writes = {f: [] for f in self.tracked}
         self.unknown = set()
         self.body = body
+        self.ends = _end_pointers(body, self.tracked) if body is not None else {}
+        self.shift, self.moved = {}, set()   # walking pointers: their counter; walked already
 
     def regions(self) -> dict:
         if self.body is None:
@@ -189,6 +194,13 @@ class _Summary:
             self.loop(node, env)
         elif op == "do":
             self.do_loop(node, env)
+        elif op == "while" and self.walk_loop(node, env):
+            pass
+        elif op == "varDecl":   # an end pointer's initial value (e = p + m) is read by walk_loop
+            for d in node.kids[2]:
+                self.visit((d.kids[1] or ()) + (() if d.kids[0] in self.ends else (d.kids[2],)), env, False)
+        elif op == "assign" and _ident(node.kids[0]) in self.ends:
+            pass
         elif op == "assign":
             self.visit(node.kids[0], env, True)
             self.visit(node.kids[1], env, False)
@@ -220,7 +232,10 @@ class _Summary:
             self.unknown.add(base)
         else:
             bounds = self.interval(indices[0], env)
-            if bounds is None:
+            shift = self.shift.get(base)
+            if bounds is not None and shift is not None:
+                bounds = (bounds[0].plus(shift[0]), bounds[1].plus(shift[1]))
+            if bounds is None or base in self.moved:
                 self.unknown.add(base)
             else:
                 (self.writes if written else self.reads)[base].append(bounds)
@@ -276,6 +291,33 @@ class _Summary:
         for k in (init, test, step):
             self.visit(k, env, False)
         self.visit(body, inner, False)
+
+    def walk_loop(self, loop: Node, env: dict) -> bool:
+        """`while (p < e) { ...; p++; q++; }` at the top of the body, e = p + M set before it
+        and p, q formals that only these increments change: the loop runs M times, *q and
+        q[k] in it reach q[t + k] for t in [0, M - 1]; after it, p and q reach nothing known.
+        False (not handled) for another loop."""
+        test, body = loop.kids[0], loop.kids[1]
+        first, end = _ident(test.kids[0]) if test.op == "lt" else None, _ident(test.kids[1]) if test.op == "lt" else None
+        position = _position(self.body, loop)
+        if end not in self.ends or self.ends[end][0] != first or position is None or self.ends[end][2] >= position:
+            return False
+        stmts, walkers = body.kids, []
+        while len(walkers) < len(stmts) and _increment(stmts[-1 - len(walkers)], self.tracked):
+            walkers.append(stmts[-1 - len(walkers)].kids[0].kids[0])
+        counts = [sum(1 for n in walk(self.body) if isinstance(n, Node) and (n.op == "assign" and _ident(n.kids[0]) == w
+                                                                             or n.op == "address" and _ident(n.kids[0]) == w))
+                  for w in walkers]
+        trips = self.interval(self.ends[end][1], env)
+        if first not in walkers or len(set(walkers)) != len(walkers) or counts != [1] * len(walkers)                 or trips is None or trips[0] != trips[1]:
+            return False
+        for w in walkers:
+            self.shift[w] = (Affine.of(0), trips[0].minus(Affine.of(1)))
+        self.visit(stmts[:len(stmts) - len(walkers)], env, False)
+        for w in walkers:
+            del self.shift[w]
+            self.moved.add(w)
+        return True
 
     def do_loop(self, loop: Node, env: dict):
         """DO v = F, T[, S] with a constant stride S: v in [F, T] (S > 0) or [T, F] (S < 0)."""
@@ -440,6 +482,55 @@ def _element_reads(proc, expr: Node, name: str) -> list | None:
             return None
         out.append((index, index))
     return out
+
+
+def _end_pointers(body: Node, tracked) -> dict:
+    """e -> (p, M, position): the local pointers e set once, by a statement at the top of the
+    body (`double *e = p + M;`, `e = &p[M];`), to a tracked formal p plus M, and read only by
+    one test (`p < e`)."""
+    out = {}
+    for k, stmt in enumerate(body.kids):
+        if stmt.op == "varDecl" and len(stmt.kids[2]) == 1 and stmt.kids[2][0].kids[2] is not None:
+            name, value, uses = stmt.kids[2][0].kids[0], stmt.kids[2][0].kids[2], 1
+        elif stmt.op == "assign" and stmt.kids[0].op == "ident":
+            name, value, uses = stmt.kids[0].kids[0], stmt.kids[1], 2
+        else:
+            continue
+        found = _pointer_sum(value, tracked)
+        tested = any(isinstance(n, Node) and n.op == "while" and n.kids[0].op == "lt" and _ident(n.kids[0].kids[1]) == name
+                     for n in walk(body))
+        if found is not None and tested and name not in tracked and sum(
+                1 for n in walk(body) if isinstance(n, Node) and n.op == "ident" and n.kids[0] == name) == uses:
+            out[name] = (found[0], found[1], k)
+    return out
+
+
+def _position(body: Node, stmt: Node) -> int | None:
+    """The index of stmt among the top-level statements of body (None when nested)."""
+    return next((k for k, s in enumerate(body.kids) if s is stmt), None)
+
+
+def _increment(stmt: Node, tracked) -> bool:
+    """`w = w + 1` (`w++`, `w = &w[1]`) of a tracked pointer w."""
+    return stmt.op == "assign" and _ident(stmt.kids[0]) in tracked and \
+        _pointer_sum(stmt.kids[1], {stmt.kids[0].kids[0]}) == (stmt.kids[0].kids[0], Node("intCst", (1, None)))
+
+
+def _set_just_before(proc, call: Node, pointer: str) -> Node | None:
+    """V when the statement just before the call, in its block, is `pointer = V` (V not
+    reading pointer): the value the call receives."""
+    sid = call.ann.get("sid")
+    for block in walk(proc.node.kids[7]):
+        if not isinstance(block, Node) or block.op != "block":
+            continue
+        for k, stmt in enumerate(block.kids):
+            if isinstance(stmt, Node) and (stmt is call or sid is not None and stmt.ann.get("sid") == sid) and k > 0:
+                before = block.kids[k - 1]
+                if isinstance(before, Node) and before.op == "assign" and _ident(before.kids[0]) == pointer \
+                        and pointer not in {n.kids[0] for n in walk(before.kids[1]) if n.op == "ident"}:
+                    return before.kids[1]
+                return None
+    return None
 
 
 def _positional(actuals: tuple, formals) -> bool:
