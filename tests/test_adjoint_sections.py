@@ -280,3 +280,12 @@ def test_elements_read_by_expression_actuals_saved():
     assert "pushReal8Array(x + i, 1);" in text and "popReal8Array(x + i, 1);" in text, text
     assert "pushReal8Array(x + 1, 2);" in text, text   # logged(&y[1], x[1] * x[2]): x[1..2]
     checked(case)
+
+
+@pytest.mark.parametrize("optim", ["tbr", "diffliveness", "activity", "spareinit", "mergediff", "splitdiff"])
+@pytest.mark.parametrize("name", ["section.c", "c13_rows_stencil.c"])
+def test_sections_under_nooptim(name, optim):
+    """Every -nooptim variant agrees with the default (-nooptim tbr saves all of out(C))."""
+    options = {"nooptim": frozenset({optim})}
+    case = band_case(name, **options) if name == "section.c" else corpus_case(name, **options)
+    checked(case)

@@ -1,8 +1,9 @@
 """The adjoint context's saving of array sections (issue 16, the call rules of paper 5.4):
-an array whose size the caller does not know (a C pointer) is saved around a call as the
-sections the callee may write, or read and write, through it, bounded by the callee's
-region summary (analyses/regions.py) translated to the actual arguments; never its first
-element only (Tapenade's `pushReal8(*proj)`). A mixin of CallSupport: `self` is the context."""
+an array whose size the caller does not know (a C pointer, a Fortran assumed-size array) is
+saved around a call as the sections the callee may write, or read and write, through it,
+bounded by the callee's region summary (analyses/regions.py) translated to the actual
+arguments; a block the procedure allocates itself, whole; never its first element only
+(Tapenade's `pushReal8(*proj)`). A mixin of CallSupport: `self` is the context."""
 from __future__ import annotations
 
 from ...analyses.regions import Affine, Regions, affine, assigned_names
@@ -17,7 +18,10 @@ class SectionSupport:
     def structure_saved(self, name: str, node: Node) -> tuple:
         """(push, pop) of the C struct *name, when the call reaches no other element of the
         array the pointer `name` may point into (its region is element 0)."""
-        if self._sections(name, node) != ((Affine.of(0), Affine.of(0)),):
+        sections = self._sections(name, node)
+        if sections == ():
+            return Node("block", ()), Node("block", ())
+        if sections != ((Affine.of(0), Affine.of(0)),):
             self.refuse(node, f"saving the structures {name} points to around a call (their number is not known here)")
         target = Node("deref", (Node("ident", (name,)),))
         return self.push(target), self.pop(target)
