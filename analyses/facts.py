@@ -748,6 +748,12 @@ class Facts:
             zones &= site.to_caller(visible_zones(site.callee))
         return _names(proc, zones & ~self._result_zone(proc, instr))
 
+    def modified_after_names(self, call: Node) -> frozenset:
+        """Adj-out⁺(C): the caller's variables the sequel of the call (forward and backward)
+        may leave modified, which a rerun of the call may read (analyses/snapshots.py)."""
+        proc, instr = self._call_instr(call)
+        return _names(proc, self.results.adj_out[proc.name].after(instr))
+
     def call_record_names(self, call: Node) -> frozenset:
         """RVARS of a call that is not differentiated: out(C) ∩ TBR⁻(C), what it overwrites that
         a derivative instruction before it reads (all of out(C) under -nooptim tbr)."""

@@ -91,12 +91,13 @@ void off(double x[3], double *a, double *y, int n) {
 
 
 def test_arrays_at_an_offset_through_local_pointers():
-    """q = a + 3 and r = &a[1] get the adjoint pointers qb = &ab[3], rb = &ab[1]; q moves
+    """q = a + 3 and r = &a[1] get the adjoint pointers qb = ab + 3 (pointer arithmetic, as
+    written: it may point one past the end), rb = &ab[1]; q moves
     later (q = r + 1) and is restored for the backward loop. x, declared double x[3], is an
     independent whose size is known: its adjoint is zeroed whole by a loop (x:out)."""
     case = dot_product(OFFSETS, "off(y)/(x a)", [real("x", 3), real("a", 6), real("y", 1), integer("n", 6)])
     text = lines(case.adjoint.text)
-    assert "double *qb = &ab[3];" in text and "double *rb = &ab[1];" in text
+    assert "double *qb = ab + 3;" in text and "double *rb = &ab[1];" in text
     assert case.adjoint.statuses["x"] == "out"
     assert "xb[ii1] = 0.0;" in text and "*xb = 0.0;" not in text and "xb[0] = 0.0;" not in text
 

@@ -219,9 +219,10 @@ def test_refused_with_file_and_line(source, what):
                              nooptim=SPLIT["nocheckpoint"])
 
 
-def test_array_of_unknown_size_refused():
-    """A C pointer the callee overwrites and the caller needs: its size is not known, so the
-    snapshot cannot push it whole: refused, never element 0 only."""
+def test_array_of_unknown_size_saved_as_the_section_written():
+    """A C pointer the callee overwrites and the caller needs: its size is not known here, so
+    the snapshot is what the callee writes through it, x[0..1] (tests/test_adjoint_call_sections.py);
+    a callee whose writes are not bounded (a pointer that walks) is refused, never element 0 only."""
     source = """
 static void dbl(double *v) { v[0] = v[0] * v[0]; v[1] = v[1] * v[0]; }
 void f(double *x, double *y) {
@@ -231,8 +232,12 @@ void f(double *x, double *y) {
     y[1] = x[0] * y[0];
 }
 """
+    case = AdjointCase(source, "c", "f(y)/(x)", [real("x", (2,)), real("y", (2,))], filename="t.c")
+    assert case.adjoint.text.count("pushReal8Array(x, 2);\n    dbl(x);") == 2, case.adjoint.text
+    checked(case)
+    walking = source.replace("v[0] = v[0] * v[0]; v[1] = v[1] * v[0];", "*v = *v * *v; v++; *v = *v * v[-1];")
     with pytest.raises(UnsupportedError, match=r"t\.c:\d+: adjoint mode does not support saving the array x"):
-        adspec.differentiate(source, head="f(y)/(x)", mode="adjoint", lang="c", filename="t.c")
+        adspec.differentiate(walking, head="f(y)/(x)", mode="adjoint", lang="c", filename="t.c")
 
 
 # --- split mode ----------------------------------------------------------------------------------

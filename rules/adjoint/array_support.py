@@ -81,13 +81,14 @@ class ArraySupport(ArrayMoves):
         a section, an array constructor): its adjoint is an array adjoint (fig. 14)."""
         if self.lang != "fortran" or expr.op not in OPERATOR_OPS + ("intrinsic",):
             return False
-        for n in walk(expr):
+        nodes = tuple(_outside_calls(expr))   # a function's arguments are its own (it returns a scalar)
+        for n in nodes:
             if n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") or (
                     n.op == "intrinsic" and n.kids[0] in _ON_ARRAYS):
                 return True
-        indexed = {id(n.kids[0]) for n in walk(expr) if n.op == "arrayAccess"}
+        indexed = {id(n.kids[0]) for n in nodes if n.op == "arrayAccess"}
         return any(n.op == "ident" and id(n) not in indexed and (s := self.symbol_of(n)) is not None and s.dims
-                   for n in walk(expr))
+                   for n in nodes)
 
     def elementwise_operation(self, expr: Node) -> bool:
         """An operator, or an intrinsic of the derivative table whose adjoint is the
@@ -365,3 +366,13 @@ def _root(ref: Node) -> str | None:
     while isinstance(ref, Node) and ref.op in ("arrayAccess", "fieldAccess", "deref", "address"):
         ref = ref.kids[0]
     return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
+
+
+def _outside_calls(expr: Node):
+    """The nodes of expr, the arguments of the function calls of the source apart."""
+    yield expr
+    if expr.op != "call":
+        for kid in expr.kids:
+            for k in kid if isinstance(kid, tuple) else (kid,):
+                if isinstance(k, Node):
+                    yield from _outside_calls(k)

@@ -124,7 +124,7 @@ class CDataContext:
         without an initial value); a struct or an array is zeroed whole ({0}), a real is 0."""
         if declarator.kids[3]:
             init = original.kids[2]
-            return None if init is None else self.pointer_value_derivative(init, stmt)
+            return None if init is None else self.pointer_adjoint(init, stmt)
         if declarator.kids[1] or self.structure_type(typ):
             return Node("arrayConstructor", ((Node("intCst", (0, None)),),))
         return Node("realCst", ("0.0", typ.kids[1] if typ.op == "type" and typ.kids[1] else 8))

@@ -10,11 +10,13 @@ from ...engine.il import EMPTY_ANN, Node, walk
 from ..tangent.call_helpers import _in_dummy_order
 from ..tangent.context import _replaced
 from ..tangent.types import is_void
+from .dummy_arrays import DummyArrays
+from .call_sections import SectionSupport
 
 REFERENCES = ("ident", "arrayAccess", "deref")
 
 
-class CallSupport:
+class CallSupport(SectionSupport, DummyArrays):
     """Mixed into AdjointContext."""
 
     # --- saving whole variables (snapshots, RVARS of calls) ---------------------------------
@@ -22,8 +24,16 @@ class CallSupport:
         """[push(V1..Vn) ; pop(Vn..V1)] of the named variables, each whole: a scalar by
         push(V), an array by pushReal8Array(A, size) / PUSHREAL8ARRAY(A, size)."""
         pushes, pops = [], []
-        for name in sorted(names):
+        scalars = frozenset(n for n in names if (s := self.procedure.scope.lookup(n)) is not None
+                            and not s.dims and not s.ptr)
+        for name in sorted(names, key=lambda n: (n in scalars, n)):  # sections first: their bounds
+            # may read the scalars, popped before them
             sym = self.procedure.scope.lookup(name)
+            if sym is None and self.c and name.startswith("heap@"):   # a block this procedure allocates
+                forward, backward = self.heap_saved(name, node, scalars)
+                pushes.extend(forward)
+                pops.extend(backward)
+                continue
             if sym is None or "parameter" in sym.attrs:
                 self.refuse(node, f"saving {name} around a call (it is not a variable of "
                                   f"{self.procedure.source_name})")
@@ -32,10 +42,18 @@ class CallSupport:
                 pushes.append(self.push(ref, sym.type))
                 pops.append(self.pop(ref, sym.type))
                 continue
+            if self.c and sym.ptr == 1 and not sym.dims and self.c_structure(Node("deref", (ref,))):
+                forward, backward = self.structure_saved(name, node)
+                pushes.append(forward)
+                pops.append(backward)
+                continue
             size = self.array_size(sym)
-            if size is None:
-                self.refuse(node, f"saving the array {name} around a call (its size is not known here)")
             word = self._kind_word(ref, sym.type) + "Array"
+            if size is None:
+                forward, backward = self.sections_saved(name, node, word, scalars)
+                pushes.extend(forward)
+                pops.extend(backward)
+                continue
             first = ref if not self.c else _first_element(ref, len(sym.dims or ()))
             pushes.append(Node("call", (self._stack_name("push", word), (first, size))))
             pops.append(Node("call", (self._stack_name("pop", word), (first, size))))
@@ -240,9 +258,10 @@ class CallSupport:
                 if not self.c:
                     adjoint = self._unaliased(adjoint, callee, position, sym, call, passed, inits, posts)
             else:
-                if sym is not None and sym.dims:
-                    self.refuse(call, "a passive array passed where the callee expects an adjoint")
-                adjoint = self._dummy_adjoint(sym, inits)
+                if sym is not None and (sym.dims or (self.c and sym.ptr)):
+                    adjoint = self.dummy_array_adjoint(actual, call, inits)
+                else:
+                    adjoint = self._dummy_adjoint(sym, inits)
             args.append(_address(adjoint) if by_value else adjoint)
         if self.takes_result_adjoint(callee):
             args.append(self.temp_adjoint(call) if call.ann.get("sid") is None else Node("realCst", ("0.0", 8)))

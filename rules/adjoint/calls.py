@@ -45,11 +45,14 @@ def a_call_joint(stmt, out, ctx):
     variables of an expression argument): P_b gets the actual as the call saw it. Restoring
     a value at the point of the call is always safe in store-all: the backward sweep before
     that point restores what it reads by its own pops. Each array is pushed whole, with its
-    size (pushReal8Array): an array of size unknown here is refused, never pushed by its
-    first element. actualArgs (5.4's INITS and POSTS): an active reference actual gets its
+    size (pushReal8Array); one whose size is not known here (a C pointer, a Fortran
+    assumed-size array) as the sections the callee may write through the actuals (and read,
+    when the sequel may change them), from the callee's region summary
+    (analyses/regions.py), or whole when the procedure allocates it; otherwise refused,
+    never pushed by its first element. actualArgs (5.4's INITS and POSTS): an active reference actual gets its
     adjoint (C: its address for a by-value formal, 4.5); an expression a temporary adjoint,
     zero before the call and propagated into the expression after it; a passive actual a
-    dummy zero (fig. 8's dummb). A procedure reached by an active call takes its adjoint
+    dummy zero (fig. 8's dummb; a zeroed array of the actual's size for an array). A procedure reached by an active call takes its adjoint
     arguments as the caller's, in and out (A-proc: `incr`, `in-zero` or `in-out`, never
     `out`), so the caller passes its accumulated adjoints as they are."""
     name, args, push, pop, inits, args_b, posts, name_b = (var() for _ in range(8))

@@ -438,7 +438,7 @@ class AdjointContext(CallSupport, CForms, CDataContext, ArraySupport, GlobalAdjo
     def temporary_declarations(self) -> tuple:
         """The declarations of the fresh variables of the procedure being differentiated."""
         return tuple(Node("varDecl", (typ if isinstance(typ, Node) else Node("type", ("real", typ, None)),
-                                      ("allocatable",) if dims else (),   # an array temporary: (:) dims
+                                      ("allocatable",) if dims and all(d.kids[1] is None for d in dims) else (),  # (:)
                                       (Node("declarator", (temp, dims or None, None, 0)),)))
                      for temp, typ, dims in self.extra_declarations)
 
