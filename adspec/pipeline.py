@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .engine.datastack import roomy
 from .engine.errors import SourceError, UnsupportedError, at_line
-from .engine.il import Node, mk, walk
+from .engine.il import Node, called_names, mk, walk
 
 MODES = {"tangent": "_d", "vector": "_dv", "adjoint": "_b"}
 # the improvements -nooptim switches off: the analyses' (activity 4.6, diff-liveness and TBR 4.9)
@@ -197,7 +197,7 @@ def _without_uncalled_statics(units) -> list:
     all passive) is left out, with its header comment: it could not be used, and gcc -Wall
     says so."""
     while True:
-        called = {n.kids[0] for u in units if u.op == "procedure" for n in walk(u.kids[7]) if n.op == "call"}
+        called = called_names(tuple(u.kids[7] for u in units if u.op == "procedure"))
         unused = {i for i, u in enumerate(units) if u.op == "procedure" and "static" in u.kids[5]
                   and u.kids[0] not in called}
         if not unused:
@@ -288,8 +288,8 @@ def _called_from_heads(entries, heads) -> list:
     wanted = [k for k, (proc, _) in enumerate(entries) if proc.name in heads]
     kept = set(wanted)
     while wanted:
-        for node in walk(tuple(entries[wanted.pop()][1])):
-            k = by_name.get(node.kids[0]) if node.op == "call" else None
+        for name in called_names(tuple(entries[wanted.pop()][1])):
+            k = by_name.get(name)
             if k is not None and k not in kept:
                 kept.add(k)
                 wanted.append(k)
