@@ -79,7 +79,6 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     from .rules.tangent import TANGENT
     from .rules.tangent.context import TangentContext
     from .rules.tangent.globals import c_units, fortran_units
-    from .rules.tangent.vector import DIFFSIZES_INCLUDE
 
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}")
@@ -155,8 +154,10 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
                          len(units))
         units = (_type_definitions(files) + units[:n_globals] + _called_originals(program, units, procedure_names)
                  + units[n_globals:])
-    includes = (DIFFSIZES_INCLUDE,) if mode == "vector" and file_lang == "c" else \
-        ("#include <adStack.h>",) if adjoint and file_lang == "c" else ()
+    includes = ("#include <adStack.h>",) if adjoint and file_lang == "c" else ()
+    if mode == "vector" and file_lang == "c":
+        from .rules.tangent.vector import DIFFSIZES_INCLUDE   # vector mode's module: loaded for it only
+        includes = (DIFFSIZES_INCLUDE,)
     tree = mk("file", *units, lang=file_lang, form=first.ann.get("form"), filename=f"{stem}{MODES[mode]}{ext}",
               includes=includes)
     head_names = [_head_names(program, name, zones) for name, zones in heads.items()]
