@@ -9,7 +9,7 @@ taken from its generated definition.
 """
 from __future__ import annotations
 
-from .engine.il import Node, walk
+from .engine.il import Node, called_names
 
 
 def with_derivative_interfaces(units, derived_from: dict) -> list:
@@ -35,8 +35,9 @@ def _with_interfaces(unit: Node, generated: dict, derived_from: dict) -> Node:
     if unit.op != "procedure":
         return unit
     name, kind, params, result, rtype, attrs, decls, body, contains = unit.kids
-    called = {n.kids[0] for n in walk(body) if n.op == "call"} if body is not None else set()
     declared = {p.kids[0] for d in decls if d.op == "interface" for p in d.kids[2] if p.op == "procedure"}
+    # the walk of the body only when an interface block may need extending (most units have none)
+    called = called_names(body) if body is not None and declared else set()
     wanted = {c for c in called if c in generated and c not in declared and derived_from.get(c) in declared}
     if wanted:
         decls = tuple(_extended(d, wanted, generated, derived_from) if d.op == "interface" else d

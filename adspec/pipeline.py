@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .engine.datastack import roomy
 from .engine.errors import SourceError, UnsupportedError, at_line
-from .engine.il import Node, mk, walk
+from .engine.il import Node, called_names, mk, walk
 
 MODES = {"tangent": "_d", "vector": "_dv", "adjoint": "_b"}
 # the improvements -nooptim switches off: the analyses' (activity 4.6, diff-liveness and TBR 4.9)
@@ -79,7 +79,6 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     from .rules.tangent import TANGENT
     from .rules.tangent.context import TangentContext
     from .rules.tangent.globals import c_units, fortran_units
-    from .rules.tangent.vector import DIFFSIZES_INCLUDE
 
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}")
@@ -155,8 +154,10 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
                          len(units))
         units = (_type_definitions(files) + units[:n_globals] + _called_originals(program, units, procedure_names)
                  + units[n_globals:])
-    includes = (DIFFSIZES_INCLUDE,) if mode == "vector" and file_lang == "c" else \
-        ("#include <adStack.h>",) if adjoint and file_lang == "c" else ()
+    includes = ("#include <adStack.h>",) if adjoint and file_lang == "c" else ()
+    if mode == "vector" and file_lang == "c":
+        from .rules.tangent.vector import DIFFSIZES_INCLUDE   # vector mode's module: loaded for it only
+        includes = (DIFFSIZES_INCLUDE,)
     tree = mk("file", *units, lang=file_lang, form=first.ann.get("form"), filename=f"{stem}{MODES[mode]}{ext}",
               includes=includes)
     head_names = [_head_names(program, name, zones) for name, zones in heads.items()]
@@ -197,7 +198,7 @@ def _without_uncalled_statics(units) -> list:
     all passive) is left out, with its header comment: it could not be used, and gcc -Wall
     says so."""
     while True:
-        called = {n.kids[0] for u in units if u.op == "procedure" for n in walk(u.kids[7]) if n.op == "call"}
+        called = called_names(tuple(u.kids[7] for u in units if u.op == "procedure"))
         unused = {i for i, u in enumerate(units) if u.op == "procedure" and "static" in u.kids[5]
                   and u.kids[0] not in called}
         if not unused:
@@ -288,8 +289,8 @@ def _called_from_heads(entries, heads) -> list:
     wanted = [k for k, (proc, _) in enumerate(entries) if proc.name in heads]
     kept = set(wanted)
     while wanted:
-        for node in walk(tuple(entries[wanted.pop()][1])):
-            k = by_name.get(node.kids[0]) if node.op == "call" else None
+        for name in called_names(tuple(entries[wanted.pop()][1])):
+            k = by_name.get(name)
             if k is not None and k not in kept:
                 kept.add(k)
                 wanted.append(k)

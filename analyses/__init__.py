@@ -41,13 +41,10 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     adjoint=False skips the analyses only the adjoint needs (TBR, Adj-out, snapshots: None).
     inout: the in-out analysis when the caller has it already (resolving the heads needs it)."""
     from .activity import activity, naive_activity
-    from .adjout import adjoint_out
     from .dependency import dependencies
     from .derivative_uses import DerivativeUses
     from .diffliveness import diff_liveness
     from .inout import in_out
-    from .snapshots import snapshots
-    from .tbr import tbr
 
     if inout is None:
         inout = phase("in-out", lambda: in_out(program, order))
@@ -59,7 +56,10 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     live = phase("Diff-live", lambda: diff_liveness(program, dep, uses, inout, order,
                                                      everything_live="diffliveness" in nooptim))
     tbr_solution = adj = snaps = None
-    if adjoint:
+    if adjoint:   # imported here: the tangent modes need not load (nor compile) them
+        from .adjout import adjoint_out
+        from .snapshots import snapshots
+        from .tbr import tbr
         tbr_solution = phase("TBR", lambda: tbr(program, live, inout, order))
         adj = phase("Adj-out", lambda: adjoint_out(program, live, tbr_solution, order))
         snaps = phase("snapshots", lambda: snapshots(program, live, tbr_solution, adj,

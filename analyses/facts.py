@@ -830,6 +830,8 @@ class Facts:
 # --- helpers ---------------------------------------------------------------------------------
 def _split_calls_of(node: Node, call_results: dict) -> list:
     """The call expressions split out of a statement's own expressions (not its bodies)."""
+    if not call_results:   # the procedure calls no function: nothing to look for
+        return []
     found = []
     stack = [k for k, kind in zip(node.kids, _kid_kinds(node.op, len(node.kids))) if kind not in _CONTAINER_KINDS]
     if node.op in ("call", "intrinsic"):

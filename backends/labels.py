@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..engine.il import Node, jump_targets, walk
+from ..engine.il import Node, jump_targets, walk_statements
 
 
 def without_unused_labels(unit: Node) -> Node:
@@ -27,9 +27,10 @@ def without_unused_labels(unit: Node) -> Node:
 def referenced_labels(body: Node) -> set:
     """The labels statements of body refer to: jumps, the DO 10 ... 10 CONTINUE the writer
     prints as such, and (conservatively) every number in an I/O control list (FMT=, ERR=,
-    END=) and the labels of I/O statements themselves (FORMAT)."""
+    END=) and the labels of I/O statements themselves (FORMAT). All of them are statements:
+    the expressions, most of the nodes, are not visited."""
     used = set()
-    for node in walk(body):
+    for node in walk_statements(body):
         op = node.op
         used.update(jump_targets(node))
         if op == "io":

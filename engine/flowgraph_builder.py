@@ -28,7 +28,7 @@ import networkx as nx
 
 from .errors import SourceError
 from .flowgraph import Block, FlowGraph, Instr, Loop
-from .il import Node, mk
+from .il import Node, called_names, mk
 
 # Statements that are simple instructions ("plain"): their data effect is the statement itself.
 PLAIN_OPS = frozenset(("assign", "pointerAssign", "io", "allocate", "deallocate", "intrinsic", "nop"))
@@ -105,6 +105,8 @@ class _Builder:
     def split_calls(self, exprs, line) -> None:
         """Emit a "call" instruction for every `call` node under exprs (a Node or tuple),
         innermost first, left to right. Iterative post-order: expressions can be very deep."""
+        if not called_names(exprs):   # most statements call no function: one plain scan decides
+            return
         done: set[int] = set()  # a node shared twice in one statement (C `a[f(i)] += 1`) runs once
         stack = [(exprs, False)]
         while stack:

@@ -81,7 +81,7 @@ from typing import Iterator
 
 from pyrsistent import pmap, PMap
 
-__all__ = ["Node", "mk", "OPS", "OpSpec", "check", "ILError", "walk", "EMPTY_ANN",
+__all__ = ["Node", "mk", "OPS", "OpSpec", "check", "ILError", "walk", "called_names", "EMPTY_ANN",
            "STATEMENT_OPS", "EXPRESSION_OPS", "DECLARATION_OPS"]
 
 EMPTY_ANN: PMap = pmap()
@@ -218,6 +218,25 @@ def walk(k) -> Iterator[Node]:
             push(x.kids[::-1])
         elif isinstance(x, tuple):
             push(x[::-1])
+
+
+def called_names(k) -> set:
+    """The names of the procedures and functions called under k (a Node or a tuple): its
+    `call` nodes, statements and expressions alike. walk's visit, without its order or its
+    generator: the post-passes over whole generated procedures ask only this."""
+    names = set()
+    stack = [k]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        x = pop()
+        kind = type(x)
+        if kind is Node:
+            if x.op == "call":
+                names.add(x.kids[0])
+            push(x.kids)
+        elif kind is tuple:
+            push(x)
+    return names
 
 
 def jump_targets(stmt: Node) -> tuple:

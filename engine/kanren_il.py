@@ -220,8 +220,8 @@ def grounder(term, unbound=UnboundVariable):
     if type(term) is tuple and all(type(t) is FreshVar for t in term):
         def ground_variables(s):
             values = tuple([s.get(t, t) for t in term])
-            for value in values:
-                if not _known_ground(value):
+            for value in values:   # a real tree, most often: known without a call
+                if (type(value) is not Node or value._ground is not True) and not _known_ground(value):
                     return slow(s)
             return values
         return ground_variables

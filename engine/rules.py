@@ -183,7 +183,7 @@ class RuleSet:
         start = ctx._arguments(node, inputs)
         held, failures = [], []
         rule = None
-        try:   # _first, inline: this loop runs for every candidate of every application
+        try:   # each goal's first state, or None (a Goal's own step: no stream of states)
             for rule, guard, body in ctx._candidate_goals(self, judgment, node, len(inputs)):
                 ctx._failed = None
                 state = guard.step(start) if type(guard) is Goal else next(iter(guard(start)), None)
@@ -202,7 +202,10 @@ class RuleSet:
             raise RuleError(where.format("several rules apply to") + "rules: "
                             + ", ".join(r.name for r, *_ in held))
         rule, body, state = held[0]
-        state = _first(body, state, rule, node)
+        try:
+            state = body.step(state) if type(body) is Goal else next(iter(body(state)), None)
+        except _UnboundInput as e:
+            raise _unbound_error(e, rule, node) from None
         if state is None:
             raise RuleError(f"{judgment}: the body of {rule.name} failed after its guard held, "
                             f"on {node.op}{_at(node)}: {_short(node)}")
@@ -214,16 +217,6 @@ class RuleSet:
                             f"{_short(reify_term(out, state))}") from None
         facts, children = _unwind(state.get(_TRACE))
         return result, Derivation(rule, judgment, node, inputs, facts, children, result)
-
-
-def _first(goal, state, rule: Rule, node: Node):
-    """The first state of `goal` from `state`, or None."""
-    try:
-        if type(goal) is Goal:
-            return goal.step(state)
-        return next(iter(goal(state)), None)
-    except _UnboundInput as e:
-        raise _unbound_error(e, rule, node) from None
 
 
 def _unbound_error(e: _UnboundInput, rule: Rule, node: Node) -> RuleError:
@@ -484,9 +477,8 @@ class Context:
         """The starting state of an application: the rules' arguments bound to the node and inputs."""
         while len(self._inputs) < len(inputs):
             self._inputs.append(var())
-        state = {self._node: node}
-        for variable, value in zip(self._inputs, inputs):
-            state[variable] = value
+        state = dict(zip(self._inputs, inputs))
+        state[self._node] = node
         return state
 
     def _applied(self, goal):

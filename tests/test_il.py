@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from adspec.engine.il import ILError, Node, check, format_tree, mk, walk
+from adspec.engine.il import ILError, Node, called_names, check, format_tree, mk, walk
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "il.md"
 
@@ -45,6 +45,16 @@ def test_check_rejects_wrong_arity_and_kinds():
 
 def test_walk_visits_every_node():
     assert [n.op for n in walk(x_plus_one())] == ["assign", "ident", "add", "ident", "intCst"]
+
+
+def test_called_names_finds_call_statements_and_calls_nested_in_expressions():
+    inner = mk("call", "g", (mk("ident", "x"),))
+    stmts = (mk("call", "p", (mk("add", mk("ident", "y"), mk("call", "f", (inner,))),)),
+             mk("assign", mk("ident", "z"), mk("mul", mk("ident", "z"), mk("call", "h", ()))),
+             x_plus_one())
+    block = mk("block", *stmts)
+    assert called_names(block) == {"p", "f", "g", "h"} == {n.kids[0] for n in walk(block) if n.op == "call"}
+    assert called_names(stmts[2]) == set() and called_names((stmts[1], None)) == {"h"}
 
 
 def test_format_tree_shows_lines_and_labels():

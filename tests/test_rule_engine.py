@@ -414,6 +414,7 @@ def test_a_rule_set_renders_grouped_by_judgment():
 
 def test_adspec_rules_prints_every_registered_rule_set(monkeypatch):
     from adspec.cli import main
+    from adspec.rules import adjoint, tangent  # noqa: F401  (registered now, not into the patched list)
     monkeypatch.setattr("adspec.engine.rules.RULE_SETS", [TOY])
     out = io.StringIO()
     with redirect_stdout(out):
@@ -423,6 +424,7 @@ def test_adspec_rules_prints_every_registered_rule_set(monkeypatch):
 
 def test_adspec_rules_says_so_when_no_rule_set_is_registered(monkeypatch):
     from adspec.cli import main
+    from adspec.rules import adjoint, tangent  # noqa: F401  (registered now, not into the patched list)
     monkeypatch.setattr("adspec.engine.rules.RULE_SETS", [])
     out = io.StringIO()
     with redirect_stdout(out):

@@ -269,15 +269,19 @@ class TangentContext(CallHelpers, Context):
         stack = [(expr, None)]
         while stack:
             node, operands = stack.pop()
-            if operands is not None:   # known now: the node's own kind
-                kinds = [self._kinds[id(k)][2] for k in operands]
-                kinds.append(self._leaf_kind(node))
-                found = [k for k in kinds if k]
-                self._kinds[id(node)] = (node, self.procedure, max(found) if found else None)
-            elif not self._kind_known(node):
+            if operands is None:
                 operands = _operands(node)
-                stack.append((node, operands))
-                stack.extend((k, None) for k in operands)
+                unknown = [k for k in operands if not self._kind_known(k)]
+                if unknown:    # the operands first (the chain rule has asked for them already, mostly)
+                    stack.append((node, operands))
+                    stack.extend((k, None) for k in unknown)
+                    continue
+            kind = self._leaf_kind(node)
+            for k in operands:
+                operand_kind = self._kinds[id(k)][2]
+                if operand_kind and (kind is None or operand_kind > kind):
+                    kind = operand_kind
+            self._kinds[id(node)] = (node, self.procedure, kind or None)
         return self._kinds[id(expr)][2]
 
     def _kind_known(self, node: Node) -> bool:
