@@ -56,6 +56,7 @@ class Namer:
         self.var_suffix, self.unit_suffix, self.vector_suffix = _SUFFIXES[mode]
         self._given: dict[tuple, str] = {}
         self._tried: dict[str, int] = {}   # temp base -> the last suffix tried (names are never freed)
+        self._derivatives = None   # derivative_names(), until a name is handed out
 
     def _fresh(self, kind: str, base: str) -> str:
         key = (kind, base)
@@ -66,6 +67,7 @@ class Namer:
                 name, k = f"{base}{k}", k + 1
             self.used.add(name)
             self._given[key] = name
+            self._derivatives = None
         return name
 
     def var(self, name: str) -> str:
@@ -122,6 +124,7 @@ class Namer:
         self.used.add(name)
         if derivative:
             self._given[("derivative temp", name)] = name
+            self._derivatives = None
         return name
 
     def originals(self) -> dict:
@@ -131,4 +134,7 @@ class Namer:
 
     def derivative_names(self) -> frozenset:
         """Every name handed out for a derivative variable."""
-        return frozenset(name for (kind, _), name in self._given.items() if kind in ("var", "derivative temp"))
+        if self._derivatives is None:   # asked once per declaration: built again only after a new name
+            self._derivatives = frozenset(name for (kind, _), name in self._given.items()
+                                          if kind in ("var", "derivative temp"))
+        return self._derivatives

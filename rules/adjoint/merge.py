@@ -46,6 +46,7 @@ REFERENCES = ("ident", "arrayAccess", "deref")
 POPPED = Node("ident", ("<popped>",))   # the value a pop gives, in a run
 WINDOW = 64   # M-split looks for repeated expressions within runs of this many statements
 SPLIT_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))
+_UNSPLIT = frozenset(REFERENCES + ("realCst", "intCst"))   # nodes _substituted does not go into
 
 
 def improved(block: Node, ctx, arguments) -> Node:
@@ -156,18 +157,17 @@ class _Improver:
         """M-split over a window: the repeated expressions found in one walk, the largest
         first; each place keeps its statement last, the temporaries put before it (a
         temporary of a smaller expression goes before that of a larger one holding it)."""
-        seen = {}
+        seen, sizes = {}, {}
         for k, stmt in enumerate(stmts):
-            for node in walk(stmt.kids[1]):
-                if node.op in SPLIT_OPS and node.op not in ("neg", "pos"):
-                    seen.setdefault(node, []).append(k)
+            _scan(stmt.kids[1], k, seen, sizes)
         places, changed = [[stmt] for stmt in stmts], set()   # changed: the places rewritten so far
-        for expr, positions in sorted(((e, ks) for e, ks in seen.items() if len(ks) > 1), key=lambda p: -_size(p[0])):
+        counts = _Occurrences()
+        for expr, positions in sorted(((e, ks) for e, ks in seen.items() if len(ks) > 1), key=lambda p: -sizes[p[0]]):
             adjoint = self._is_adjoint(expr)
             if not (adjoint or _costly(expr)):
                 continue
             holding = positions if changed.isdisjoint(positions) else \
-                [k for k in dict.fromkeys(positions) for _ in range(_count(places[k], expr))]
+                [k for k in dict.fromkeys(positions) for _ in range(counts.of(places[k], expr))]
             if len(holding) < 2 or any(self._writes_read_by(places[k][-1], expr) for k in range(holding[0], holding[-1])):
                 continue
             kind = self._kind(expr)
@@ -178,7 +178,7 @@ class _Improver:
             if adjoint:
                 self.adjoints.add(temp.kids[0])
             for k in dict.fromkeys(holding):
-                places[k] = [_substituted(stmt, expr, temp) for stmt in places[k]]
+                places[k] = [_substituted(stmt, expr, temp) if counts.holds(stmt, expr) else stmt for stmt in places[k]]
                 changed.add(k)
             places[holding[0]].insert(0, Node("assign", (temp, expr)))
         return [stmt for place in places for stmt in place]
@@ -371,24 +371,71 @@ def _costly(expr: Node) -> bool:
     return len(ops) > 1 or ops[0] in ("div", "power", "intrinsic")
 
 
-def _count(stmts: list, expr: Node) -> int:
-    """The places expr has in the right-hand sides of stmts."""
-    key = hash(expr)
-    return sum(1 for stmt in stmts for node in walk(stmt.kids[1]) if hash(node) == key and node == expr)
+class _Occurrences:
+    """How many times each operator or intrinsic expression is in the right-hand side of a
+    statement, counted once per statement (a window's statements are asked about many
+    expressions; a rewritten statement is a new one)."""
+
+    def __init__(self):
+        self.known = {}   # id(stmt) -> (stmt, its counts): stmt kept, so that its id stays its own
+
+    def holds(self, stmt: Node, expr: Node) -> bool:
+        return self._counts(stmt).get(expr, 0) > 0
+
+    def of(self, stmts: list, expr: Node) -> int:
+        """The places expr has in the right-hand sides of stmts."""
+        return sum(self._counts(stmt).get(expr, 0) for stmt in stmts)
+
+    def _counts(self, stmt: Node) -> dict:
+        known = self.known.get(id(stmt))
+        if known is None:
+            counts = {}
+            for node in walk(stmt.kids[1]):
+                if node.op in SPLIT_OPS:
+                    counts[node] = counts.get(node, 0) + 1
+            known = self.known[id(stmt)] = (stmt, counts)
+        return known[1]
 
 
-def _size(expr: Node) -> int:
-    return sum(1 for _ in walk(expr))
+def _scan(node: Node, k: int, seen: dict, sizes: dict) -> int:
+    """Records in seen the operator and intrinsic expressions under node (statement k's
+    rhs), pre-order, and in sizes the number of nodes of each; returns node's."""
+    split = node.op in SPLIT_OPS and node.op not in ("neg", "pos")
+    if split:
+        seen.setdefault(node, []).append(k)
+    size = 1 + _scan_kids(node.kids, k, seen, sizes)
+    if split:
+        sizes[node] = size
+    return size
 
 
-def _substituted(node, expr: Node, temp: Node):
-    if node == expr:
-        return temp
-    if not isinstance(node, Node) or node.op in REFERENCES:  # a real E is in no index
-        return node
-    kids = tuple(tuple(_substituted(k, expr, temp) for k in kid) if isinstance(kid, tuple)
-                 else _substituted(kid, expr, temp) for kid in node.kids)
-    return node.with_kids(*kids) if kids != node.kids else node
+def _scan_kids(kids: tuple, k: int, seen: dict, sizes: dict) -> int:
+    size = 0
+    for kid in kids:
+        if type(kid) is Node:
+            size += _scan(kid, k, seen, sizes)
+        elif type(kid) is tuple:   # a list of operands
+            size += _scan_kids(kid, k, seen, sizes)
+    return size
+
+
+def _substituted(node: Node, expr: Node, temp: Node) -> Node:
+    """node with each occurrence of expr replaced by temp (not inside references: a real
+    expr is in no index); node itself when expr is not in it."""
+    kids, new = node.kids, None
+    for i, kid in enumerate(kids):
+        if type(kid) is Node:
+            if kid.op in _UNSPLIT:
+                continue
+            done = temp if kid.op == expr.op and kid == expr else _substituted(kid, expr, temp)
+        elif type(kid) is tuple:
+            done = _substituted(Node("", kid), expr, temp).kids
+        else:
+            continue
+        if done is not kid:
+            new = new or list(kids)
+            new[i] = done
+    return node if new is None else Node(node.op, tuple(new), node.ann)
 
 
 def _is_pop(stmt) -> bool:
