@@ -56,6 +56,7 @@ class Namer:
         self.var_suffix, self.unit_suffix, self.vector_suffix = _SUFFIXES[mode]
         self._given: dict[tuple, str] = {}
         self._tried: dict[str, int] = {}   # temp base -> the last suffix tried (names are never freed)
+        self._temps: set[str] = set()   # the temporaries that hold a derivative
         self._derivatives = None   # derivative_names(), until a name is handed out
 
     def _fresh(self, kind: str, base: str) -> str:
@@ -122,8 +123,8 @@ class Namer:
             name = f"{base}{k}"
         self._tried[base] = k
         self.used.add(name)
-        if derivative:
-            self._given[("derivative temp", name)] = name
+        if derivative:   # kept out of _given: a program has thousands, and _given is read whole
+            self._temps.add(name)
             self._derivatives = None
         return name
 
@@ -135,6 +136,6 @@ class Namer:
     def derivative_names(self) -> frozenset:
         """Every name handed out for a derivative variable."""
         if self._derivatives is None:   # asked once per declaration: built again only after a new name
-            self._derivatives = frozenset(name for (kind, _), name in self._given.items()
-                                          if kind in ("var", "derivative temp"))
+            self._derivatives = frozenset(name for (kind, _), name in self._given.items() if kind == "var") \
+                | self._temps
         return self._derivatives

@@ -177,10 +177,11 @@ class _Improver:
             self.kinds[temp.kids[0]] = kind
             if adjoint:
                 self.adjoints.add(temp.kids[0])
+            inner = _counted(expr)
             for k in dict.fromkeys(holding):
-                places[k] = counts.rewritten(places[k], expr, temp)
+                places[k] = counts.rewritten(places[k], expr, inner, temp)
                 changed.add(k)
-            places[holding[0]].insert(0, counts.definition(temp, expr))
+            places[holding[0]].insert(0, counts.definition(temp, expr, inner))
         return [stmt for place in places for stmt in place]
 
     def _kind(self, expr: Node):
@@ -403,16 +404,15 @@ class _Occurrences:
         """The places expr has in the right-hand sides of stmts."""
         return sum(self.known[id(stmt)][1].get(expr, 0) for stmt in stmts)
 
-    def rewritten(self, stmts: list, expr: Node, temp: Node) -> list:
-        """stmts with expr replaced by temp."""
-        out, inner = [], None
+    def rewritten(self, stmts: list, expr: Node, inner: dict, temp: Node) -> list:
+        """stmts with expr (whose own counts are inner) replaced by temp."""
+        out = []
         for stmt in stmts:
             counts = self.known[id(stmt)][1]
             replaced = [0]
             new = _substituted(stmt, (expr, self.sizes[id(expr)], temp, self.sizes, replaced)) \
                 if counts.get(expr, 0) else stmt
             if new is not stmt:
-                inner = inner or _counted(expr)
                 counts = dict(counts)
                 for node, n in inner.items():
                     counts[node] -= n * replaced[0]
@@ -420,10 +420,10 @@ class _Occurrences:
             out.append(new)
         return out
 
-    def definition(self, temp: Node, expr: Node) -> Node:
+    def definition(self, temp: Node, expr: Node, inner: dict) -> Node:
         """temp = expr."""
         stmt = Node("assign", (temp, expr))
-        self.known[id(stmt)] = (stmt, _counted(expr))
+        self.known[id(stmt)] = (stmt, inner)   # rewritten copies the counts it changes
         return stmt
 
 
