@@ -56,6 +56,8 @@ class Namer:
         self.var_suffix, self.unit_suffix, self.vector_suffix = _SUFFIXES[mode]
         self._given: dict[tuple, str] = {}
         self._tried: dict[str, int] = {}   # temp base -> the last suffix tried (names are never freed)
+        self._temps: set[str] = set()   # the temporaries that hold a derivative
+        self._derivatives = None   # derivative_names(), until a name is handed out
 
     def _fresh(self, kind: str, base: str) -> str:
         key = (kind, base)
@@ -66,6 +68,7 @@ class Namer:
                 name, k = f"{base}{k}", k + 1
             self.used.add(name)
             self._given[key] = name
+            self._derivatives = None
         return name
 
     def var(self, name: str) -> str:
@@ -120,8 +123,9 @@ class Namer:
             name = f"{base}{k}"
         self._tried[base] = k
         self.used.add(name)
-        if derivative:
-            self._given[("derivative temp", name)] = name
+        if derivative:   # kept out of _given: a program has thousands, and _given is read whole
+            self._temps.add(name)
+            self._derivatives = None
         return name
 
     def originals(self) -> dict:
@@ -131,4 +135,7 @@ class Namer:
 
     def derivative_names(self) -> frozenset:
         """Every name handed out for a derivative variable."""
-        return frozenset(name for (kind, _), name in self._given.items() if kind in ("var", "derivative temp"))
+        if self._derivatives is None:   # asked once per declaration: built again only after a new name
+            self._derivatives = frozenset(name for (kind, _), name in self._given.items() if kind == "var") \
+                | self._temps
+        return self._derivatives

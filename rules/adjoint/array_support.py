@@ -81,14 +81,27 @@ class ArraySupport(ArrayMoves):
         a section, an array constructor): its adjoint is an array adjoint (fig. 14)."""
         if self.lang != "fortran" or expr.op not in OPERATOR_OPS + ("intrinsic",):
             return False
-        nodes = tuple(_outside_calls(expr))   # a function's arguments are its own (it returns a scalar)
-        for n in nodes:
-            if n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") or (
-                    n.op == "intrinsic" and n.kids[0] in _ON_ARRAYS):
-                return True
-        indexed = {id(n.kids[0]) for n in nodes if n.op == "arrayAccess"}
-        return any(n.op == "ident" and id(n) not in indexed and (s := self.symbol_of(n)) is not None and s.dims
-                   for n in nodes)
+        return self._holds_array(expr)
+
+    def _holds_array(self, node: Node) -> bool:
+        """An array constructor, a section, an intrinsic on arrays or a whole array (not
+        the array of an element) is in node. Remembered per node: the rules ask it of an
+        expression and then of each of its operands."""
+        known = self._array_operands.get(id(node))
+        if known is not None and known[0] is node and known[1] is self.procedure:
+            return known[2]
+        if node.op == "call":   # a function's arguments are its own (it returns a scalar)
+            answer = False
+        elif node.op in ("arrayConstructor", "impliedDo", "arrayTriplet") or (
+                node.op == "intrinsic" and node.kids[0] in _ON_ARRAYS):
+            answer = True
+        elif node.op == "ident":
+            answer = (sym := self.symbol_of(node)) is not None and bool(sym.dims)
+        else:
+            kids = node.kids[1:] if node.op == "arrayAccess" and node.kids[0].op == "ident" else node.kids
+            answer = any(self._holds_array(n) for n in _child_nodes(kids))
+        self._array_operands[id(node)] = (node, self.procedure, answer)
+        return answer
 
     def elementwise_operation(self, expr: Node) -> bool:
         """An operator, or an intrinsic of the derivative table whose adjoint is the
@@ -368,11 +381,10 @@ def _root(ref: Node) -> str | None:
     return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
 
 
-def _outside_calls(expr: Node):
-    """The nodes of expr, the arguments of the function calls of the source apart."""
-    yield expr
-    if expr.op != "call":
-        for kid in expr.kids:
-            for k in kid if isinstance(kid, tuple) else (kid,):
-                if isinstance(k, Node):
-                    yield from _outside_calls(k)
+def _child_nodes(kids: tuple):
+    """The nodes that are children of a node with these kids (those in lists included)."""
+    for kid in kids:
+        if isinstance(kid, Node):
+            yield kid
+        elif isinstance(kid, tuple):
+            yield from _child_nodes(kid)

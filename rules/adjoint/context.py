@@ -41,12 +41,13 @@ class AdjointContext(CallSupport, CForms, CDataContext, ArraySupport, GlobalAdjo
         self.statuses = {}  # procedure -> the RW statuses of its adjoint arguments ("x:out", ...)
         self._result_temps, self._copied = {}, {}  # hoisted function calls' temporaries; copied by-value formals
         self._scalar_operations = {}  # id(expression) -> (expression, procedure, scalar_operation)
+        self._array_operands = {}  # id(node) -> (node, procedure, _holds_array)
 
     def start(self, proc):
         """Before differentiating the Procedure proc: its own fresh branch variable; which of
         its statements are at the top of its body (declarations) and last (return)."""
         self.procedure, self.extra_declarations, self._branch = proc, [], None
-        self._result_temps = {}
+        self._result_temps, self._array_operands = {}, {}
         body = proc.node.kids[7].kids if proc.node.kids[7] is not None else ()
         self._top_level = {id(k) for k in body}
         self._last = body[-1] if body else None
@@ -571,9 +572,16 @@ def flattened(block: Node) -> Node:
     """The block with the blocks nested in it spliced in (the rules build blocks of blocks),
     recursively inside the statements that hold blocks."""
     out = []
+    _splice(block, out)
+    return Node("block", tuple(out), block.ann)
+
+
+def _splice(block: Node, out: list) -> None:
+    """Appends to out the statements of block, those of its nested blocks in place (one list
+    for every depth: the rules' blocks of blocks nest as deep as a procedure is long)."""
     for kid in block.kids:
         if isinstance(kid, Node) and kid.op == "block":
-            out.extend(flattened(kid).kids)
+            _splice(kid, out)
         elif isinstance(kid, Node) and kid.op in ("if", "do", "for", "while", "doWhile"):
             out.append(kid.with_kids(*(flattened(k) if isinstance(k, Node) and k.op == "block" else k
                                        for k in kid.kids)))
@@ -582,7 +590,6 @@ def flattened(block: Node) -> Node:
             out.append(kid.with_kids(kid.kids[0], cases, kid.kids[2]))
         else:
             out.append(kid)
-    return Node("block", tuple(out), block.ann)
 
 
 def _root(ref: Node) -> str | None:

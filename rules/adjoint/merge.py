@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from functools import lru_cache
+from itertools import islice
 
 from ...engine.il import Node, walk
 from ..tangent.expressions import OPERATOR_OPS
@@ -46,6 +47,7 @@ REFERENCES = ("ident", "arrayAccess", "deref")
 POPPED = Node("ident", ("<popped>",))   # the value a pop gives, in a run
 WINDOW = 64   # M-split looks for repeated expressions within runs of this many statements
 SPLIT_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))
+_UNSPLIT = frozenset(REFERENCES + ("realCst", "intCst"))   # nodes _substituted does not go into
 
 
 def improved(block: Node, ctx, arguments) -> Node:
@@ -156,18 +158,16 @@ class _Improver:
         """M-split over a window: the repeated expressions found in one walk, the largest
         first; each place keeps its statement last, the temporaries put before it (a
         temporary of a smaller expression goes before that of a larger one holding it)."""
-        seen = {}
+        seen, counts = {}, _Occurrences(self.adjoints)
         for k, stmt in enumerate(stmts):
-            for node in walk(stmt.kids[1]):
-                if node.op in SPLIT_OPS and node.op not in ("neg", "pos"):
-                    seen.setdefault(node, []).append(k)
+            counts.scan(stmt, seen.setdefault, k)
         places, changed = [[stmt] for stmt in stmts], set()   # changed: the places rewritten so far
-        for expr, positions in sorted(((e, ks) for e, ks in seen.items() if len(ks) > 1), key=lambda p: -_size(p[0])):
-            adjoint = self._is_adjoint(expr)
+        for expr, positions in sorted(((e, ks) for e, ks in seen.items() if len(ks) > 1), key=lambda p: -counts.size(p[0])):
+            adjoint = counts.holds_adjoint(expr)
             if not (adjoint or _costly(expr)):
                 continue
             holding = positions if changed.isdisjoint(positions) else \
-                [k for k in dict.fromkeys(positions) for _ in range(_count(places[k], expr))]
+                [k for k in dict.fromkeys(positions) for _ in range(counts.of(places[k], expr))]
             if len(holding) < 2 or any(self._writes_read_by(places[k][-1], expr) for k in range(holding[0], holding[-1])):
                 continue
             kind = self._kind(expr)
@@ -177,10 +177,11 @@ class _Improver:
             self.kinds[temp.kids[0]] = kind
             if adjoint:
                 self.adjoints.add(temp.kids[0])
+            inner = _counted(expr)
             for k in dict.fromkeys(holding):
-                places[k] = [_substituted(stmt, expr, temp) for stmt in places[k]]
+                places[k] = counts.rewritten(places[k], expr, inner, temp)
                 changed.add(k)
-            places[holding[0]].insert(0, Node("assign", (temp, expr)))
+            places[holding[0]].insert(0, counts.definition(temp, expr, inner))
         return [stmt for place in places for stmt in place]
 
     def _kind(self, expr: Node):
@@ -216,9 +217,6 @@ class _Improver:
         if typ is None or typ.op != "type" or typ.kids[0] != "real":
             return None
         return typ.kids[1] or 4
-
-    def _is_adjoint(self, expr: Node) -> bool:
-        return any(n.op == "ident" and n.kids[0] in self.adjoints for n in walk(expr))
 
 
 class _Run:
@@ -334,13 +332,20 @@ def _in_a_run(stmt) -> bool:
         and not any(n.op in ("fieldAccess", "address", "call", "pointerSum") for n in walk(stmt))
 
 
-def references_to(expr, root: str) -> list:
-    """The references to variable root in expr, outermost first (a(n+1), not its a)."""
-    if not isinstance(expr, Node):
-        return [r for k in expr for r in references_to(k, root)] if isinstance(expr, tuple) else []
-    if expr.op in REFERENCES and _root(expr) == root:
-        return [expr] + [r for k in _indices(expr) for r in references_to(k, root)]
-    return [r for k in expr.kids for r in references_to(k, root)]
+def references_to(expr, root: str, out: list | None = None) -> list:
+    """The references to variable root in expr, outermost first (a(n+1), not its a), after
+    those already in out."""
+    out = [] if out is None else out
+    if isinstance(expr, tuple):
+        for k in expr:
+            references_to(k, root, out)
+    elif isinstance(expr, Node):
+        if expr.op in REFERENCES and _root(expr) == root:
+            out.append(expr)
+            references_to(tuple(_indices(expr)), root, out)
+        else:
+            references_to(expr.kids, root, out)
+    return out
 
 
 def _indices(ref: Node) -> list:
@@ -367,28 +372,131 @@ def _leaves(expr: Node):
 def _costly(expr: Node) -> bool:
     """Worth a temporary of its own: more than one operation, or a division, a power or
     an intrinsic (tau - w(i, j) alone is not)."""
-    ops = [n.op for n in walk(expr) if n.op in SPLIT_OPS]
-    return len(ops) > 1 or ops[0] in ("div", "power", "intrinsic")
+    return expr.op in ("div", "power", "intrinsic") or any(n.op in SPLIT_OPS for n in islice(walk(expr), 1, None))
 
 
-def _count(stmts: list, expr: Node) -> int:
-    """The places expr has in the right-hand sides of stmts."""
-    key = hash(expr)
-    return sum(1 for stmt in stmts for node in walk(stmt.kids[1]) if hash(node) == key and node == expr)
+class _Occurrences:
+    """The statements of a window, each with the number of times each operator or intrinsic
+    expression is in its right-hand side, and the sizes of those expressions. Each
+    statement is walked once: a rewritten one gets the counts of the one it replaces, less
+    what the rewrite took out. The counts of the expressions holding a replaced one are
+    left as they were: M-split asks about smaller expressions only from then on."""
+
+    def __init__(self, adjoints):
+        self.known = {}   # id(stmt) -> (stmt, its counts): stmt kept, so that its id stays its own
+        self.sizes = {}   # id(expression) -> its number of nodes (the window's statements keep them)
+        self.adjoints, self.holding = adjoints, set()   # the ids of the expressions holding an adjoint
+
+    def scan(self, stmt: Node, places, k: int) -> None:
+        """Counts statement k, each of its expressions put in places(expr, [])."""
+        counts = {}
+        _scan(stmt.kids[1], (places, k, counts, self.sizes, self.adjoints, self.holding))
+        self.known[id(stmt)] = (stmt, counts)
+
+    def size(self, expr: Node) -> int:
+        return self.sizes[id(expr)]
+
+    def holds_adjoint(self, expr: Node) -> bool:
+        """expr (of the window's statements) reads an adjoint."""
+        return id(expr) in self.holding
+
+    def of(self, stmts: list, expr: Node) -> int:
+        """The places expr has in the right-hand sides of stmts."""
+        return sum(self.known[id(stmt)][1].get(expr, 0) for stmt in stmts)
+
+    def rewritten(self, stmts: list, expr: Node, inner: dict, temp: Node) -> list:
+        """stmts with expr (whose own counts are inner) replaced by temp."""
+        out = []
+        for stmt in stmts:
+            counts = self.known[id(stmt)][1]
+            replaced = [0]
+            new = _substituted(stmt, (expr, self.sizes[id(expr)], temp, self.sizes, replaced)) \
+                if counts.get(expr, 0) else stmt
+            if new is not stmt:
+                counts = dict(counts)
+                for node, n in inner.items():
+                    counts[node] -= n * replaced[0]
+                self.known[id(new)] = (new, counts)
+            out.append(new)
+        return out
+
+    def definition(self, temp: Node, expr: Node, inner: dict) -> Node:
+        """temp = expr."""
+        stmt = Node("assign", (temp, expr))
+        self.known[id(stmt)] = (stmt, inner)   # rewritten copies the counts it changes
+        return stmt
 
 
-def _size(expr: Node) -> int:
-    return sum(1 for _ in walk(expr))
+def _counted(expr: Node) -> dict:
+    """The operator and intrinsic expressions in expr (expr included), each with its number
+    of places."""
+    counts = {}
+    for node in walk(expr):
+        if node.op in SPLIT_OPS:
+            counts[node] = counts.get(node, 0) + 1
+    return counts
 
 
-def _substituted(node, expr: Node, temp: Node):
-    if node == expr:
-        return temp
-    if not isinstance(node, Node) or node.op in REFERENCES:  # a real E is in no index
-        return node
-    kids = tuple(tuple(_substituted(k, expr, temp) for k in kid) if isinstance(kid, tuple)
-                 else _substituted(kid, expr, temp) for kid in node.kids)
-    return node.with_kids(*kids) if kids != node.kids else node
+def _scan(node: Node, window: tuple) -> tuple:
+    """The walk of statement k's rhs, window = (places, k, counts, sizes, adjoints, holding):
+    each operator or intrinsic expression under node, pre-order, put in places(expr, []) and
+    counted in counts, its number of nodes put in sizes, its id in holding if it holds an
+    adjoint (a name in adjoints); returns (node's number of nodes, whether it holds one)."""
+    places, k, counts, sizes, adjoints, holding = window
+    split = node.op in SPLIT_OPS
+    if split:
+        counts[node] = counts.get(node, 0) + 1
+        if node.op not in ("neg", "pos"):
+            places(node, []).append(k)
+    size, adjoint = _scan_kids(node.kids, window)
+    size += 1
+    if split:
+        sizes[id(node)] = size
+        if adjoint:
+            holding.add(id(node))
+    elif node.op == "ident":
+        adjoint = node.kids[0] in adjoints
+    return size, adjoint
+
+
+def _scan_kids(kids: tuple, window: tuple) -> tuple:
+    size, adjoint = 0, False
+    for kid in kids:
+        if type(kid) is Node:
+            n, a = _scan(kid, window)
+        elif type(kid) is tuple:   # a list of operands
+            n, a = _scan_kids(kid, window)
+        else:
+            continue
+        size += n
+        adjoint = adjoint or a
+    return size, adjoint
+
+
+def _substituted(node: Node, rewrite: tuple) -> Node:
+    """node with each occurrence of expr replaced by temp, rewrite = (expr, its size, temp,
+    the sizes of the window's expressions by id, [the number of places replaced]): not
+    inside references (a real expr is in no index), nor in a smaller expression; node
+    itself when expr is not in it."""
+    expr, size, temp, sizes, replaced = rewrite
+    kids, new = node.kids, None
+    for i, kid in enumerate(kids):
+        if type(kid) is Node:
+            if kid.op in _UNSPLIT or sizes.get(id(kid), size) < size:
+                continue
+            if kid.op == expr.op and kid == expr:
+                done = temp
+                replaced[0] += 1
+            else:
+                done = _substituted(kid, rewrite)
+        elif type(kid) is tuple:
+            done = _substituted(Node("", kid), rewrite).kids
+        else:
+            continue
+        if done is not kid:
+            new = new or list(kids)
+            new[i] = done
+    return node if new is None else Node(node.op, tuple(new), node.ann)
 
 
 def _is_pop(stmt) -> bool:
