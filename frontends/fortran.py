@@ -451,8 +451,8 @@ class _Converter:
         if named is not None and _name(named) != unit_name:
             raise SourceError(f"END statement names {_name(named)!r}, not {unit_name!r}", self.filename,
                               self.lines(e))
-        if self.label is not None and stmts is not None:
-            stmts.append(mk("nop", **self.ann(e)))  # a GOTO target at END
+        if (self.label is not None or self.ending_piece()) and stmts is not None:
+            stmts.append(mk("nop", **self.ann(e)))  # a GOTO target, a piece's end at END
 
     def dummy_arg(self, a):
         if a.find(".//N") is None:
@@ -470,6 +470,11 @@ class _Converter:
         return rtype, tuple(attrs)
 
     # --- comments and directives -------------------------------------------------------
+    def ending_piece(self) -> bool:
+        """A `$AD CHECKPOINT-END` waits at the end of a block: it needs a statement of that
+        block to sit on (a nop), or it would mark the statement after the construct."""
+        return "CHECKPOINT-END" in self.directives
+
     def comment(self, e, out):
         raw = e.text or ""
         if not raw.strip():
@@ -901,6 +906,8 @@ class _Converter:
                 elif k.tag == "else-stmt":
                     arms.append([None, self.ann(k), []])
                 elif k.tag == "end-if-stmt":
+                    if self.ending_piece():   # $AD CHECKPOINT-END closing the last arm
+                        arms[-1][2].append(mk("nop", **self.ann(k)))
                     if self.label is not None:
                         end_label = mk("nop", **self.ann(k))
                 elif k.tag == "C":
@@ -934,8 +941,8 @@ class _Converter:
             if k is header:
                 continue
             if k.tag == "end-do-stmt":
-                if self.label is not None:
-                    stmts.append(mk("nop", **self.ann(k)))  # a GOTO target at the end of the body
+                if self.label is not None or self.ending_piece():
+                    stmts.append(mk("nop", **self.ann(k)))  # a GOTO target, a piece's end at the end of the body
             elif k.tag == "C":
                 self.comment(k, stmts)
             elif k.tag == "label":

@@ -1,0 +1,107 @@
+"""`$AD CHECKPOINT-START` / `$AD CHECKPOINT-END` around a piece of code (issue 16; TAPENADE.md
+"Directives"; paper 4.10, 5.4): the piece is checkpointed like a call (rules/adjoint/pieces.py).
+Proven by the dot-product test in the interpreter and compiled (-fcheck=all), and by the
+peak of the stack, which the checkpoint lowers on a time loop."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import adspec
+from adspec.engine.errors import UnsupportedError
+from adjoint_check import RUNTIME, AdjointCase
+
+HERE = Path(__file__).resolve().parent / "adjoint_programs"
+TEXT = (HERE / "pieces.f90").read_text()
+TOL = 1e-12
+
+
+def real(name, shape=()):
+    return (name, "real", shape, None)
+
+
+def integer(name, value):
+    return (name, "int", (), value)
+
+
+def relax_args(nt):
+    return [integer("n", 6), integer("nt", nt), real("u", (6,)), real("c"), real("e")]
+
+
+def checked(case):
+    check = case.check()
+    assert check.stack_state == 0 and check.error < TOL, check.report()
+    return check
+
+
+def test_time_loop_piece():
+    """The body of the time loop is a piece: the forward sweep runs it plain (no push inside
+    it), the backward sweep restores its snapshot and calls relax_ckp1_b; a piece after the
+    loop, and one reading what the previous one computed."""
+    case = AdjointCase(TEXT, "fortran", "relax(e u)/(u c)", relax_args(4), filename="pieces.f90")
+    checked(case)
+    text = case.adjoint.text
+    assert re.search(r"call relax_ckp1_b\(", text) and "subroutine relax_ckp1_b(" in text
+    start = text.index("subroutine relax_b(")
+    forward = text[start:text.index("call popreal8(t)", start)]
+    assert not re.search(r"call relax_ckp\d\(", text) and "pushcontrol1b" not in forward and "u(i) = t*cos(t) + u(i)" in forward
+
+
+def test_piece_lowers_the_peak_stack():
+    """Without the directives each time step leaves its whole trajectory on the stack; with
+    them, a snapshot per step and one step's trajectory at a time."""
+    with_pieces = checked(AdjointCase(TEXT, "fortran", "relax(e u)/(u c)", relax_args(12), filename="pieces.f90"))
+    plain = checked(AdjointCase(TEXT.replace("!$AD", "!"), "fortran", "relax(e u)/(u c)", relax_args(12),
+                                filename="pieces.f90"))
+    assert with_pieces.peak_bytes < plain.peak_bytes / 2, (with_pieces.peak_bytes, plain.peak_bytes)
+
+
+def test_function_pieces_back_to_back():
+    """Pieces in a function that write its value, the second starting where the first ends."""
+    case = AdjointCase(TEXT, "fortran", "fval(fval)/(x y)", [real("x"), real("y")], filename="pieces.f90")
+    checked(case)
+    assert "fval_ckp1_b" in case.adjoint.text and "fval_ckp2_b" in case.adjoint.text
+
+
+@pytest.mark.skipif(not RUNTIME.is_dir(), reason="no runtime")
+def test_pieces_compiled(tmp_path):
+    case = AdjointCase(TEXT, "fortran", "relax(e u)/(u c)", relax_args(5), filename="pieces.f90")
+    check = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < TOL and check.interpreter_error < 1e-13, check.report()
+
+
+def test_pieces_split():
+    """-nocheckpoint: the pieces' subroutines are called split (P_fwd, P_bwd) like any call."""
+    case = AdjointCase(TEXT, "fortran", "relax(e u)/(u c)", relax_args(3), filename="pieces.f90",
+                       nooptim=frozenset({"checkpoint"}))
+    checked(case)
+    assert "relax_ckp1_fwd" in case.adjoint.text
+
+
+BODY = """subroutine g(x, y)
+  real(8) :: x, y
+  integer :: i
+{}
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("piece, line, what", [
+    ("  !$AD CHECKPOINT-START\n  y = x\n", 5, "CHECKPOINT-START without a CHECKPOINT-END in the same block"),
+    ("  y = x\n  !$AD CHECKPOINT-END\n  y = y * x\n", 6, "CHECKPOINT-END without a CHECKPOINT-START"),
+    ("  !$AD CHECKPOINT-START\n  if (x > 0) goto 10\n  y = x\n  !$AD CHECKPOINT-END\n10 y = y * x\n", 5,
+     "a jump out of a \\$AD CHECKPOINT piece"),
+    ("  do i = 1, 2\n  !$AD CHECKPOINT-START\n  y = y * x\n  if (y > 1) exit\n  !$AD CHECKPOINT-END\n  end do\n", 7,
+     "EXIT of a loop around"),
+    ("  !$AD CHECKPOINT-START\n  y = x\n  return\n  !$AD CHECKPOINT-END\n", 6, "RETURN inside"),
+])
+def test_piece_refusals(piece, line, what):
+    with pytest.raises(UnsupportedError, match=rf"g.f90:{line}: adjoint mode does not support .*{what}"):
+        adspec.differentiate(BODY.format(piece), head="g(y)/(x)", mode="adjoint", lang="fortran", filename="g.f90")
+
+
+def test_tangent_ignores_pieces():
+    out = adspec.differentiate(TEXT, head="relax(e u)/(u c)", mode="tangent", lang="fortran", filename="pieces.f90")
+    assert "ckp" not in out.text
