@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import adspec
@@ -45,7 +46,7 @@ def test_time_loop_piece():
     text = case.adjoint.text
     assert re.search(r"call relax_ckp1_b\(", text) and "subroutine relax_ckp1_b(" in text
     start = text.index("subroutine relax_b(")
-    forward = text[start:text.index("call popreal8(t)", start)]
+    forward = text[start:text.index("cb = 0.0d0", start)]
     assert not re.search(r"call relax_ckp\d\(", text) and "pushcontrol1b" not in forward and "u(i) = t*cos(t) + u(i)" in forward
 
 
@@ -105,3 +106,69 @@ def test_piece_refusals(piece, line, what):
 def test_tangent_ignores_pieces():
     out = adspec.differentiate(TEXT, head="relax(e u)/(u c)", mode="tangent", lang="fortran", filename="pieces.f90")
     assert "ckp" not in out.text
+
+
+# --- functions called in split mode ----------------------------------------------------------
+SPLIT_FUNCTION = (HERE / "split_function.f90").read_text()
+SPLIT_ARGS = [real("x", (3,)), real("y"), integer("n", 3)]
+
+
+def test_function_called_split():
+    """g_fwd returns g's value (a function with g's RESULT), g_bwd takes its adjoint last;
+    the same program without the directive (g_b, joint) gives the same adjoints."""
+    case = AdjointCase(SPLIT_FUNCTION, "fortran", "f(y)/(x y)", SPLIT_ARGS, filename="split_function.f90")
+    checked(case)
+    joint = AdjointCase(SPLIT_FUNCTION.replace("!$AD NOCHECKPOINT", "!"), "fortran", "f(y)/(x y)", SPLIT_ARGS,
+                        filename="split_function.f90")
+    assert "call g_b(" in joint.adjoint.text
+    (split_bar, _), (joint_bar, _) = case.run_adjoint(), joint.run_adjoint()
+    for name in split_bar:
+        assert np.allclose(split_bar[name], joint_bar[name], rtol=1e-13, atol=0), name
+    text = case.adjoint.text
+    assert re.search(r"function g_fwd\(x, a\) result\(r\)", text) and "subroutine g_bwd(x, xb, a, ab, rb)" in text
+    assert re.search(r"= g_fwd\(x\(i\), y\)", text) and "real(8) :: g_fwd" in text and "g_b(" not in text
+
+
+@pytest.mark.skipif(not RUNTIME.is_dir(), reason="no runtime")
+def test_function_called_split_compiled(tmp_path):
+    case = AdjointCase(SPLIT_FUNCTION, "fortran", "f(y)/(x y)", SPLIT_ARGS, filename="split_function.f90")
+    check = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < TOL and check.interpreter_error < 1e-13, check.report()
+
+
+@pytest.mark.skipif(not RUNTIME.is_dir(), reason="no runtime")
+def test_c_function_called_split(tmp_path):
+    """C: g_fwd ends with g's return, g_bwd takes the value's adjoint by value, last."""
+    case = AdjointCase((HERE / "split_function.c").read_text(), "c", "f(y)/(x y)", [real("x", (3,)), real("y", (1,))],
+                       filename="split_function.c", nooptim=frozenset({"checkpoint"}))
+    checked(case)
+    assert "static double g_fwd(double x, double a)" in case.adjoint.text
+    assert "g_bwd(*y, yb, x[1], &xb[1], g_result0b);" in case.adjoint.text
+    check = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < TOL and check.interpreter_error < 1e-13, check.report()
+
+
+# --- the snapshot of a call the forward sweep does not run ----------------------------------
+DEAD_CALL = """subroutine g(x, v, y)
+  real(8) :: x, v, y
+  v = v + 1
+  y = y + v*x
+end subroutine
+subroutine f(x, y)
+  real(8) :: x, y, v
+  v = 3
+  y = v*x
+  call g(x, v, y)
+  y = y * 2
+end subroutine
+"""
+
+
+def test_no_snapshot_of_what_only_a_dropped_call_writes():
+    """call g is not diff-live: the forward sweep drops it, so v, which g writes and the
+    adjoint of y = v*x reads, keeps its value until g_b runs: no push nor pop of v in f_b
+    (g_b restores the v it changes itself)."""
+    case = AdjointCase(DEAD_CALL, "fortran", "f(y)/(x)", [real("x"), real("y")])
+    checked(case)
+    caller = case.adjoint.text.split("subroutine f_b(")[1]
+    assert "call g_b(" in caller and "real8(v)" not in caller, caller
