@@ -58,6 +58,7 @@ CHECKS = {
     "read_cuts_or_resets": "cutsOrResets",
     "cuts_no_derivative": "¬cutsOrResets",
     "not_null": "TARGET ≠ null",
+    "not_read": "¬isRead",
     "returns_value": "returnsValue",
     "_present": "present",
     "linear_intrinsic": "linear",

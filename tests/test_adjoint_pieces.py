@@ -172,3 +172,26 @@ def test_no_snapshot_of_what_only_a_dropped_call_writes():
     checked(case)
     caller = case.adjoint.text.split("subroutine f_b(")[1]
     assert "call g_b(" in caller and "real8(v)" not in caller, caller
+
+
+# --- I/O and STOP ------------------------------------------------------------------------------
+IO_ARGS = [real("x"), real("y"), integer("n", 2)]
+
+
+def test_read_write_stop():
+    """The READ runs in the forward sweep with what it overwrites saved; its items' adjoints
+    are zero before it; WRITE and STOP stay in the forward sweep."""
+    case = AdjointCase((HERE / "io_stop.f90").read_text(), "fortran", "f(y)/(x)", IO_ARGS, filename="io_stop.f90")
+    checked(case)
+    text = case.adjoint.text
+    assert re.search(r"call pushreal8\(t\)\n\s*call pushreal8\(a\(2\)\)\n\s*read\(line, \*\) t, a\(2\)", text), text
+    assert re.search(r"call popreal8\(a\(2\)\)\n\s*call popreal8\(t\)\n\s*tb = 0.0d0\n\s*ab\(2\) = 0.0d0", text), text
+    assert "write(*, *) 'y ='" in text and "stop 'negative n'" in text
+    assert any("READ overwrites t" in m for m in case.adjoint.messages), case.adjoint.messages
+
+
+@pytest.mark.skipif(not RUNTIME.is_dir(), reason="no runtime")
+def test_read_write_stop_compiled(tmp_path):
+    case = AdjointCase((HERE / "io_stop.f90").read_text(), "fortran", "f(y)/(x)", IO_ARGS, filename="io_stop.f90")
+    check = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < TOL and check.interpreter_error < 1e-13, check.report()

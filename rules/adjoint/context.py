@@ -19,16 +19,17 @@ from .call_support import CallSupport
 from .globals import GlobalAdjoints
 from .structures import StructureAdjoints
 from .merge import distinct_elements, improved, references_to
+from .statements import StatementSupport
 
 INTEGER = Node("type", ("integer", 4, None))
 
 # the statements this slice of adjoint mode refuses (A-refuse), and what the refusal calls them
-REFUSED = {"stop": "STOP", "forall": "FORALL", "pointerAssign": "pointer assignment",
-           "allocate": "allocation", "deallocate": "deallocation", "io": "input/output statements",
+REFUSED = {"forall": "FORALL", "pointerAssign": "pointer assignment",
+           "allocate": "allocation", "deallocate": "deallocation",
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints,
+class AdjointContext(StatementSupport, CallSupport, CDataContext, ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints,
                      TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
