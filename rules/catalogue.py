@@ -59,6 +59,8 @@ CHECKS = {
     "cuts_no_derivative": "¬cutsOrResets",
     "not_null": "TARGET ≠ null",
     "not_read": "¬isRead",
+    "points_once": "pointsOnce",
+    "points_again": "¬pointsOnce",
     "returns_value": "returnsValue",
     "_present": "present",
     "linear_intrinsic": "linear",
