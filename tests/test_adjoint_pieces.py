@@ -230,3 +230,19 @@ def test_pointer_moved_refused(body, line):
     with pytest.raises(UnsupportedError, match=rf"g.f90:{line}: adjoint mode does not support an active pointer "
                                                r"associated more than once"):
         adspec.differentiate(source, head="g(y)/(x z y)", mode="adjoint", lang="fortran", filename="g.f90")
+
+
+# --- RESHAPE with pad= and order= -------------------------------------------------------------
+RESHAPE_ARGS = [real("x", (5,)), real("p", (2,)), real("y")]
+
+
+@pytest.mark.skipif(not RUNTIME.is_dir(), reason="no runtime")
+def test_reshape_pad_order(tmp_path):
+    """Transposed RESHAPE: the adjoint read in the order o, the source's part, pad's part
+    summed over its repetitions; in the interpreter and compiled."""
+    case = AdjointCase((HERE / "reshape_pad.f90").read_text(), "fortran", "f(y)/(x p)", RESHAPE_ARGS,
+                       filename="reshape_pad.f90")
+    checked(case)
+    assert "order=(/ 2, 3, 1 /)" in case.adjoint.text   # the inverse of [3, 1, 2]
+    check = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < TOL and check.interpreter_error < 1e-13, check.report()
