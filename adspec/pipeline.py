@@ -90,8 +90,9 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
                                cuda_file.ann.get("filename", "<input>"))
     pieces = {}
     if mode == "adjoint":  # $AD CHECKPOINT-START/END: each piece a checkpointed call
+        from .rules.adjoint.forall import as_loops
         from .rules.adjoint.pieces import inlined, outlined
-        files, pieces = outlined(files)
+        files, pieces = outlined(as_loops(files))
     program = build_program(files)
     inout = in_out(program)
     head_warnings = []

@@ -246,3 +246,29 @@ def test_reshape_pad_order(tmp_path):
     assert "order=(/ 2, 3, 1 /)" in case.adjoint.text   # the inverse of [3, 1, 2]
     check = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < TOL and check.interpreter_error < 1e-13, check.report()
+
+
+# --- FORALL ------------------------------------------------------------------------------------------
+FORALL_ARGS = [real("x", (4,)), real("y", (4,)), integer("n", 4)]
+
+
+@pytest.mark.skipif(not RUNTIME.is_dir(), reason="no runtime")
+def test_forall(tmp_path):
+    """Independent FORALLs become DO nests with fresh indices (i keeps its value 2 for the
+    loop after them); masks, strides, sections, two assignments in sequence."""
+    case = AdjointCase((HERE / "forall.f90").read_text(), "fortran", "f(x y)/(x y)", FORALL_ARGS, filename="forall.f90")
+    checked(case)
+    assert "do i_forall = " in case.adjoint.text and "forall" not in case.adjoint.text.replace("_forall", "")
+    check = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < TOL and check.interpreter_error < 1e-13, check.report()
+
+
+@pytest.mark.parametrize("body, what", [
+    ("  forall (i = 2:3) x(i) = x(i - 1) * y\n", "a FORALL whose iterations may read the x that others write"),
+    ("  forall (i = 1:3, x(i) > 0)\n    x(i) = x(i) * y\n  end forall\n", "a FORALL whose assignments change its mask"),
+    ("  forall (i = 1:3) x(i) = sum(x) * y\n", "a FORALL whose iterations may read the x that others write"),
+])
+def test_forall_refused(body, what):
+    source = "subroutine g(x, y)\n  real(8) :: x(3), y\n  integer :: i\n" + body + "  y = sum(x)\nend subroutine\n"
+    with pytest.raises(UnsupportedError, match=rf"g.f90:4: adjoint mode does not support {what}"):
+        adspec.differentiate(source, head="g(y)/(x y)", mode="adjoint", lang="fortran", filename="g.f90")

@@ -24,7 +24,7 @@ from .statements import StatementSupport
 INTEGER = Node("type", ("integer", 4, None))
 
 # the statements this slice of adjoint mode refuses (A-refuse), and what the refusal calls them
-REFUSED = {"forall": "FORALL", "allocate": "allocation", "deallocate": "deallocation",
+REFUSED = {"allocate": "allocation", "deallocate": "deallocation",
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
