@@ -16,7 +16,7 @@ import re
 
 from ..engine.constants import int_constant
 from ..engine.errors import SourceError, UnsupportedError
-from ..engine.il import Node, mk, walk
+from ..engine.il import Node, mk, substituted, walk
 from ..engine.intrinsics import FORTRAN_INTRINSICS
 from ..engine.symbols import used_name
 from .fxtran import SourceLines, fxtran_tree
@@ -263,17 +263,6 @@ def _is_data_object(node: Node) -> bool:
     while node.op in ("arrayAccess", "fieldAccess"):
         node = node.kids[0]
     return node.op == "ident"
-
-
-def _substitute(node, values: dict):
-    """node with every ident in `values` replaced (statement function expansion)."""
-    if isinstance(node, tuple):
-        return tuple(_substitute(k, values) for k in node)
-    if not isinstance(node, Node):
-        return node
-    if node.op == "ident" and node.kids[0] in values:
-        return values[node.kids[0]]
-    return Node(node.op, tuple(_substitute(k, values) for k in node.kids), node.ann)
 
 
 def _without_statement_functions(decls: list, rest, stmt_functions: dict) -> list:
@@ -1316,7 +1305,7 @@ class _Converter:
             if len(dummies) != len(args):
                 self.unsupported(f"statement function {name} called with {len(args)} arguments", r)
             self.check_statement_function_arguments(name, zip(dummies, dummy_types), args, r)
-            return _substitute(body, dict(zip(dummies, args)))
+            return substituted(body, dict(zip(dummies, args)))  # statement function expansion
         if what == TYPE:
             self.unsupported("structure constructor", r)
         if what == INTRINSIC or (what is None and name in FORTRAN_INTRINSICS):

@@ -224,6 +224,7 @@ class CallSupport:
                     self.refuse(call, "a passive array passed where the callee expects an adjoint")
                 adjoint = self.fresh("dummyb", _real_type(sym))
                 inits.append(Node("assign", (adjoint, _zero(_real_type(sym)))))
+                by_value = by_value or (self.c and sym is not None and sym.ptr == 1)  # C: a scalar's address
             args.append(_address(adjoint) if by_value else adjoint)
         if callee.node.kids[1] == "function" and not is_void(callee.node.kids[4]):
             args.append(self.temp_adjoint(call) if call.ann.get("sid") is None else Node("realCst", ("0.0", 8)))

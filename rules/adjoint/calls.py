@@ -196,9 +196,14 @@ def a_function_joint(call, out, ctx, stmt):
     body = lall(ctx.compute(ctx.result_record, call, pattern("block", keep, restore)),
                 ctx.compute(ctx.function_primal, call, name, primal),
                 *_joint_parts(call, name, push, pop, inits, args_b, posts, name_b, ctx, stmt),
-                eq(out, pattern("block", pattern("block", keep, push, primal),
-                                pattern("block", pop, inits, pattern("call", name_b, args_b), posts, restore))))
+                _function_sweeps(out, pattern("block", keep, push, primal), pop, inits, name_b, args_b, posts, restore))
     return guard, body
+
+
+def _function_sweeps(out, forward, pop, inits, name_b, args_b, posts, restore):
+    """The conclusion of the function call rules: [FORWARD ; POP; INITS; call Fb(ARGSb); POSTS; RESTORE]."""
+    return eq(out, pattern("block", forward, pattern("block", pop, inits, pattern("call", name_b, args_b), posts,
+                                                     restore)))
 
 
 @ADJOINT.rule("A-function-split", judgment="adjcall", ops=("call",), section="5.4",
@@ -220,8 +225,7 @@ def a_function_split(call, out, ctx, stmt):
                 ctx.compute(lambda n: ctx.split_call_name(n, "fwd"), name, fwd),
                 ctx.compute(lambda n: ctx.split_call_name(n, "bwd"), name, bwd),
                 ctx.compute(ctx.function_primal, call, fwd, primal),
-                eq(out, pattern("block", pattern("block", keep, primal, push),
-                                pattern("block", pop, inits, pattern("call", bwd, args_b), posts, restore))))
+                _function_sweeps(out, pattern("block", keep, primal, push), pop, inits, bwd, args_b, posts, restore))
     return guard, body
 
 

@@ -13,7 +13,7 @@ is refused at its line.
 from __future__ import annotations
 
 from ...engine.errors import UnsupportedError
-from ...engine.il import Node, walk
+from ...engine.il import Node, substituted, walk
 
 INTEGER = Node("type", ("integer", None, None))
 
@@ -97,11 +97,11 @@ class _Rewriter:
         nests = []
         for s in assigns:
             inner = s if mask is None else Node("if", (mask, Node("block", (s,)), None), ann)
-            inner = _renamed(inner, renames)
+            inner = substituted(inner, renames)
             for r in reversed(ranges):
                 _, index, low, high, step = r.kids
-                inner = Node("do", (renames[index.kids[0]], _renamed(low, renames), _renamed(high, renames),
-                                    _renamed(step, renames), Node("block", (inner,))), ann)
+                inner = Node("do", (renames[index.kids[0]], substituted(low, renames), substituted(high, renames),
+                                    substituted(step, renames), Node("block", (inner,))), ann)
             nests.append(inner)
         return tuple(nests)
 
@@ -118,13 +118,3 @@ class _Rewriter:
 def _inside_access(ident: Node, trees) -> bool:
     """ident is the base of an array access in trees (a(j)'s `a`, checked as a(j) itself)."""
     return any(n.op == "arrayAccess" and n.kids[0] is ident for t in trees for n in walk(t))
-
-
-def _renamed(node, renames: dict):
-    if isinstance(node, tuple):
-        return tuple(_renamed(k, renames) for k in node)
-    if not isinstance(node, Node):
-        return node
-    if node.op == "ident" and node.kids[0] in renames:
-        return Node("ident", renames[node.kids[0]].kids, node.ann)
-    return node.with_kids(*(_renamed(k, renames) for k in node.kids))

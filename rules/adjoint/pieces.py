@@ -13,15 +13,24 @@ call left in the forward sweep is replaced by the piece itself after differentia
 from __future__ import annotations
 
 from ...engine.errors import UnsupportedError
-from ...engine.il import Node, jump_targets, walk
+from ...engine.il import Node, jump_targets, substituted, walk
 
 START, END = "CHECKPOINT-START", "CHECKPOINT-END"
 _JUMPS = ("goto", "computedGoto", "arithmeticIf")
 
 
+def _marks(node) -> tuple:
+    """The piece directives of a statement; C: a `$AD CHECKPOINT-END` closing a block is a
+    comment (no statement follows it)."""
+    if not isinstance(node, Node):
+        return ()
+    if node.op == "comment" and node.kids[0].strip().upper() == "$AD " + END:
+        return (END,)
+    return tuple(d.upper() for d in node.ann.get("directives", ()))
+
+
 def has_pieces(files) -> bool:
-    return any(START in n.ann.get("directives", ()) or END in n.ann.get("directives", ())
-               for f in files for n in walk(f) if "directives" in n.ann)
+    return any(START in _marks(n) or END in _marks(n) for f in files for n in walk(f))
 
 
 def outlined(files) -> tuple:
@@ -36,11 +45,8 @@ def outlined(files) -> tuple:
     out = []
     for original, stamped in zip(files, program.files):
         filename = original.ann.get("filename", "<input>")
-        if original.ann.get("lang", "fortran") != "fortran":
-            _refuse_all(original, filename)
-            out.append(original)
-            continue
-        out.append(_Outliner(program, filename, taken, pieces).units(original))
+        c = original.ann.get("lang", "fortran") != "fortran"
+        out.append(_Outliner(program, filename, taken, pieces, c).units(original))
     return out, pieces
 
 
@@ -56,15 +62,9 @@ def inlined(node: Node, pieces: dict) -> Node:
     return node if all(a is b for a, b in zip(kids, node.kids)) else node.with_kids(*kids)
 
 
-def _refuse_all(file: Node, filename: str):
-    for n in walk(file):
-        if START in n.ann.get("directives", ()):
-            raise UnsupportedError("adjoint mode does not support $AD CHECKPOINT-START in C yet", filename, n.line)
-
-
 class _Outliner:
-    def __init__(self, program, filename, taken, pieces):
-        self.program, self.filename, self.taken, self.pieces = program, filename, taken, pieces
+    def __init__(self, program, filename, taken, pieces, c):
+        self.program, self.filename, self.taken, self.pieces, self.c = program, filename, taken, pieces, c
 
     def refuse(self, node: Node, what: str):
         raise UnsupportedError(f"adjoint mode does not support {what} yet", self.filename, node.line)
@@ -84,8 +84,8 @@ class _Outliner:
                 new = []
                 self.proc, self.new = unit, new
                 body = self._statements(unit.kids[7])
-                out.append(unit.replace(body=body) if body is not unit.kids[7] else unit)
-                out.extend(new)
+                unit = unit.replace(body=body) if body is not unit.kids[7] else unit
+                out.extend(new + [unit] if self.c else [unit] + new)   # C: declared before its call
             else:
                 out.append(unit)
         return tuple(out)
@@ -109,20 +109,22 @@ class _Outliner:
         stmts, out, i = list(stmts), [], 0
         while i < len(stmts):
             stmt = stmts[i]
-            directives = stmt.ann.get("directives", ()) if isinstance(stmt, Node) else ()
+            directives = _marks(stmt)
             if END in directives:
                 self.refuse(stmt, "$AD CHECKPOINT-END without a CHECKPOINT-START before it in its block")
             if START not in directives:
                 out.append(stmt)
                 i += 1
                 continue
-            j = next((k for k in range(i + 1, len(stmts)) if isinstance(stmts[k], Node)
-                      and END in stmts[k].ann.get("directives", ())), None)
+            j = next((k for k in range(i + 1, len(stmts)) if END in _marks(stmts[k])), None)
             if j is None:
                 self.refuse(stmt, "$AD CHECKPOINT-START without a CHECKPOINT-END in the same block")
             out.append(self._outline(tuple(stmts[i:j])))
-            stmts[j] = _without(stmts[j], END)
-            i = j
+            if stmts[j].op == "comment":   # C: the END comment closing the block goes
+                i = j + 1
+            else:
+                stmts[j] = _without(stmts[j], END)
+                i = j
         return tuple(out)
 
     def _outline(self, piece: tuple) -> Node:
@@ -138,9 +140,52 @@ class _Outliner:
         self.taken.add(name)
         body = Node("block", (_without(first, START),) + piece[1:])
         self.pieces[name] = body
+        ann = first.ann.set("directives", ())
+        if self.c:
+            return self._c_procedure(name, names, scope, body, ann)
         self.new.append(Node("procedure", (name, "subroutine", names, None, None, (), self._declarations(names, scope),
-                                           body, ()), first.ann.set("directives", ())))
-        return Node("call", (name, tuple(Node("ident", (n,)) for n in names)), first.ann.set("directives", ()))
+                                           body, ()), ann))
+        return Node("call", (name, tuple(Node("ident", (n,)) for n in names)), ann)
+
+    def _c_procedure(self, name: str, names: tuple, scope, body: Node, ann) -> Node:
+        """C: static void P_ckpK(...), a scalar passed by its address (used as *v in the
+        piece), an array or a pointer as it is. An integer scalar is passed by value when
+        the piece does not assign it, else (a loop index, which the for-loop rules want as a
+        variable) copied in and out of a local of its name."""
+        params, actuals, values, copies = [], [], {}, []
+        formals = []
+        written = {n.kids[0].kids[0] for n in walk(body) if n.op == "assign" and n.kids[0].op == "ident"}
+        for n in names:
+            sym = scope.symbols[n]
+            scalar = not sym.dims and not sym.ptr
+            typ = sym.type if sym.type is not None else Node("type", ("integer", 4, None))
+            formal, by_value = n, scalar and typ.op == "type" and typ.kids[0] == "integer" and n not in written
+            if scalar and not by_value and typ.op == "type" and typ.kids[0] == "integer":
+                formal = self._fresh_name(f"{n}_at", scope)
+                copies.append((n, formal, typ))
+            elif scalar and not by_value:
+                values[n] = Node("deref", (Node("ident", (n,)),))
+            formals.append(formal)
+            declarator = Node("declarator", (formal, None if scalar else sym.dims, None,
+                                             sym.ptr + (scalar and not by_value)))
+            params.append(Node("varDecl", (typ, (), (declarator,))))
+            actuals.append(Node("address", (Node("ident", (n,)),)) if scalar and not by_value else Node("ident", (n,)))
+        inner = tuple(Node("varDecl", (typ, (), (Node("declarator", (n, None, Node("deref", (Node("ident", (f,)),)),
+                                                                      0)),))) for n, f, typ in copies)
+        outer = tuple(Node("assign", (Node("deref", (Node("ident", (f,)),)), Node("ident", (n,)))) for n, f, _ in copies)
+        body = Node("block", inner + substituted(body, values).kids + outer)
+        void = Node("type", ("void", None, None))
+        self.new.append(Node("procedure", (name, "function", tuple(formals), None, void, ("static",), tuple(params),
+                                           body, ()), ann))
+        return Node("call", (name, tuple(actuals)), ann)
+
+    def _fresh_name(self, base: str, scope) -> str:
+        name, k = base, 0
+        while name in scope.symbols or name in self.taken:
+            k += 1
+            name = f"{base}{k}"
+        self.taken.add(name)
+        return name
 
     def _qualified(self) -> str:
         """P's name in the program (a module procedure's is qualified)."""
