@@ -46,7 +46,7 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     from .derivative_uses import DerivativeUses
     from .diffliveness import diff_liveness
     from .inout import in_out
-    from .snapshots import snapshots
+    from .snapshots import only_checkpointed, snapshots
     from .tbr import tbr
 
     if inout is None:
@@ -56,8 +56,10 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     act = phase("activity", lambda: naive_activity(program) if "activity" in nooptim
                 else activity(program, heads, diff_dep, order))
     uses = DerivativeUses(program, act, inout)
+    checkpointed = only_checkpointed(program, heads) if adjoint and "checkpoint" not in nooptim else frozenset()
     live = phase("Diff-live", lambda: diff_liveness(program, dep, uses, inout, order,
-                                                     everything_live="diffliveness" in nooptim))
+                                                     everything_live="diffliveness" in nooptim,
+                                                     checkpointed=checkpointed))
     tbr_solution = adj = snaps = None
     if adjoint:
         tbr_solution = phase("TBR", lambda: tbr(program, live, inout, order))

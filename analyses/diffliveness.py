@@ -143,10 +143,28 @@ class EverythingLive(DiffLiveness):
         return True
 
 
-def diff_liveness(program, dep_solution, uses, inout, order: str = "good", everything_live: bool = False) -> DiffLiveness:
+class _Checkpointed:
+    """The sets inside each procedure: the top-down run's, but the bottom-up run's (from ∅
+    at the exit) for the procedures in `checkpointed`."""
+
+    def __init__(self, top_down, bottom_up, checkpointed: frozenset):
+        self.top_down, self.bottom_up, self.checkpointed = top_down, bottom_up, checkpointed
+        self.summaries = top_down.summaries
+
+    def __getitem__(self, proc_name):
+        return (self.bottom_up if proc_name in self.checkpointed else self.top_down)[proc_name]
+
+
+def diff_liveness(program, dep_solution, uses, inout, order: str = "good", everything_live: bool = False,
+                  checkpointed: frozenset = frozenset()) -> DiffLiveness:
+    """checkpointed: the procedures whose only differentiated form is P_b, run by checkpointed
+    calls (CKPdataFlow of 5.4): P_b's forward sweep is followed at once by its backward sweep,
+    so nothing after P's exit reads what P computes; their sets are the bottom-up run's,
+    from ∅ at the exit, rather than their call sites'."""
     controls = Controls(program, inout)
     bottom_up = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, BOTTOM_UP), order=order)
     top_down = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, TOP_DOWN,
                                                    diffuse=bottom_up.summaries), order=order)
     kind = EverythingLive if everything_live else DiffLiveness
-    return kind(program, top_down, bottom_up.summaries, controls, uses)
+    solution = _Checkpointed(top_down, bottom_up, checkpointed) if checkpointed else top_down
+    return kind(program, solution, bottom_up.summaries, controls, uses)

@@ -34,6 +34,16 @@ def is_checkpointed(site) -> bool:
     return "NOCHECKPOINT" not in own and "NOCHECKPOINT" not in callee
 
 
+def only_checkpointed(program, heads) -> frozenset:
+    """The procedures that are no head and that only checkpointed calls reach (the
+    CKPdataFlow re-analysis of 5.4 applies to their P_b: analyses/diffliveness.py)."""
+    sites = {}
+    for site in program.call_sites.values():
+        sites.setdefault(site.callee.name, []).append(site)
+    return frozenset(name for name, calls in sites.items()
+                     if name not in heads and all(is_checkpointed(s) for s in calls))
+
+
 def snapshots(program, diff_live, tbr_solution, adj_out_solution, everywhere: bool = True) -> dict:
     """id(call Instr) -> Snapshot, for every checkpointed call site (none when not `everywhere`)."""
     out = {}

@@ -240,7 +240,6 @@ def test_eoshift_and_pack():
     ("a = [x, x, x, (x, i = 1, 2)]", "the adjoint of an array constructor of other than scalars, or under a mask"),
     ("a(1:2) = a([3, 3])*x", "the adjoint of an array read through a vector subscript"),
     ("a = eoshift(reshape(a, [1, 5]), 1, x, dim=2)*x", "the adjoint of eoshift other than of a rank-1 array without dim="),
-    ("a = reshape(a(1:2)*x, [5], pad=[x])", "the adjoint of RESHAPE with pad= or order="),
     ("a = [x, x, x, (x, i = 1, 2)]", "the adjoint of an array constructor of other than scalars, or under a mask"),
 ])
 def test_refused_with_line(body, what):

@@ -290,3 +290,32 @@ def test_forall_refused(body, what):
     source = "subroutine g(x, y)\n  real(8) :: x(3), y\n  integer :: i\n" + body + "  y = sum(x)\nend subroutine\n"
     with pytest.raises(UnsupportedError, match=rf"g.f90:4: adjoint mode does not support {what}"):
         adspec.differentiate(source, head="g(y)/(x y)", mode="adjoint", lang="fortran", filename="g.f90")
+
+
+# --- CKPdataFlow: the analyses inside a procedure only checkpointed calls reach -----------------
+CKP_DATAFLOW = """subroutine g(x, y, z)
+  real(8) :: x, y, z
+  y = y * sin(x)
+  z = x * 3
+end subroutine
+subroutine f(x, y)
+  real(8) :: x, y, z
+  call g(x, y, z)
+  y = y * z
+end subroutine
+"""
+
+
+def test_checkpointed_procedure_reanalysed():
+    """g_b's backward sweep follows its forward sweep at once: nothing after g's exit reads
+    y or z there (CKPdataFlow, 5.4), so g_b neither recomputes them nor saves y; the plain
+    call in f's forward sweep still computes them for f."""
+    case = AdjointCase(CKP_DATAFLOW, "fortran", "f(y)/(x y)", [real("x"), real("y")])
+    checked(case)
+    g_b = case.adjoint.text.split("subroutine g_b(")[1].split("end subroutine")[0]
+    assert "z = x*3" not in g_b and "pushreal8" not in g_b and "y = y*sin(x)" not in g_b, g_b
+    assert "call g(x, y, z)" in case.adjoint.text
+    split = AdjointCase(CKP_DATAFLOW, "fortran", "f(y)/(x y)", [real("x"), real("y")],
+                        nooptim=frozenset({"checkpoint"}))
+    checked(split)   # g_fwd keeps what f reads after it
+    assert "z = x*3" in split.adjoint.text.split("subroutine g_fwd(")[1]
