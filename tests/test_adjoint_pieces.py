@@ -1,7 +1,14 @@
-"""`$AD CHECKPOINT-START` / `$AD CHECKPOINT-END` around a piece of code (issue 16; TAPENADE.md
-"Directives"; paper 4.10, 5.4): the piece is checkpointed like a call (rules/adjoint/pieces.py).
-Proven by the dot-product test in the interpreter and compiled (-fcheck=all), and by the
-peak of the stack, which the checkpoint lowers on a time loop."""
+"""The Fortran and checkpoint pieces of adjoint mode (issue 16), each proven by the
+dot-product test in the interpreter, most of them compiled too (-O2, then -fcheck=all or
+the sanitizers):
+- `$AD CHECKPOINT-START` / `$AD CHECKPOINT-END` around a piece of code (TAPENADE.md
+  "Directives"; paper 4.10, 5.4; rules/adjoint/pieces.py), Fortran and C, and the peak of
+  the stack it lowers on a time loop;
+- the snapshot of a call the forward sweep drops, and the CKPdataFlow re-analysis of a
+  procedure only checkpointed calls reach (analyses/snapshots.py, analyses/diffliveness.py);
+- functions called in split mode (f_fwd returns the value, f_bwd takes its adjoint);
+- READ, WRITE, STOP, Fortran pointer assignment (rules/adjoint/statements.py), RESHAPE with
+  pad= and order= (rules/adjoint/array_moves.py), FORALL (rules/adjoint/forall.py)."""
 from __future__ import annotations
 
 import re

@@ -279,5 +279,5 @@ def _outside_loops(piece: tuple):
             continue
         if node.op in ("exit", "cycle") and not looped:
             yield node
-        inner = looped or node.op in ("do", "while", "doWhile", "for")
+        inner = looped or node.op in ("do", "while", "doWhile", "for", "switch")   # C: break leaves a switch
         stack.extend((k, inner) for k in node.kids if isinstance(k, (Node, tuple)))
