@@ -114,23 +114,30 @@ class Controls:
 
 
 class DiffLiveness:
-    """Diff-live sets around every instruction (real zones only) and isLiveForDiff."""
+    """Diff-live sets around every instruction (real zones only) and isLiveForDiff. `solution`
+    is the top-down run's; `inside` overrides it for the procedures whose P_b is analysed
+    from ∅ at the exit (CKPdataFlow, see diff_liveness)."""
 
-    def __init__(self, program, solution, summaries, controls, uses):
+    def __init__(self, program, solution, summaries, controls, uses, inside=None):
         self.program, self.solution, self.summaries = program, solution, summaries
         self.controls, self.uses = controls, uses
+        self.inside = inside or {}
+
+    def _sets(self, proc):
+        inside = self.inside.get(proc.name)
+        return inside if inside is not None else self.solution[proc.name]
 
     def before(self, proc, instr) -> int:
-        return self.solution[proc.name].before(instr) & self.controls.real_zones(proc)
+        return self._sets(proc).before(instr) & self.controls.real_zones(proc)
 
     def after(self, proc, instr) -> int:
-        return self.solution[proc.name].after(instr) & self.controls.real_zones(proc)
+        return self._sets(proc).after(instr) & self.controls.real_zones(proc)
 
     def out(self, proc, instr) -> int:
         return self.controls.out(proc, instr)
 
     def is_live_for_diff(self, proc, instr) -> bool:
-        value = self.solution[proc.name].after(instr)
+        value = self._sets(proc).after(instr)
         if instr.kind in ("test", "loop") and value & self.controls.bit(proc, instr):
             return True
         return bool(self.controls.out(proc, instr) & value)
@@ -141,18 +148,6 @@ class EverythingLive(DiffLiveness):
 
     def is_live_for_diff(self, proc, instr) -> bool:
         return True
-
-
-class _Checkpointed:
-    """The sets inside each procedure: the top-down run's, but the bottom-up run's (from ∅
-    at the exit) for the procedures in `checkpointed`."""
-
-    def __init__(self, top_down, bottom_up, checkpointed: frozenset):
-        self.top_down, self.bottom_up, self.checkpointed = top_down, bottom_up, checkpointed
-        self.summaries = top_down.summaries
-
-    def __getitem__(self, proc_name):
-        return (self.bottom_up if proc_name in self.checkpointed else self.top_down)[proc_name]
 
 
 def diff_liveness(program, dep_solution, uses, inout, order: str = "good", everything_live: bool = False,
@@ -166,5 +161,5 @@ def diff_liveness(program, dep_solution, uses, inout, order: str = "good", every
     top_down = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, TOP_DOWN,
                                                    diffuse=bottom_up.summaries), order=order)
     kind = EverythingLive if everything_live else DiffLiveness
-    solution = _Checkpointed(top_down, bottom_up, checkpointed) if checkpointed else top_down
-    return kind(program, solution, bottom_up.summaries, controls, uses)
+    inside = {name: bottom_up[name] for name in checkpointed}
+    return kind(program, top_down, bottom_up.summaries, controls, uses, inside)
