@@ -87,6 +87,11 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     if cuda_file is not None:
         raise UnsupportedError("differentiating CUDA source is not supported yet",
                                cuda_file.ann.get("filename", "<input>"))
+    pieces = {}
+    if mode == "adjoint":  # $AD CHECKPOINT-START/END: each piece a checkpointed call
+        from .rules.adjoint.forall import as_loops
+        from .rules.adjoint.pieces import inlined, outlined
+        files, pieces = outlined(as_loops(files))
     program = build_program(files)
     inout = in_out(program)
     head_warnings = []
@@ -131,6 +136,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         entries.append((proc, header + [differentiated]))
         derivations[differentiated.kids[0]] = derivation
         procedure_names[proc.source_name] = differentiated.kids[0]
+    if pieces:  # the forward sweep's plain calls of the pieces: the pieces themselves
+        entries = [(proc, [inlined(u, pieces) for u in us]) for proc, us in entries]
     if file_lang == "fortran":
         units = fortran_units(_nested_internal_procedures(_called_from_heads(entries, heads), ctx.filename), ctx)
     else:

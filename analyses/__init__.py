@@ -53,8 +53,13 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     act = phase("activity", lambda: naive_activity(program) if "activity" in nooptim
                 else activity(program, heads, diff_dep, order))
     uses = DerivativeUses(program, act, inout)
+    checkpointed = frozenset()
+    if adjoint and "checkpoint" not in nooptim:
+        from .snapshots import only_checkpointed
+        checkpointed = only_checkpointed(program, heads)
     live = phase("Diff-live", lambda: diff_liveness(program, dep, uses, inout, order,
-                                                     everything_live="diffliveness" in nooptim))
+                                                     everything_live="diffliveness" in nooptim,
+                                                     checkpointed=checkpointed))
     tbr_solution = adj = snaps = None
     if adjoint:   # imported here: the tangent modes need not load (nor compile) them
         from .adjout import adjoint_out

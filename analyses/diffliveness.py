@@ -114,23 +114,30 @@ class Controls:
 
 
 class DiffLiveness:
-    """Diff-live sets around every instruction (real zones only) and isLiveForDiff."""
+    """Diff-live sets around every instruction (real zones only) and isLiveForDiff. `solution`
+    is the top-down run's; `inside` overrides it for the procedures whose P_b is analysed
+    from ∅ at the exit (CKPdataFlow, see diff_liveness)."""
 
-    def __init__(self, program, solution, summaries, controls, uses):
+    def __init__(self, program, solution, summaries, controls, uses, inside=None):
         self.program, self.solution, self.summaries = program, solution, summaries
         self.controls, self.uses = controls, uses
+        self.inside = inside or {}
+
+    def _sets(self, proc):
+        inside = self.inside.get(proc.name)
+        return inside if inside is not None else self.solution[proc.name]
 
     def before(self, proc, instr) -> int:
-        return self.solution[proc.name].before(instr) & self.controls.real_zones(proc)
+        return self._sets(proc).before(instr) & self.controls.real_zones(proc)
 
     def after(self, proc, instr) -> int:
-        return self.solution[proc.name].after(instr) & self.controls.real_zones(proc)
+        return self._sets(proc).after(instr) & self.controls.real_zones(proc)
 
     def out(self, proc, instr) -> int:
         return self.controls.out(proc, instr)
 
     def is_live_for_diff(self, proc, instr) -> bool:
-        value = self.solution[proc.name].after(instr)
+        value = self._sets(proc).after(instr)
         if instr.kind in ("test", "loop") and value & self.controls.bit(proc, instr):
             return True
         return bool(self.controls.out(proc, instr) & value)
@@ -143,10 +150,16 @@ class EverythingLive(DiffLiveness):
         return True
 
 
-def diff_liveness(program, dep_solution, uses, inout, order: str = "good", everything_live: bool = False) -> DiffLiveness:
+def diff_liveness(program, dep_solution, uses, inout, order: str = "good", everything_live: bool = False,
+                  checkpointed: frozenset = frozenset()) -> DiffLiveness:
+    """checkpointed: the procedures whose only differentiated form is P_b, run by checkpointed
+    calls (CKPdataFlow of 5.4): P_b's forward sweep is followed at once by its backward sweep,
+    so nothing after P's exit reads what P computes; their sets are the bottom-up run's,
+    from ∅ at the exit, rather than their call sites'."""
     controls = Controls(program, inout)
     bottom_up = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, BOTTOM_UP), order=order)
     top_down = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, TOP_DOWN,
                                                    diffuse=bottom_up.summaries), order=order)
     kind = EverythingLive if everything_live else DiffLiveness
-    return kind(program, top_down, bottom_up.summaries, controls, uses)
+    inside = {name: bottom_up[name] for name in checkpointed}
+    return kind(program, top_down, bottom_up.summaries, controls, uses, inside)

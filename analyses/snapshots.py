@@ -8,6 +8,10 @@ leaves modified (Adj-out⁺(C)) must be restored too, or C̄ would rerun C on a 
 
     SNP = (out(C) ∪ Adj-out⁺(C)) ∩ (TBR⁻(C) ∪ Diff-live⁻(C))        SBK = ∅
 
+A call statement that is not diff-live is not run by the forward sweep (5.4's simplification
+for joint calls that are not diff-live): out(C) drops out of the first term, and a value C
+only reads between the push and the restore is not saved at all.
+
 Every call to a procedure of the source is checkpointed unless a `$AD NOCHECKPOINT` directive
 is attached to it (or to the procedure's header), or checkpointing is off everywhere
 (`-nocheckpoint`).
@@ -30,6 +34,16 @@ def is_checkpointed(site) -> bool:
     return "NOCHECKPOINT" not in own and "NOCHECKPOINT" not in callee
 
 
+def only_checkpointed(program, heads) -> frozenset:
+    """The procedures that are no head and that only checkpointed calls reach (the
+    CKPdataFlow re-analysis of 5.4 applies to their P_b: analyses/diffliveness.py)."""
+    sites = {}
+    for site in program.call_sites.values():
+        sites.setdefault(site.callee.name, []).append(site)
+    return frozenset(name for name, calls in sites.items()
+                     if name not in heads and all(is_checkpointed(s) for s in calls))
+
+
 def snapshots(program, diff_live, tbr_solution, adj_out_solution, everywhere: bool = True) -> dict:
     """id(call Instr) -> Snapshot, for every checkpointed call site (none when not `everywhere`)."""
     out = {}
@@ -37,7 +51,17 @@ def snapshots(program, diff_live, tbr_solution, adj_out_solution, everywhere: bo
         if not everywhere or not is_checkpointed(site):
             continue
         proc, instr = site.caller, site.instr
-        modified = diff_live.out(proc, instr) | adj_out_solution[proc.name].after(instr)
+        modified = adj_out_solution[proc.name].after(instr)
+        if not _dropped(site, proc, diff_live):  # the forward sweep runs C: what C writes changes too
+            modified |= diff_live.out(proc, instr)
         needed = tbr_solution[proc.name].before(instr) | diff_live.before(proc, instr)
         out[id(instr)] = Snapshot(modified & needed, 0)
     return out
+
+
+def _dropped(site, proc, diff_live) -> bool:
+    """A call statement that is not diff-live: the forward sweep does not run it (5.4's
+    simplification, A-call-joint-dead), so only what the sequel's sweeps change is restored."""
+    node = site.instr.node
+    return node is not None and node.op == "call" and node.ann.get("sid") is not None \
+        and not diff_live.is_live_for_diff(proc, site.instr)

@@ -211,8 +211,10 @@ def _io(zm, node: Node, cr) -> Effects:
         for it in items:
             s |= zm.reads(it, cr)
         return Effects(s, 0, 0, IDENTITY, IDENTITY)
-    # READ: each item gets a value from outside (no dependence on anything before)
-    return sequence([_write(zm, zm.ref(it).zones, zm.ref(it).total, 0, 0, zm.address_reads(it, cr))
+    # READ: each item gets a value from outside, or from the internal file it names (READ (s, *))
+    unit = node.kids[1].split(",")[0].strip().lower() if isinstance(node.kids[1], str) else ""
+    source = zm.reads(mk("ident", unit), cr) if unit.isidentifier() and unit in zm.vars else 0
+    return sequence([_write(zm, zm.ref(it).zones, zm.ref(it).total, 0, 0, zm.address_reads(it, cr) | source)
                      for it in items])
 
 

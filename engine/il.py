@@ -251,6 +251,17 @@ def jump_targets(stmt: Node) -> tuple:
     return ()
 
 
+def substituted(node, values: dict):
+    """node with every ident named in `values` replaced by its value (a Node)."""
+    if isinstance(node, tuple):
+        return tuple(substituted(k, values) for k in node)
+    if not isinstance(node, Node):
+        return node
+    if node.op == "ident" and node.kids[0] in values:
+        return values[node.kids[0]]
+    return Node(node.op, tuple(substituted(k, values) for k in node.kids), node.ann)
+
+
 def walk_statements(k) -> Iterator[Node]:
     """walk(k) without going into expressions: the statements, declarations and types under
     k, in the same order (no statement sits inside an expression). For searches that look

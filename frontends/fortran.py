@@ -16,7 +16,7 @@ import re
 
 from ..engine.constants import int_constant
 from ..engine.errors import SourceError, UnsupportedError
-from ..engine.il import Node, mk, walk
+from ..engine.il import Node, mk, substituted, walk
 from ..engine.intrinsics import FORTRAN_INTRINSICS
 from ..engine.symbols import used_name
 from .fxtran import SourceLines, fxtran_tree
@@ -265,17 +265,6 @@ def _is_data_object(node: Node) -> bool:
     return node.op == "ident"
 
 
-def _substitute(node, values: dict):
-    """node with every ident in `values` replaced (statement function expansion)."""
-    if isinstance(node, tuple):
-        return tuple(_substitute(k, values) for k in node)
-    if not isinstance(node, Node):
-        return node
-    if node.op == "ident" and node.kids[0] in values:
-        return values[node.kids[0]]
-    return Node(node.op, tuple(_substitute(k, values) for k in node.kids), node.ann)
-
-
 def _without_statement_functions(decls: list, rest, stmt_functions: dict) -> list:
     """decls less the declarations of the statement functions (expanded where used, they are
     no variables) and of their dummies that nothing else names: the code written back
@@ -451,8 +440,8 @@ class _Converter:
         if named is not None and _name(named) != unit_name:
             raise SourceError(f"END statement names {_name(named)!r}, not {unit_name!r}", self.filename,
                               self.lines(e))
-        if self.label is not None and stmts is not None:
-            stmts.append(mk("nop", **self.ann(e)))  # a GOTO target at END
+        if (self.label is not None or self.ending_piece()) and stmts is not None:
+            stmts.append(mk("nop", **self.ann(e)))  # a GOTO target, a piece's end at END
 
     def dummy_arg(self, a):
         if a.find(".//N") is None:
@@ -470,6 +459,11 @@ class _Converter:
         return rtype, tuple(attrs)
 
     # --- comments and directives -------------------------------------------------------
+    def ending_piece(self) -> bool:
+        """A `$AD CHECKPOINT-END` waits at the end of a block: it needs a statement of that
+        block to sit on (a nop), or it would mark the statement after the construct."""
+        return "CHECKPOINT-END" in self.directives
+
     def comment(self, e, out):
         raw = e.text or ""
         if not raw.strip():
@@ -901,6 +895,8 @@ class _Converter:
                 elif k.tag == "else-stmt":
                     arms.append([None, self.ann(k), []])
                 elif k.tag == "end-if-stmt":
+                    if self.ending_piece():   # $AD CHECKPOINT-END closing the last arm
+                        arms[-1][2].append(mk("nop", **self.ann(k)))
                     if self.label is not None:
                         end_label = mk("nop", **self.ann(k))
                 elif k.tag == "C":
@@ -934,8 +930,8 @@ class _Converter:
             if k is header:
                 continue
             if k.tag == "end-do-stmt":
-                if self.label is not None:
-                    stmts.append(mk("nop", **self.ann(k)))  # a GOTO target at the end of the body
+                if self.label is not None or self.ending_piece():
+                    stmts.append(mk("nop", **self.ann(k)))  # a GOTO target, a piece's end at the end of the body
             elif k.tag == "C":
                 self.comment(k, stmts)
             elif k.tag == "label":
@@ -1309,7 +1305,7 @@ class _Converter:
             if len(dummies) != len(args):
                 self.unsupported(f"statement function {name} called with {len(args)} arguments", r)
             self.check_statement_function_arguments(name, zip(dummies, dummy_types), args, r)
-            return _substitute(body, dict(zip(dummies, args)))
+            return substituted(body, dict(zip(dummies, args)))  # statement function expansion
         if what == TYPE:
             self.unsupported("structure constructor", r)
         if what == INTRINSIC or (what is None and name in FORTRAN_INTRINSICS):

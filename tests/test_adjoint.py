@@ -280,7 +280,6 @@ def test_fig12_diff_liveness_and_tbr_column():
 # --- refusals ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("body,what", [
     ("call g(x)\n  y = x", "an active call of g, which has no source"),
-    ("y = x\n  if (x > 1) stop\n  y = y*x", "STOP"),
     ("y = sum(pack([(x, i = 1, int(x) + 1)], [.true., .false.]))", "the adjoint of an array constructor of other than"),
 ])
 def test_refused_with_file_and_line(body, what):

@@ -6,6 +6,8 @@ passes the dot-product test against the tangent in the interpreter (1e-12, stack
 the end); the key ones are also compiled (-O2, then sanitizers / -fcheck=all)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import adspec
@@ -339,11 +341,15 @@ def test_a_declaration_after_a_label_is_refused():
         adspec.differentiate(src, head="f(y)/(x)", mode="adjoint", lang="c", filename="l.c")
 
 
-def test_stop_stays_refused():
+def test_stop_stays_in_the_forward_sweep():
+    """STOP ends the run in the forward sweep, as in the original (rules/adjoint/statements.py);
+    on a path that does not stop, the adjoint is the usual one."""
     src = "subroutine f(x, y)\n  real(8) x, y\n  do while (x < 2)\n    x = x*2\n    if (x > 1.5) stop\n" \
-          "  end do\n  y = x\nend subroutine\n"
-    with pytest.raises(UnsupportedError, match=r"t\.f90:5: adjoint mode does not support STOP"):
-        adspec.differentiate(src, head="f(y)/(x)", mode="adjoint", lang="fortran", filename="t.f90")
+          "  end do\n  y = x*x\nend subroutine\n"
+    case = AdjointCase(src, "fortran", "f(y)/(x)", [("x", "real", (), 3.0), real("y")])
+    assert re.search(r"if \(x > 1.5\) then\n\s*stop\n", case.adjoint.text), case.adjoint.text
+    check = case.check()
+    assert check.stack_state == 0 and check.error < 1e-12, check.report()
 
 
 # --- compiled -------------------------------------------------------------------------------------

@@ -241,7 +241,6 @@ def test_eoshift_and_pack():
     ("a(1:2) = a([3, 3])*x", "the adjoint of an array read through a vector subscript other than one rank-1 "
                              "integer array"),
     ("a = eoshift(reshape(a, [1, 5]), 1, x, dim=2)*x", "the adjoint of eoshift other than of a rank-1 array without dim="),
-    ("a = reshape(a(1:2)*x, [5], pad=[x])", "the adjoint of RESHAPE with pad= or order="),
 ])
 def test_refused_with_line(body, what):
     source = f"subroutine r(a, x, n)\n  integer n\n  real(8) a(n), x\n  {body}\nend subroutine\n"

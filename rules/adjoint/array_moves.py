@@ -1,7 +1,7 @@
 """The transposed forms of the array intrinsics that move data (paper 4.11: the adjoint of a
 linear map is its transpose): what the arguments of TRANSPOSE, SPREAD, CSHIFT, EOSHIFT,
-PACK, RESHAPE and MATMUL receive from the adjoint VAL of the result. RESHAPE with pad= or
-order=, and EOSHIFT and PACK of arrays of rank 2 and more, are refused at their line."""
+PACK, RESHAPE (pad= and order= too) and MATMUL receive from the adjoint VAL of the result.
+EOSHIFT and PACK of arrays of rank 2 and more are refused at their line."""
 from __future__ import annotations
 
 from ...engine.il import Node
@@ -18,6 +18,13 @@ def _negated(expr: Node) -> Node:
     if expr.op == "intCst":
         return Node("intCst", (-expr.kids[0], expr.kids[1]))
     return expr.kids[0] if expr.op == "neg" else Node("neg", (expr,))
+
+
+def _product(values) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
 
 
 def _named(args: tuple, names: tuple) -> dict:
@@ -66,6 +73,8 @@ class ArrayMoves:
         named = _named(args, _DUMMIES[name])
         if name in ("eoshift", "pack"):
             return self._rank1_moves(name, named, val, vrank, mask, stmt)
+        if name == "reshape" and ("pad" in named or "order" in named):
+            return self._reshape_padded(named, val, vrank, mask, stmt)
         if vrank == 0 and name != "spread":   # a scalar broadcast over the result: over the argument too
             first = named.get(_DUMMIES[name][0])
             if name == "matmul":
@@ -85,11 +94,55 @@ class ArrayMoves:
             rest = (Node("namedArg", ("dim", named["dim"])),) if "dim" in named else ()
             return (named["array"],), ((_call("cshift", val, back, *rest), vrank, mask),)
         if name == "reshape":
-            if "pad" in named or "order" in named:
-                self.refuse(stmt, "the adjoint of RESHAPE with pad= or order=")
             source = named["source"]
             return (source,), ((_call("reshape", val, _call("shape", source)), self.known_rank(source, stmt), mask),)
         return self._matmul_operands(named["matrix_a"], named["matrix_b"], val, stmt)
+
+    def _reshape_padded(self, named: dict, val: Node, vrank: int, mask: Node, stmt: Node) -> tuple:
+        """R = RESHAPE(s, SHAPE, pad=p, order=o) fills R, in the subscript order o, with the
+        elements of s then those of p, p repeated. Transposed: the sequence Q of VAL read in
+        the order o (RESHAPE(VAL, SHAPE permuted by o, order=o⁻¹), flattened); s gets the
+        first SIZE(s) elements of Q (0 past the end of Q), and p, element k, the sum of the
+        elements of Q after them at the places k, k + SIZE(p), ... (Q's tail laid out in
+        SIZE(p) rows and summed along the second dimension). A scalar VAL (the result
+        summed whole) is spread over SHAPE first. ORDER must be constants, SHAPE an array
+        constructor."""
+        source, shape, pad, order = named["source"], named["shape"], named.get("pad"), named.get("order")
+        if mask != Node("boolCst", (True,)) or shape.op != "arrayConstructor":
+            self.refuse(stmt, "the adjoint of RESHAPE with pad= or order=, under a mask or with a SHAPE that is "
+                              "not an array constructor")
+        zero = Node("realCst", ("0.0", self.kind_of(source) or 8))
+        zeros = Node("arrayConstructor", ((zero,),))
+        if vrank == 0:
+            val = _call("reshape", Node("arrayConstructor", ((val,),)), shape,
+                        Node("namedArg", ("pad", Node("arrayConstructor", ((val,),)))))
+        if order is not None:
+            values = [k.kids[0] for k in order.kids[0] if k.op == "intCst"] if order.op == "arrayConstructor" else []
+            if sorted(values) != list(range(1, len(shape.kids[0]) + 1)):
+                self.refuse(stmt, "the adjoint of RESHAPE with an order= that is not an array of constants")
+            inverse = [values.index(k) + 1 for k in range(1, len(values) + 1)]
+            permuted = Node("arrayConstructor", (tuple(shape.kids[0][k - 1] for k in values),))
+            val = _call("reshape", val, permuted, Node("namedArg", ("order", Node("arrayConstructor", (
+                tuple(Node("intCst", (k, None)) for k in inverse),)))))
+        extents = shape.kids[0]
+        total = Node("intCst", (_product(e.kids[0] for e in extents), None)) \
+            if all(e.op == "intCst" for e in extents) else _call("size", val)
+        sequence = _call("reshape", val, Node("arrayConstructor", ((total,),)))
+        length = _call("size", source)
+        out = [source]   # RESHAPE takes the elements it needs, then the zeros of pad
+        adjs = [(_call("reshape", sequence, _call("shape", source), Node("namedArg", ("pad", zeros))),
+                 self.known_rank(source, stmt), mask)]
+        if pad is not None:
+            width = _call("size", pad)
+            one = Node("intCst", (1, None))
+            tail = _call("eoshift", sequence, length, zero)   # Q's elements after SIZE(s), then zeros
+            rows = Node("div", (Node("add", (Node("sub", (total, length)), Node("sub", (width, one)))), width))
+            laid = _call("reshape", tail, Node("arrayConstructor", ((width, _call("max", rows, one)),)),
+                         Node("namedArg", ("pad", zeros)))
+            out.append(pad)
+            adjs.append((_call("reshape", _call("sum", laid, Node("namedArg", ("dim", Node("intCst", (2, None))))),
+                               _call("shape", pad)), self.known_rank(pad, stmt), mask))
+        return tuple(out), tuple(adjs)
 
     def _rank1_moves(self, name: str, named: dict, val: Node, vrank: int, mask: Node, stmt: Node) -> tuple:
         """EOSHIFT(a, s, b): a gets EOSHIFT(VAL, -s) (0 shifted in), the boundary b the VAL of

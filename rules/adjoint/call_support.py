@@ -190,11 +190,12 @@ class CallSupport(SectionSupport, DummyArrays):
         """node with each hoisted call replaced by its temporary."""
         return _replaced(node, {id(c): self.result_temp(c) for c in calls})
 
-    def function_primal(self, call: Node) -> Node:
-        """TEMP = F(ARGS), the arguments' own hoisted calls read from their temporaries."""
+    def function_primal(self, call: Node, name: str) -> Node:
+        """TEMP = NAME(ARGS) (NAME: F, or F_fwd in split mode), the arguments' own hoisted
+        calls read from their temporaries."""
         inner = tuple(n for n in walk(call.kids[1]) if n.op == "call" and self.is_hoisted(n))
         args = self.without_calls(call.kids[1], inner)
-        return Node("assign", (self.result_temp(call), Node("call", (call.kids[0], args), call.ann)))
+        return Node("assign", (self.result_temp(call), Node("call", (name, args), call.ann)))
 
     def result_record(self, call: Node) -> Node:
         """[push(TEMP) ; pop(TEMP)] when a derivative instruction of an earlier run of the
@@ -258,10 +259,12 @@ class CallSupport(SectionSupport, DummyArrays):
                 if not self.c:
                     adjoint = self._unaliased(adjoint, callee, position, sym, call, passed, inits, posts)
             else:
-                if sym is not None and (sym.dims or (self.c and sym.ptr)):
+                scalar_address = actual.op == "address" and actual.kids[0].op == "ident"   # C: &s
+                if sym is not None and (sym.dims or (self.c and sym.ptr and not scalar_address)):
                     adjoint = self.dummy_array_adjoint(actual, call, inits)
                 else:
                     adjoint = self._dummy_adjoint(sym, inits)
+                    by_value = by_value or (self.c and sym is not None and sym.ptr == 1)  # C: a scalar's address
             args.append(_address(adjoint) if by_value else adjoint)
         if self.takes_result_adjoint(callee):
             args.append(self.temp_adjoint(call) if call.ann.get("sid") is None else Node("realCst", ("0.0", 8)))
@@ -363,17 +366,17 @@ class CallSupport(SectionSupport, DummyArrays):
         backward sweep reads (TBR at the exit); P_bwd(ARGSb) pops it, then runs the backward
         sweep with P_b's arguments, adjoint initialisations and statuses."""
         from .context import flattened
-        name, kind, params, _, rtype, attrs, decls = proc.kids[:7]
+        name, kind, params, result, rtype, attrs, decls = proc.kids[:7]
         forward = flattened(forward)
-        if kind == "function" and not is_void(rtype):
-            self.refuse(proc, "a function called in split mode ($AD NOCHECKPOINT, -nocheckpoint)")
+        valued = kind == "function" and not is_void(rtype)
+        returned = self._returned_value(proc) if valued and self.c else ()
         zones = self.procedure.zones
         temps = {v for v, loc in zones.vars.items() if loc.zone is not None and zones.zones[loc.zone].kind == "temp"}
         left = self.facts.tbr_at_exit(name)
         if left & temps:
             self.refuse(proc, "a function call whose value the backward sweep reads, in a procedure called in "
                               "split mode")
-        saved = self.saved(left - {name}, proc)
+        saved = self.saved(left, proc)   # a function's value too: P_bwd gets it as a local
         locals_ = tuple(_without_initial_value(s, self.names.derivative_names()) for s in forward.kids
                         if isinstance(s, Node) and s.op == "varDecl")  # C: the body's own declarations
         bwd = self.adjoint_procedure(proc, Node("block", locals_ + (saved.kids[1],)), backward)
@@ -382,16 +385,34 @@ class CallSupport(SectionSupport, DummyArrays):
                           if d.op == "varDecl" else d for d in bwd.kids[6])  # P_bwd pops into its formals
         bwd = bwd.with_kids(self.names.sweep_proc(source, "bwd"), *bwd.kids[1:6], bwd_decls, *bwd.kids[7:])
         fwd_kind, fwd_type = ("function", Node("type", ("void", None, None))) if self.c else ("subroutine", None)
-        body = Node("block", forward.kids + (saved.kids[0],))
-        fwd = Node("procedure", (self.names.sweep_proc(source, "fwd"), fwd_kind, params, None, fwd_type, attrs,
+        fwd_result = None
+        if valued:  # P_fwd returns P's value: Fortran, a function whose RESULT is P's result variable
+            fwd_kind, fwd_type, fwd_result = "function", rtype, None if self.c else result or name
+        body = Node("block", forward.kids + (saved.kids[0],) + returned)
+        fwd = Node("procedure", (self.names.sweep_proc(source, "fwd"), fwd_kind, params, fwd_result, fwd_type, attrs,
                                  decls + self.temporary_declarations(), flattened(body), ()), proc.ann)
         return Node("block", (fwd, bwd))
 
+    def _returned_value(self, proc: Node) -> tuple:
+        """C: (return E,) that ends P_fwd, E being the value P returns by its last statement,
+        its only return (the pushes at the end of P_fwd change no variable E reads)."""
+        body = proc.kids[7].kids
+        returns = [n for n in walk(proc.kids[7]) if n.op == "return"]
+        if not body or body[-1].op != "return" or len(returns) != 1:
+            self.refuse(proc, "a C function called in split mode ($AD NOCHECKPOINT, -nocheckpoint) that does "
+                              "not return its value by its last statement only")
+        return (body[-1],)
+
     def split_call_name(self, name: str, sweep: str) -> str:
+        """P_fwd or P_bwd; Fortran: the type of a function's P_fwd declared in the caller,
+        unless P has an explicit interface there (a module or internal procedure)."""
         callee = self.program.procedure(name)
-        if callee.node.kids[1] == "function" and not is_void(callee.node.kids[4]):
-            self.refuse(callee.node, "a function called in split mode ($AD NOCHECKPOINT, -nocheckpoint)")
-        return self.names.sweep_proc(callee.source_name, sweep)
+        split = self.names.sweep_proc(callee.source_name, sweep)
+        rtype = self.result_type(callee) if callee.node.kids[1] == "function" else None
+        if sweep == "fwd" and not self.c and rtype is not None \
+                and "." not in callee.name and all(n != split for n, _, _ in self.extra_declarations):
+            self.extra_declarations.append((split, rtype, ()))
+        return split
 
     def argument_record(self, call: Node) -> Node:
         """[push ; pop] of the scalars the actual arguments read besides the memory they pass,

@@ -101,8 +101,8 @@ def a_call_split(stmt, out, ctx):
     P_fwd in the forward sweep (it leaves P's trajectory on the stack), P_bwd in the
     backward sweep, with the arguments of P_b. No snapshot: P is not run again. AVARS are
     the scalars the actual arguments read besides the memory they pass (the k of `a(k)`),
-    as for the joint call: P_bwd gets the actuals as the call saw them. Functions called
-    split are refused (P_fwd would have to return the value)."""
+    as for the joint call: P_bwd gets the actuals as the call saw them. A function called
+    as a statement (C, its value dropped) is called the same way."""
     name, args, push, pop, inits, args_b, posts, fwd, bwd = (var() for _ in range(9))
     guard = lall(eq(stmt, pattern("call", name, args)), ctx.fact("is_active_call", stmt),
                  ctx.fact("is_source_call", stmt), ctx.no_fact("is_joint", stmt))
@@ -197,19 +197,39 @@ def a_function_joint(call, out, ctx, stmt):
     name, args, push, pop, inits, args_b, posts, name_b, keep, restore, primal = (var() for _ in range(11))
     guard = lall(eq(call, pattern("call", name, args)), ctx.fact("is_joint", call))
     body = lall(ctx.compute(ctx.result_record, call, pattern("block", keep, restore)),
-                ctx.compute(ctx.function_primal, call, primal),
+                ctx.compute(ctx.function_primal, call, name, primal),
                 *_joint_parts(call, name, push, pop, inits, args_b, posts, name_b, ctx, stmt),
-                eq(out, pattern("block", pattern("block", keep, push, primal),
-                                pattern("block", pop, inits, pattern("call", name_b, args_b), posts, restore))))
+                _function_sweeps(out, pattern("block", keep, push, primal), pop, inits, name_b, args_b, posts, restore))
     return guard, body
 
 
+def _function_sweeps(out, forward, pop, inits, name_b, args_b, posts, restore):
+    """The conclusion of the function call rules: [FORWARD ; POP; INITS; call Fb(ARGSb); POSTS; RESTORE]."""
+    return eq(out, pattern("block", forward, pattern("block", pop, inits, pattern("call", name_b, args_b), posts,
+                                                     restore)))
+
+
 @ADJOINT.rule("A-function-split", judgment="adjcall", ops=("call",), section="5.4",
-              source="reconstructed: docs/rules.md#a-call",
-              premises=("¬isJoint(F(ARGS))",), conclusion="F(ARGS)  →adjcall  file:line: refused (split mode)")
+              source="reconstructed: docs/rules.md#a-call-split",
+              premises=("¬isJoint(F(ARGS))", "TEMP →restore [PUSH(TEMP)? ; POP(TEMP)?]",
+                        "ARGS →recordArgs [PUSH(AVARS) ; POP(AVARS)]", "ARGS →actualArgs INITS, ARGSb, POSTS",
+                        "F →procNameFwd Ffwd", "F →procNameBwd Fbwd"),
+              conclusion="F(ARGS)  →adjcall  [PUSH(TEMP)?; TEMP = Ffwd(ARGS); PUSH(AVARS) ;\n"
+                         "                     POP(AVARS); INITS; call Fbwd(ARGSb, TEMPb); POSTS; POP(TEMP)?]")
 def a_function_split(call, out, ctx, stmt):
-    guard = lall(eq(call, pattern("call", var(), var())), ctx.no_fact("is_joint", call))
-    return guard, ctx.compute(lambda s: ctx.refuse(s, "split mode ($AD NOCHECKPOINT: P_fwd and P_bwd)"), stmt, out)
+    """A-call-split for a function whose value goes into TEMP: F_fwd returns the value (and
+    leaves F's trajectory on the stack), F_bwd receives the adjoint of the value last, as
+    F_b does (fig. 8)."""
+    name, args, push, pop, inits, args_b, posts, fwd, bwd, keep, restore, primal = (var() for _ in range(12))
+    guard = lall(eq(call, pattern("call", name, args)), ctx.no_fact("is_joint", call))
+    body = lall(ctx.compute(ctx.result_record, call, pattern("block", keep, restore)),
+                ctx.compute(ctx.argument_record, call, pattern("block", push, pop)),
+                ctx.compute(ctx.adjoint_arguments, call, stmt, pattern("block", inits, args_b, posts)),
+                ctx.compute(lambda n: ctx.split_call_name(n, "fwd"), name, fwd),
+                ctx.compute(lambda n: ctx.split_call_name(n, "bwd"), name, bwd),
+                ctx.compute(ctx.function_primal, call, fwd, primal),
+                _function_sweeps(out, pattern("block", keep, primal, push), pop, inits, bwd, args_b, posts, restore))
+    return guard, body
 
 
 @ADJOINT.rule("A-expr-call", judgment="adjexpr", ops=("call",), section="5.4",

@@ -20,17 +20,17 @@ from .call_support import CallSupport
 from .globals import GlobalAdjoints
 from .structures import StructureAdjoints
 from .merge import distinct_elements, improved, references_to
+from .statements import StatementSupport
 
 INTEGER = Node("type", ("integer", 4, None))
 
 # the statements this slice of adjoint mode refuses (A-refuse), and what the refusal calls them
-REFUSED = {"stop": "STOP", "forall": "FORALL", "pointerAssign": "pointer assignment",
-           "allocate": "allocation", "deallocate": "deallocation", "io": "input/output statements",
+REFUSED = {"allocate": "allocation", "deallocate": "deallocation",
            "intrinsic": "calls of library procedures as statements", "kernelLaunch": "CUDA kernel launches"}
 
 
-class AdjointContext(CallSupport, CForms, CDataContext, ArraySupport, GlobalAdjoints, StructureAdjoints, AllocationAdjoints,
-                     TangentContext):
+class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArraySupport, GlobalAdjoints, StructureAdjoints,
+                     AllocationAdjoints, TangentContext):
     """TangentContext with the adjoint's stack, fresh variables and procedure assembly."""
 
     def __init__(self, ruleset, facts, **kw):
@@ -509,13 +509,14 @@ class AdjointContext(CallSupport, CForms, CDataContext, ArraySupport, GlobalAdjo
 
     def _local_zeros(self, decls, locals_) -> tuple:
         """The adjoints that are no arguments (of locals, and of formals with no adjoint
-        argument) start the backward sweep at 0 (C locals: their declarations zero them, A-decl)."""
+        argument) start the backward sweep at 0 (C locals: their declarations zero them, A-decl);
+        a Fortran pointer only associated with targets has no memory of its own to zero."""
         out = []
         for decl in decls:
             if decl.op != "varDecl" or "parameter" in decl.kids[1]:
                 continue
             for d in decl.kids[2]:
-                if d.kids[0] in locals_:
+                if d.kids[0] in locals_ and not self.associated_only(d.kids[0]):
                     ref = Node("ident", (d.kids[0],))
                     out.extend(self.zero_assignments(self._adjoint_of(ref), ref, EMPTY_ANN))
         return tuple(out)

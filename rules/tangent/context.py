@@ -232,13 +232,18 @@ class TangentContext(CallHelpers, Context):
     def cuts_no_derivative(self, stmt: Node) -> bool:
         return not self.read_cuts_or_resets(stmt)
 
-    def read_then_zeros(self, stmt: Node) -> Node:
-        """The READ, a warning per item whose varied value it cuts, then Vd = 0 for each item
-        whose derivative is read later."""
+    def warn_read_cuts(self, stmt: Node):
+        """A warning per item of the READ whose varied value it cuts (Tapenade says so too)."""
         from ...backends import source_text
         for ref in self._read_cuts(stmt):
             self.warn(stmt, f"READ overwrites {source_text(ref, 'fortran')}, whose value depends on the independents: "
                             f"the value read is passive, its derivative is zero after the READ")
+
+    def read_then_zeros(self, stmt: Node) -> Node:
+        """The READ, a warning per item whose varied value it cuts, then Vd = 0 for each item
+        whose derivative is read later."""
+        from ...backends import source_text
+        self.warn_read_cuts(stmt)
         zeros = ()
         for ref, implied in self._read_resets(stmt):
             if implied:
