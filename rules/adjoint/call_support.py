@@ -96,17 +96,33 @@ class CallSupport:
     def call_unneeded(self, call: Node) -> bool:
         return not self.call_matters(call)
 
-    def adjoint_resets(self, call: Node) -> Node:
+    def adjoint_resets(self, call: Node, stale: tuple | None = None) -> Node:
         """Vb = 0 for what the call overwrites whose adjoint may be read later: the value V
         had before the call does not reach the results. A variable it may overwrite only in
-        part is refused."""
-        killed, partial = self.facts.stale_derivatives_after(call)
+        part is refused. `stale`: (killed, partial) when not the call's own."""
+        killed, partial = self.facts.stale_derivatives_after(call) if stale is None else stale
         if partial:
             self.refuse(call, f"a call that may overwrite part of {sorted(partial)[0]}, whose adjoint is read later")
         return Node("block", tuple(r for v in sorted(killed) for r in self.zero_assignments(
             self._adjoint_of(Node("ident", (v,))), Node("ident", (v,)), EMPTY_ANN)))
 
     # --- function calls taken out of expressions --------------------------------------------
+    def passive_calls_record(self, stmt: Node) -> Node:
+        """[push(RVARS) ; pop(RVARS); Vb = 0] of the function calls in stmt's expressions that
+        are not active: like a passive call statement, such a call may overwrite a global
+        that a derivative instruction before it reads (RVARS) or whose adjoint is read later
+        (reset). They run inside stmt: the pushes go before it, the pops and resets after its
+        backward sweep. In a loop's control they would run at every iteration: refused there."""
+        calls = self.facts.passive_function_calls(stmt) if stmt.ann.get("sid") is not None \
+            and stmt.op != "block" else ()
+        records = [self.call_record(c) for c in calls]
+        resets = self.adjoint_resets(stmt, self.facts.stale_derivatives_of_calls_in(stmt)) if calls else Node("block", ())
+        pushes = tuple(r.kids[0] for r in records if r.kids[0].kids)
+        if (pushes or resets.kids) and stmt.op in ("for", "while", "doWhile"):
+            self.refuse(stmt, "a passive function call in a loop's control that overwrites an active variable")
+        pops = tuple(r.kids[1] for r in reversed(records) if r.kids[1].kids)
+        return Node("block", (Node("block", pushes), Node("block", pops + resets.kids)))
+
     def hoisted_calls(self, stmt: Node) -> tuple:
         """The active function calls of the source in stmt's own expressions, innermost first
         (refused in a loop's test or step, which runs them at every iteration)."""
@@ -184,9 +200,12 @@ class CallSupport:
         for stmt, pair, hoist in zip(stmts, pairs, hoists):
             calls = self.hoisted_calls(stmt)
             if not calls:
-                forward.append(pair.kids[0])
-                backward.append(pair.kids[1])
+                forward.append(Node("block", (hoist.kids[0], pair.kids[0])))
+                backward.append(Node("block", (pair.kids[1], hoist.kids[1])))
                 continue
+            if any(self.passive_calls_record(stmt).kids[i].kids for i in (0, 1)):
+                self.refuse(stmt, "active and passive function calls in one statement, the passive ones "
+                                  "overwriting active variables")
             mine = self.without_calls(pair, calls)
             left = [n for n in walk(mine) if n.op == "call" and any(n == c for c in calls)]
             if left:
