@@ -549,15 +549,13 @@ def test_memory_arguments_compiled(tmp_path):
     assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
 
 
-def test_function_writing_a_global_refused():
+def test_function_writing_a_global_resets_its_adjoint():
     """Found by the corpus (g09): a function called in an expression resets an active COMMON
-    variable; its adjoint must be reset there: refused until calls are differentiated."""
+    variable; its adjoint is reset where the backward sweep passes the call (in the branch)."""
     from test_tangent_programs import HERE
     name = "g09_common_function_reset.f90"
-    with pytest.raises(UnsupportedError, match=rf"{name}:21: adjoint mode does not support a call in a procedure "
-                                               r"with active globals \(g\) yet"):
-        AdjointCase((HERE / name).read_text(), "fortran", "f(y)/(x)", [real("x"), real("y"), integer("n", 3)],
-                    filename=name)
+    case, _ = dot_product((HERE / name).read_text(), "f(y)/(x)", [real("x"), real("y"), integer("n", 3)])
+    assert re.search(r"if \(branch == 0\) then\s+gb = 0\.0d0\s+else", case.adjoint.text), case.adjoint.text
 
 
 STRUCTURE_FORMAL = """

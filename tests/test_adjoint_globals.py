@@ -21,7 +21,8 @@ ADJOINT_PROGRAMS = Path(__file__).resolve().parent / "adjoint_programs"
 SPLIT = frozenset({"checkpoint"})  # -nocheckpoint
 
 TAKEN = ["g01_common_head_sets.f90", "g03_module_variables.f90", "g08_module_typed_variable.f90",
-         "g09_common_function_reset.f90", "g02_common_callee_sets.f90", "g06_c_global.c", "g10_c_function_reset.c"]
+         "g09_common_function_reset.f90", "g02_common_callee_sets.f90", "g06_c_global.c", "g10_c_function_reset.c",
+         "l08_optional_arguments.f90", "g11_type_function.f90"]
 CORPUS = {name: (head, args) for name, head, args in corpus.FORTRAN + corpus.C}
 OWN = {  # a callee overwrites globals the caller's backward sweep reads before the call
     "globals_overwritten.f90": ("f(y)/(x)", [("x", "real", (), None), ("y", "real", (), None), ("n", "int", (), 3)]),

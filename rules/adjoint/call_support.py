@@ -7,7 +7,7 @@ a procedure that is called (they go in and out as the caller's). A mixin of Adjo
 from __future__ import annotations
 
 from ...engine.il import EMPTY_ANN, Node, walk
-from ..tangent.call_helpers import _in_dummy_order
+from ..tangent.call_helpers import _in_dummy_order, _is_optional
 from ..tangent.context import _replaced
 from ..tangent.types import is_void
 
@@ -153,21 +153,26 @@ class CallSupport:
             return False
 
     def result_temp(self, call: Node) -> Node:
-        """The temporary holding the value of the hoisted call (one per call expression)."""
+        """The temporary holding the value of the hoisted call (one per call expression); a
+        structure's adjoint temporary is of its T_DIFF type (rules/tangent/types.py)."""
         known = self._result_temps.get(id(call))
         if known is None:
             callee = self.program.procedure(call.kids[0])
-            typ = self.result_type(callee)
-            kind = (typ.kids[1] if typ is not None and typ.op == "type" else None) or 4
+            typ, typ_b = self.temporary_types(self.result_type(callee), call)
             name = self.names.temp(f"{callee.source_name}_result")
-            self.extra_declarations.append((name, kind, ()))
-            self.extra_declarations.append((self.names.var(name), kind, ()))
-            known = self._result_temps[id(call)] = (call, Node("ident", (name,)), kind)
+            self.extra_declarations.append((name, typ, ()))
+            self.extra_declarations.append((self.names.var(name), typ_b, ()))
+            known = self._result_temps[id(call)] = (call, Node("ident", (name,)), typ)
         return known[1]
 
-    def temp_zero(self, call: Node) -> Node:
+    def temp_zeros(self, call: Node) -> tuple:
+        """TEMPb = 0, component by component for a structure."""
         self.result_temp(call)
-        return Node("realCst", ("0.0", self._result_temps[id(call)][2]))
+        typ = self._result_temps[id(call)][2]
+        if isinstance(typ, Node):
+            return self.types.zero_assignments(self.temp_adjoint(call), typ, self.procedure.scope, 0,
+                                               _typed_zero, EMPTY_ANN)
+        return (Node("assign", (self.temp_adjoint(call), Node("realCst", ("0.0", typ)))),)
 
     def temp_adjoint(self, call: Node) -> Node:
         return Node("ident", (self.names.var(self.result_temp(call).kids[0]),))
@@ -188,7 +193,10 @@ class CallSupport:
         if not self.facts.result_restored(call):
             return Node("block", (Node("block", ()), Node("block", ())))
         temp = self.result_temp(call)
-        typ = Node("type", ("real", self._result_temps[id(call)][2], None))
+        typ = self._result_temps[id(call)][2]
+        if isinstance(typ, Node):
+            self.refuse(call, "saving the structure a function call returns, for an earlier run of the statement")
+        typ = Node("type", ("real", typ, None))
         return Node("block", (Node("block", (self.push(temp, typ),)), Node("block", (self.pop(temp, typ),))))
 
     def sequence(self, stmts: tuple, pairs: tuple, hoists: tuple) -> Node:
@@ -210,7 +218,7 @@ class CallSupport:
             left = [n for n in walk(mine) if n.op == "call" and any(n == c for c in calls)]
             if left:
                 self.refuse(stmt, f"the call of {left[0].kids[0]} inside this expression")
-            zeros = tuple(Node("assign", (self.temp_adjoint(c), self.temp_zero(c))) for c in calls)
+            zeros = tuple(z for c in calls for z in self.temp_zeros(c))
             forward.append(Node("block", (hoist.kids[0], mine.kids[0])))
             backward.append(Node("block", zeros + (mine.kids[1], hoist.kids[1])))
         return Node("block", (Node("block", tuple(forward)), Node("block", tuple(reversed(backward)))))
@@ -225,12 +233,17 @@ class CallSupport:
         name, actuals = call.kids
         callee = self.program.procedure(name)
         by_formal = _in_dummy_order(callee, actuals)
-        if None in by_formal:
-            self.refuse(call, "a call with optional arguments left out")
         inits, args, posts = [], [], []
         hoisted = tuple(n for n in walk(actuals) if n.op == "call" and self.is_hoisted(n))
-        for formal, (index, actual) in zip(callee.formals, by_formal):
-            args.append(self.without_calls(actual, hoisted))
+        keyword = None   # True after an OPTIONAL argument left out: the others go by keyword
+        for formal, given in zip(callee.formals, by_formal):
+            if given is None:
+                if not _is_optional(callee, formal):
+                    self.refuse(call, f"a call that leaves out argument {formal}, which is not OPTIONAL,")
+                keyword = True
+                continue
+            index, actual = given
+            args.append(_keyword(formal, self.without_calls(actual, hoisted), keyword))
             if not self.facts.is_diff_formal_arg(callee.name, formal):
                 continue
             sym = callee.scope.lookup(formal)
@@ -240,12 +253,24 @@ class CallSupport:
             else:
                 if sym is not None and sym.dims:
                     self.refuse(call, "a passive array passed where the callee expects an adjoint")
-                adjoint = self.fresh("dummyb", _real_type(sym))
-                inits.append(Node("assign", (adjoint, _zero(_real_type(sym)))))
-            args.append(_address(adjoint) if by_value else adjoint)
+                adjoint, zeros = self._dummy_adjoint(sym, call)
+                inits.extend(zeros)
+            args.append(_keyword(self.names.var(formal), _address(adjoint) if by_value else adjoint, keyword))
         if callee.node.kids[1] == "function" and not is_void(callee.node.kids[4]):
-            args.append(self.temp_adjoint(call) if call.ann.get("sid") is None else Node("realCst", ("0.0", 8)))
+            result_b = self.names.var(callee.node.kids[3] or callee.source_name)
+            args.append(_keyword(result_b, self.temp_adjoint(call) if call.ann.get("sid") is None
+                                 else Node("realCst", ("0.0", 8)), keyword))
         return Node("block", (Node("block", tuple(inits)), tuple(args), Node("block", tuple(posts))))
+
+    def _dummy_adjoint(self, formal, call: Node) -> tuple:
+        """(DUMMYb, DUMMYb = 0) for a passive actual (fig. 8's dummb); of the formal's T_DIFF type for a
+        structure, zeroed component by component."""
+        typ = formal.type if formal is not None else None
+        if typ is None or typ.op != "typeRef":
+            adjoint = self.fresh("dummyb", _real_type(formal))
+            return adjoint, (Node("assign", (adjoint, _zero(_real_type(formal)))),)
+        adjoint = self.fresh("dummyb", self.temporary_types(typ, call)[1])
+        return adjoint, self.types.zero_assignments(adjoint, typ, self.procedure.scope, 0, _typed_zero, EMPTY_ANN)
 
     def _actual_adjoint(self, actual: Node, formal, call: Node, stmt: Node, inits: list, posts: list) -> Node:
         if actual.op == "call" and self.is_hoisted(actual):
@@ -373,6 +398,15 @@ class CallSupport:
             outer = Node("deref", (Node("ident", (self.copied_parameter(formal),)),))
             out.append(Node("assign", (outer, Node("add", (outer, Node("ident", (self.names.var(formal),)))))))
         return tuple(out)
+
+
+def _keyword(name: str, actual: Node, keyword) -> Node:
+    """NAME=ACTUAL once an OPTIONAL argument has been left out (keyword is not None)."""
+    return actual if keyword is None else Node("namedArg", (name, actual))
+
+
+def _typed_zero(typ) -> Node:
+    return Node("realCst", ("0.0", (typ.kids[1] if typ is not None and typ.op == "type" else None) or 4))
 
 
 def _real_type(sym) -> Node:
