@@ -65,3 +65,15 @@ def test_under_nocheckpoint(name):
                         str(e)), str(e)
         return
     assert_right(case.check())
+
+
+PASSIVE_CALL = ("double g;\nstatic double h(int k) { return 2.0 * k; }\n"
+                "void f(double *x, double *y) {\n  double t;\n  g = x[0] * x[0];\n  t = h(3);\n  *y = g * x[0] * t;\n}\n")
+
+
+def test_a_passive_call_beside_an_active_global():
+    """Once refused (calls in a function with active file-scope globals): h writes no global,
+    g's adjoint goes through untouched."""
+    case = AdjointCase(PASSIVE_CALL, "c", "f(y)/(x)", [("x", "real", (1,), None), ("y", "real", (1,), None)],
+                       filename="t.c")
+    assert_right(case.check())
