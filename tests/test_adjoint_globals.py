@@ -22,11 +22,12 @@ SPLIT = frozenset({"checkpoint"})  # -nocheckpoint
 
 TAKEN = ["g01_common_head_sets.f90", "g03_module_variables.f90", "g08_module_typed_variable.f90",
          "g09_common_function_reset.f90", "g02_common_callee_sets.f90", "g06_c_global.c", "g10_c_function_reset.c",
-         "l08_optional_arguments.f90", "g11_type_function.f90"]
+         "l08_optional_arguments.f90", "g11_type_function.f90", "l07_internal_host.f90"]
 CORPUS = {name: (head, args) for name, head, args in corpus.FORTRAN + corpus.C}
-OWN = {  # a callee overwrites globals the caller's backward sweep reads before the call
+OWN = {  # a callee overwrites globals (host variables) the caller's backward sweep reads before the call
     "globals_overwritten.f90": ("f(y)/(x)", [("x", "real", (), None), ("y", "real", (), None), ("n", "int", (), 3)]),
     "globals_overwritten.c": ("f(y)/(x)", [("x", "real", (1,), None), ("y", "real", (1,), None)]),
+    "host_association.f90": ("f(y)/(x)", [("x", "real", (5,), None), ("y", "real", (), None), ("n", "int", (), 5)]),
 }
 
 

@@ -354,8 +354,6 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         (the joint rule of 5.4). ARGSb: each formal with an adjoint followed by it; for a
         function, the adjoint of its result last (fig. 8): P_b is a subroutine (void in C)."""
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
-        if contains:
-            self.refuse(proc, "a procedure with internal procedures")
         diff = self.facts.diff_variables(name)
         declared = {d.kids[0] for decl in decls + tuple(proc.kids[7].kids if proc.kids[7] is not None else ())
                     if isinstance(decl, Node) and decl.op == "varDecl" and "common" not in decl.kids[1]

@@ -22,7 +22,8 @@ class GlobalAdjoints:
 
     def active_globals_of(self, proc: Node, diff, declared, params, result, commons) -> list:
         """The active globals the procedure sees: COMMON members, module variables (C's
-        file-scope variables: CDataContext.global_initialisations; anything else refused)."""
+        file-scope variables: CDataContext.global_initialisations), and a host's variables, whose
+        adjoints are the host's (the internal P_b is in the CONTAINS of the host's P_b)."""
         found = sorted((diff - declared - set(params) - {result}) | (diff & commons))
         if self.c:
             others = sorted(set(found) - set(self.c_globals(diff)))
@@ -30,9 +31,9 @@ class GlobalAdjoints:
                 self.refuse(proc, "active global variables (file scope: " + ", ".join(others) + ")")
             return []
         scope = self.procedure.scope
-        unknown = [n for n in found if n not in commons and global_owner(scope, n)[0] is None]
-        if unknown:   # a host-associated variable of a containing procedure
-            self.refuse(proc, "active variables of a host procedure (" + ", ".join(unknown) + ")")
+        for name in found:   # a host's variable: its adjoint is the host's, reached by host association
+            if name not in commons and global_owner(scope, name)[0] is None:
+                self._host_derivative(proc, name)
         return found
 
     def global_zeros(self, names: list) -> tuple:
