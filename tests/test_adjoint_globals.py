@@ -78,3 +78,11 @@ def test_a_passive_call_beside_an_active_global():
     case = AdjointCase(PASSIVE_CALL, "c", "f(y)/(x)", [("x", "real", (1,), None), ("y", "real", (1,), None)],
                        filename="t.c")
     assert_right(case.check())
+
+
+def test_the_head_header_lists_the_adjoints_of_its_globals():
+    """Tapenade's header comment: the head zeroes the adjoints of the globals it sees (`out`,
+    as C's); a callee leaves them to its caller and lists none."""
+    text = case_of("g01_common_head_sets.f90").adjoint.text
+    assert "!   RW status of diff variables: x:out y:in-zero c:out\nsubroutine f_b(" in text, text
+    assert "!   RW status of diff variables: y:in-zero\nsubroutine g_b(" in text, text

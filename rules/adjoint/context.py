@@ -378,7 +378,8 @@ class AdjointContext(CallSupport, CDataContext, ArraySupport, GlobalAdjoints, St
         zeros, statuses = zeros + global_zeros, statuses + list(global_statuses)
         self.buffers[self.procedure.name] = self.memory_buffers(name, statuses)
         zeros += self._local_zeros(decls, diff - set(formals) - {result_name} - set(shared))  # passive formals' too
-        zeros += self.global_zeros(shared)
+        shared_zeros, shared_statuses = self.global_zeros(shared)
+        zeros, statuses = zeros + shared_zeros, statuses + shared_statuses
         if valued:
             result_b = self.names.var(result_name)
             args += (result_b,)

@@ -37,11 +37,12 @@ class GlobalAdjoints:
         return found
 
     def global_zeros(self, names: list) -> tuple:
-        """The head's zeroing of the adjoints of the globals it sees (nothing in a callee)."""
+        """(zeros, statuses): the head's zeroing of the adjoints of the globals it sees, each
+        `out` in the header comment, as C's (nothing in a callee)."""
         if self.procedure.name not in self.facts.results.heads:
-            return ()
+            return (), []
         out = []
         for name in names:
             ref = Node("ident", (name,))
             out.extend(self.zero_assignments(Node("ident", (self.names.var(name),)), ref, EMPTY_ANN))
-        return tuple(out)
+        return tuple(out), [f"{name}:out" for name in names]
