@@ -13,12 +13,12 @@ subroutine g(x)
   c = sin(c) * x
 end subroutine
 
-real(8) function reset(k)
-  integer k
-  real(8) c
-  common /blk/ c
-  c = 0.5d0 * k
-  reset = 1.0d0 * k
+function reset(k) result(v)
+  integer, intent(in) :: k
+  real(8) :: v, cc
+  common /blk/ cc
+  v = 1.0d0 * k
+  cc = v / 2
 end function
 
 subroutine f(x, y, n)

@@ -19,8 +19,8 @@ contains
     acc(mod(k, 3) + 1) = acc(mod(k, 3) + 1) + x(k)*w
     w = sin(w) + 0.1d0*x(k)
   end subroutine
-  subroutine scale(z)
-    real(8) z
-    z = z*w + x(1)
+  subroutine scale(v)
+    real(8) v
+    v = v*cos(w) - x(2)*w
   end subroutine
 end subroutine
