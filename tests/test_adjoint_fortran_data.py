@@ -376,9 +376,10 @@ end module
 
 def test_module_procedure_with_module_variable():
     """A module procedure's P_b lives in m_diff next to the adjoints of the module's
-    variables (its statuses were looked up under the wrong name before)."""
+    variables (its statuses were looked up under the wrong name before); the head zeroes the
+    adjoint of the module variable (`scale:out` in the header)."""
     case, _ = dot_product(MODULE_PROCEDURE, "g(v)/(u)", [real("u"), real("v")])
-    assert case.adjoint.statuses == {"u": "out", "v": "in-zero"}
+    assert case.adjoint.statuses == {"u": "out", "v": "in-zero", "scale": "out"}
     assert "public :: scaleb, g_b" in case.adjoint.text
 
 
