@@ -141,7 +141,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     if file_lang == "fortran":
         units = fortran_units(_nested_internal_procedures(_called_from_heads(entries, heads), ctx.filename), ctx)
     else:
-        units = c_units([u for _, us in entries for u in us], ctx)
+        own = [u for _, us in entries for u in us]   # the originals it calls may use other globals
+        units = c_units(own, ctx, _called_originals(program, own, procedure_names))
     derived_from = {u.kids[0]: proc.source_name for proc, us in entries for u in us if u.op == "procedure"}
     if mode == "vector":
         units = _vectorized(units, names, procedure_names, file_lang, ctx.filename, files)

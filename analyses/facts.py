@@ -636,14 +636,17 @@ class Facts:
         """(killed, partly written): stale_derivatives_after over the function calls split
         out of stmt's own expressions that are not active: as a passive call statement, such
         a call may overwrite a variable (a global) whose derivative is read later."""
-        proc, _ = self._own(stmt)
         killed, partial = set(), set()
-        for call in self._calls_split_out_of(stmt, proc):
-            if not self.is_active_call(call):
-                call_killed, call_partial = self.stale_derivatives_after(call)
-                killed |= call_killed
-                partial |= call_partial
+        for call in self.passive_function_calls(stmt):
+            call_killed, call_partial = self.stale_derivatives_after(call)
+            killed |= call_killed
+            partial |= call_partial
         return frozenset(killed), frozenset(partial)
+
+    def passive_function_calls(self, stmt: Node) -> tuple:
+        """The function calls split out of stmt's own expressions that are not active."""
+        proc, _ = self._own(stmt)
+        return tuple(c for c in self._calls_split_out_of(stmt, proc) if not self.is_active_call(c))
 
     @staticmethod
     def _reachable_meets(proc, instr, zones: int, before) -> bool:
@@ -914,10 +917,14 @@ def _loc_of(zones, ref: Node):
 
 
 def _names(proc, zones: int) -> frozenset:
+    """The variables of proc holding the zones; a COMMON fragment is named by the member of
+    proc's own declaration of the block that covers it (its name when proc has none)."""
     out = set()
     for z in zones_of(zones):
         zone = proc.zones.zones[z]
-        out.add(zone.var or zone.name)
+        holders = [] if zone.var else [n for n, loc in proc.zones.vars.items()
+                                       if loc.all >> z & 1 and zone.name.startswith("/")]
+        out.add(zone.var or (holders[0] if len(holders) == 1 else zone.name))
     return frozenset(out)
 
 

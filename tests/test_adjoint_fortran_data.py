@@ -439,9 +439,10 @@ end module
 
 def test_module_procedure_with_module_variable():
     """A module procedure's P_b lives in m_diff next to the adjoints of the module's
-    variables (its statuses were looked up under the wrong name before)."""
+    variables (its statuses were looked up under the wrong name before); the head zeroes the
+    adjoint of the module variable (`scale:out` in the header)."""
     case, _ = dot_product(MODULE_PROCEDURE, "g(v)/(u)", [real("u"), real("v")])
-    assert case.adjoint.statuses == {"u": "out", "v": "in-zero"}
+    assert case.adjoint.statuses == {"u": "out", "v": "in-zero", "scale": "out"}
     assert "public :: scaleb, g_b" in case.adjoint.text
 
 
@@ -612,15 +613,13 @@ def test_memory_arguments_compiled(tmp_path):
     assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
 
 
-def test_function_writing_a_global_refused():
+def test_function_writing_a_global_resets_its_adjoint():
     """Found by the corpus (g09): a function called in an expression resets an active COMMON
-    variable; its adjoint must be reset there: refused until calls are differentiated."""
+    variable; its adjoint is reset where the backward sweep passes the call (in the branch)."""
     from test_tangent_programs import HERE
     name = "g09_common_function_reset.f90"
-    with pytest.raises(UnsupportedError, match=rf"{name}:21: adjoint mode does not support a call in a procedure "
-                                               r"with active globals \(g\) yet"):
-        AdjointCase((HERE / name).read_text(), "fortran", "f(y)/(x)", [real("x"), real("y"), integer("n", 3)],
-                    filename=name)
+    case, _ = dot_product((HERE / name).read_text(), "f(y)/(x)", [real("x"), real("y"), integer("n", 3)])
+    assert re.search(r"if \(branch == 0\) then\s+gb = 0\.0d0\s+else", case.adjoint.text), case.adjoint.text
 
 
 STRUCTURE_FORMAL = """

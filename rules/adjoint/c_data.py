@@ -252,15 +252,12 @@ class CDataContext:
     def global_initialisations(self, name: str, diff) -> tuple:
         """(zeros, statuses) of the adjoints of the active file-scope globals: a dependent's
         is read and consumed (in-zero or in-out); any other is set to 0 before the backward
-        sweep (`out`): the global's value at the exit carries no gradient."""
+        sweep (`out`): the global's value at the exit carries no gradient. In a function that
+        an active call reaches, they go in and out as the caller's (globals.py): untouched."""
         proc = self.procedure
         deps = self.facts.results.heads.get(proc.name, (0, 0))[1]
         zeros, statuses = (), []
-        found_globals = self.c_globals(diff)
-        call = next((n for n in walk(proc.node.kids[7]) if n.op == "call"), None)
-        if found_globals and call is not None:  # what the callee does to them is not known here
-            self.refuse(self.statement_of(call),
-                        "calls in a function with active file-scope globals (" + ", ".join(found_globals) + ")")
+        found_globals = self.c_globals(diff) if not self.facts.is_called(proc.name) else ()
         for var in found_globals:
             loc = proc.zones.vars.get(var)
             zones = loc.all & proc.zones.differentiable_mask if loc is not None else 0

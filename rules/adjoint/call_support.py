@@ -7,7 +7,7 @@ a procedure that is called (they go in and out as the caller's). A mixin of Adjo
 from __future__ import annotations
 
 from ...engine.il import EMPTY_ANN, Node, walk
-from ..tangent.call_helpers import _in_dummy_order
+from ..tangent.call_helpers import _in_dummy_order, _is_optional
 from ..tangent.context import _replaced
 from ..tangent.types import is_void
 from .dummy_arrays import DummyArrays
@@ -114,17 +114,33 @@ class CallSupport(SectionSupport, DummyArrays):
     def call_unneeded(self, call: Node) -> bool:
         return not self.call_matters(call)
 
-    def adjoint_resets(self, call: Node) -> Node:
+    def adjoint_resets(self, call: Node, stale: tuple | None = None) -> Node:
         """Vb = 0 for what the call overwrites whose adjoint may be read later: the value V
         had before the call does not reach the results. A variable it may overwrite only in
-        part is refused."""
-        killed, partial = self.facts.stale_derivatives_after(call)
+        part is refused. `stale`: (killed, partial) when not the call's own."""
+        killed, partial = self.facts.stale_derivatives_after(call) if stale is None else stale
         if partial:
             self.refuse(call, f"a call that may overwrite part of {sorted(partial)[0]}, whose adjoint is read later")
         return Node("block", tuple(r for v in sorted(killed) for r in self.zero_assignments(
             self._adjoint_of(Node("ident", (v,))), Node("ident", (v,)), EMPTY_ANN)))
 
     # --- function calls taken out of expressions --------------------------------------------
+    def passive_calls_record(self, stmt: Node) -> Node:
+        """[push(RVARS) ; pop(RVARS); Vb = 0] of the function calls in stmt's expressions that
+        are not active: like a passive call statement, such a call may overwrite a global
+        that a derivative instruction before it reads (RVARS) or whose adjoint is read later
+        (reset). They run inside stmt: the pushes go before it, the pops and resets after its
+        backward sweep. In a loop's control they would run at every iteration: refused there."""
+        calls = self.facts.passive_function_calls(stmt) if stmt.ann.get("sid") is not None \
+            and stmt.op != "block" else ()
+        records = [self.call_record(c) for c in calls]
+        resets = self.adjoint_resets(stmt, self.facts.stale_derivatives_of_calls_in(stmt)) if calls else Node("block", ())
+        pushes = tuple(r.kids[0] for r in records if r.kids[0].kids)
+        if (pushes or resets.kids) and stmt.op in ("for", "while", "doWhile"):
+            self.refuse(stmt, "a passive function call in a loop's control that overwrites an active variable")
+        pops = tuple(r.kids[1] for r in reversed(records) if r.kids[1].kids)
+        return Node("block", (Node("block", pushes), Node("block", pops + resets.kids)))
+
     def hoisted_calls(self, stmt: Node) -> tuple:
         """The active function calls of the source in stmt's own expressions, innermost first
         (refused in a loop's test or step, which runs them at every iteration)."""
@@ -155,19 +171,16 @@ class CallSupport(SectionSupport, DummyArrays):
             return False
 
     def result_temp(self, call: Node) -> Node:
-        """The temporary holding the value of the hoisted call (one per call expression)."""
+        """The temporary holding the value of the hoisted call (one per call expression); a
+        structure's adjoint temporary is of its T_DIFF type (rules/tangent/types.py)."""
         known = self._result_temps.get(id(call))
         if known is None:
             callee = self.program.procedure(call.kids[0])
-            typ = self.result_type(callee)
-            if self.c and self.structure_type(typ):  # a struct, its adjoint a T_diff
-                kind, kind_b = typ, self.derivative_type(typ)
-            else:
-                kind = kind_b = (typ.kids[1] if typ is not None and typ.op == "type" else None) or 4
+            typ, typ_b = self.temporary_types(self.result_type(callee), call)
             name = self.names.temp(f"{callee.source_name}_result")
-            self.extra_declarations.append((name, kind, ()))
-            self.extra_declarations.append((self.names.var(name), kind_b, ()))
-            known = self._result_temps[id(call)] = (call, Node("ident", (name,)), kind)
+            self.extra_declarations.append((name, typ, ()))
+            self.extra_declarations.append((self.names.var(name), typ_b, ()))
+            known = self._result_temps[id(call)] = (call, Node("ident", (name,)), typ)
         return known[1]
 
     def result_structure(self, name: str) -> Node | None:
@@ -177,11 +190,18 @@ class CallSupport(SectionSupport, DummyArrays):
 
     def temp_resets(self, call: Node) -> tuple:
         """TEMPb = 0 before the statement's backward sweep increments it (each real component
-        of a struct)."""
-        temp_b, kind = self.temp_adjoint(call), self._result_temps[id(call)][2]
-        if isinstance(kind, Node):
-            return self.whole_zero(temp_b, kind)
-        return (Node("assign", (temp_b, Node("realCst", ("0.0", kind)))),)
+        of a structure)."""
+        self.result_temp(call)
+        temp_b, typ = self.temp_adjoint(call), self._result_temps[id(call)][2]
+        if isinstance(typ, Node):
+            return self.zero_structure(temp_b, typ)
+        return (Node("assign", (temp_b, Node("realCst", ("0.0", typ)))),)
+
+    def zero_structure(self, adjoint: Node, typ: Node) -> tuple:
+        """The adjoint of a structure of type typ zeroed whole, component by component."""
+        if self.c:
+            return tuple(self.whole_zero(adjoint, typ))
+        return self.types.zero_assignments(adjoint, typ, self.procedure.scope, 0, _typed_zero, EMPTY_ANN)
 
     def temp_adjoint(self, call: Node) -> Node:
         return Node("ident", (self.names.var(self.result_temp(call).kids[0]),))
@@ -222,8 +242,12 @@ class CallSupport(SectionSupport, DummyArrays):
         for stmt, pair, hoist in zip(stmts, pairs, hoists):
             calls = self.hoisted_calls(stmt)
             if not calls:
-                out.append(pair)
+                out.append(Node("block", (Node("block", (hoist.kids[0], pair.kids[0])),
+                                          Node("block", (pair.kids[1], hoist.kids[1])))))
                 continue
+            if any(self.passive_calls_record(stmt).kids[i].kids for i in (0, 1)):
+                self.refuse(stmt, "active and passive function calls in one statement, the passive ones "
+                                  "overwriting active variables")
             mine = self.without_calls(pair, calls)
             left = [n for n in walk(mine) if n.op == "call" and any(n == c for c in calls)]
             if left:
@@ -243,13 +267,18 @@ class CallSupport(SectionSupport, DummyArrays):
         name, actuals = call.kids
         callee = self.program.procedure(name)
         by_formal = _in_dummy_order(callee, actuals)
-        if None in by_formal:
-            self.refuse(call, "a call with optional arguments left out")
         inits, args, posts = [], [], []
         hoisted = tuple(n for n in walk(actuals) if n.op == "call" and self.is_hoisted(n))
         passed = set()   # Fortran: roots of the adjoints passed so far, which a later one may alias
-        for position, (formal, (index, actual)) in enumerate(zip(callee.formals, by_formal)):
-            args.append(self.without_calls(actual, hoisted))
+        keyword = None   # True after an OPTIONAL argument left out: the others go by keyword
+        for position, (formal, given) in enumerate(zip(callee.formals, by_formal)):
+            if given is None:
+                if not _is_optional(callee, formal):
+                    self.refuse(call, f"a call that leaves out argument {formal}, which is not OPTIONAL,")
+                keyword = True
+                continue
+            index, actual = given
+            args.append(_keyword(formal, self.without_calls(actual, hoisted), keyword))
             if not self.facts.is_diff_formal_arg(callee.name, formal):
                 continue
             sym = callee.scope.lookup(formal)
@@ -257,17 +286,19 @@ class CallSupport(SectionSupport, DummyArrays):
             if self.facts.actual_is_active(call, index):
                 adjoint = self._actual_adjoint(actual, sym, call, stmt, inits, posts)
                 if not self.c:
-                    adjoint = self._unaliased(adjoint, callee, position, sym, call, passed, inits, posts)
+                    adjoint = self._unaliased(adjoint, actual, callee, position, sym, call, passed, inits, posts)
             else:
                 scalar_address = actual.op == "address" and actual.kids[0].op == "ident"   # C: &s
                 if sym is not None and (sym.dims or (self.c and sym.ptr and not scalar_address)):
                     adjoint = self.dummy_array_adjoint(actual, call, inits)
                 else:
-                    adjoint = self._dummy_adjoint(sym, inits)
+                    adjoint = self._dummy_adjoint(sym, call, inits)
                     by_value = by_value or (self.c and sym is not None and sym.ptr == 1)  # C: a scalar's address
-            args.append(_address(adjoint) if by_value else adjoint)
+            args.append(_keyword(self.names.var(formal), _address(adjoint) if by_value else adjoint, keyword))
         if self.takes_result_adjoint(callee):
-            args.append(self.temp_adjoint(call) if call.ann.get("sid") is None else Node("realCst", ("0.0", 8)))
+            result_b = self.names.var(callee.node.kids[3] or callee.source_name)
+            args.append(_keyword(result_b, self.temp_adjoint(call) if call.ann.get("sid") is None
+                                 else Node("realCst", ("0.0", 8)), keyword))
         return Node("block", (Node("block", tuple(inits)), tuple(args), Node("block", tuple(posts))))
 
     def takes_result_adjoint(self, proc) -> bool:
@@ -281,29 +312,40 @@ class CallSupport(SectionSupport, DummyArrays):
         head = self.facts.results.heads.get(proc.name)
         return head is None or bool(head[1] & zones.result_zones) or self.facts.is_called(proc.name)
 
-    def _unaliased(self, adjoint: Node, callee, position: int, sym, call: Node, passed: set, inits: list,
-                   posts: list) -> Node:
+    def _unaliased(self, adjoint: Node, actual: Node, callee, position: int, sym, call: Node, passed: set,
+                   inits: list, posts: list) -> Node:
         """`call g(x, x, t)`: P_b increments both dummies' adjoints, which would be one
         variable under two names (Fortran forbids it, and gfortran -O2 then keeps one update
-        only). The second gets a temporary, zero before and added to xb after. The primal may
-        alias the two only because it writes neither: their adjoints are both `incr`."""
+        only). The second gets a temporary, zero before and added to xb after: a scalar, or
+        an array declared as the caller's whole array x. The primal may alias the two only
+        because it writes neither: their adjoints are both `incr`."""
         root = _root(adjoint)
         if root not in passed:
             passed.add(root)
             return adjoint
         zones = callee.zones.formal_zones[position]
-        if (sym is not None and sym.dims) or zones & self.facts.results.inout.may_written(callee):
+        if zones & self.facts.results.inout.may_written(callee):
             self.refuse(call, f"the same variable ({root}) passed to two arguments whose adjoints both change")
-        temp = self.fresh(root, _real_type(sym))
+        if sym is not None and sym.dims:
+            whole = self.symbol_of(actual) if actual.op == "ident" else None
+            if whole is None or not whole.dims or any(d.kids[1] is None or d.kids[1].op == "star" for d in whole.dims):
+                self.refuse(call, f"the same array ({root}) passed to two arguments, other than whole and of a "
+                                  f"size known here")
+            temp = Node("ident", (self.names.temp(root, derivative=True),))
+            self.extra_declarations.append((temp.kids[0], _real_type(whole), tuple(whole.dims)))
+        else:
+            temp = self.fresh(root, _real_type(sym))
         inits.append(Node("assign", (temp, _zero(_real_type(sym)))))
         posts.append(Node("assign", (adjoint, Node("add", (adjoint, temp)))))
         return temp
 
-    def _dummy_adjoint(self, formal, inits: list) -> Node:
-        """fig. 8's dummb, zero, for a passive actual (a C struct's of type T_diff, zeroed whole)."""
-        if self.c and formal is not None and self.structure_type(formal.type):
-            adjoint = self.fresh("dummyb", self.derivative_type(formal.type))
-            inits.extend(self.whole_zero(adjoint, formal.type))
+    def _dummy_adjoint(self, formal, call: Node, inits: list) -> Node:
+        """fig. 8's dummb, zero, for a passive actual; of the formal's T_diff type for a
+        structure, zeroed whole."""
+        typ = formal.type if formal is not None else None
+        if typ is not None and (typ.op == "typeRef" or (self.c and self.structure_type(typ))):
+            adjoint = self.fresh("dummyb", self.temporary_types(typ, call)[1])
+            inits.extend(self.zero_structure(adjoint, typ))
             return adjoint
         adjoint = self.fresh("dummyb", _real_type(formal))
         inits.append(Node("assign", (adjoint, _zero(_real_type(formal)))))
@@ -453,6 +495,15 @@ class CallSupport(SectionSupport, DummyArrays):
             outer = Node("deref", (Node("ident", (self.copied_parameter(formal),)),))
             out.append(Node("assign", (outer, Node("add", (outer, Node("ident", (self.names.var(formal),)))))))
         return tuple(out)
+
+
+def _keyword(name: str, actual: Node, keyword) -> Node:
+    """NAME=ACTUAL once an OPTIONAL argument has been left out (keyword is not None)."""
+    return actual if keyword is None else Node("namedArg", (name, actual))
+
+
+def _typed_zero(typ) -> Node:
+    return Node("realCst", ("0.0", (typ.kids[1] if typ is not None and typ.op == "type" else None) or 4))
 
 
 def _real_type(sym) -> Node:

@@ -54,7 +54,10 @@ def a_call_joint(stmt, out, ctx):
     zero before the call and propagated into the expression after it; a passive actual a
     dummy zero (fig. 8's dummb; a zeroed array of the actual's size for an array). A procedure reached by an active call takes its adjoint
     arguments as the caller's, in and out (A-proc: `incr`, `in-zero` or `in-out`, never
-    `out`), so the caller passes its accumulated adjoints as they are."""
+    `out`), so the caller passes its accumulated adjoints as they are. The globals the callee
+    reaches (COMMON members, module and C file-scope variables) are implicit arguments: in SNP
+    like the actuals, a COMMON member by the caller's own name for it, their adjoints (`/c_b/`,
+    m_diff's `xb`, C's `xb`) shared by P_b and the caller."""
     name, args, push, pop, inits, args_b, posts, name_b = (var() for _ in range(8))
     guard = lall(eq(stmt, pattern("call", name, args)), ctx.fact("is_active_call", stmt),
                  ctx.fact("is_source_call", stmt), ctx.fact("is_joint", stmt), ctx.fact("is_live_call", stmt))
@@ -157,11 +160,15 @@ def a_call_dead(stmt, out, ctx):
 # --- function calls inside expressions ------------------------------------------------------
 @ADJOINT.rule("A-hoist-none", judgment="hoist", ops=tuple(sorted(STATEMENT_OPS)), section="5.4",
               source="reconstructed: docs/rules.md#a-call",
-              premises=("¬activeFunctionCalls(INSTR)",), conclusion="INSTR  →hoist  [{} ; {}]")
+              premises=("¬activeFunctionCalls(INSTR)",
+                        "INSTR →restore [PUSH(RVARS) ; POP(RVARS); Vb = 0]  (its passive function calls)"),
+              conclusion="INSTR  →hoist  [PUSH(RVARS) ; POP(RVARS); Vb = 0]")
 def a_hoist_none(stmt, out, ctx):
+    """A function call that is not active stays in its expression; what it overwrites is
+    restored and its adjoint reset as for a passive call statement (A-call-passive)."""
     op = var()
     guard = lall(eq(stmt, pattern(op, rest=var())), member(op, STATEMENT_OPS), ctx.check(ctx.no_hoisted_calls, stmt))
-    return guard, eq(out, pattern("block", EMPTY, EMPTY))
+    return guard, ctx.compute(ctx.passive_calls_record, stmt, out)
 
 
 @ADJOINT.rule("A-hoist", judgment="hoist", ops=tuple(sorted(STATEMENT_OPS)), section="5.4",

@@ -380,8 +380,6 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         (the joint rule of 5.4). ARGSb: each formal with an adjoint followed by it; for a
         function, the adjoint of its result last (fig. 8): P_b is a subroutine (void in C)."""
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
-        if contains:
-            self.refuse(proc, "a procedure with internal procedures")
         diff = self.facts.diff_variables(name)
         declared = {d.kids[0] for decl in decls + tuple(proc.kids[7].kids if proc.kids[7] is not None else ())
                     if isinstance(decl, Node) and decl.op == "varDecl" and "common" not in decl.kids[1]
@@ -406,7 +404,8 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         zeros, statuses = zeros + global_zeros, statuses + list(global_statuses)
         self.buffers[self.procedure.name] = self.memory_buffers(name, statuses)
         zeros += self._local_zeros(decls, diff - set(formals) - {result_name} - set(shared))  # passive formals' too
-        zeros += self.global_zeros(shared)
+        shared_zeros, shared_statuses = self.global_zeros(shared)
+        zeros, statuses = zeros + shared_zeros, statuses + shared_statuses
         if valued:
             result_b = self.names.var(result_name)
             args += (result_b,)

@@ -6,10 +6,14 @@ global's value at the end of P, on exit the adjoint of its value at the start, s
 caller's backward sweep goes on with it (joint calls accumulate into it, never reset it).
 A head is called by no differentiated code: the globals it sees are no dependents, the
 adjoints of their final values are 0, so the head's P_b zeroes them before its backward
-sweep, as it zeroes its locals'. C's file-scope globals are C data's (refused here)."""
+sweep, as it zeroes its locals'. Around a call, globals are variables like the others: the
+snapshot holds those the callee overwrites and the caller needs (a COMMON member by the
+caller's own name for it), P_b leaves their adjoints as their values at the call's start
+need them, and a passive callee's writes reset them (4.6). C's file-scope globals are C
+data's (c_data.py)."""
 from __future__ import annotations
 
-from ...engine.il import EMPTY_ANN, Node, walk
+from ...engine.il import EMPTY_ANN, Node
 from ..tangent.globals import global_owner
 
 
@@ -18,7 +22,8 @@ class GlobalAdjoints:
 
     def active_globals_of(self, proc: Node, diff, declared, params, result, commons) -> list:
         """The active globals the procedure sees: COMMON members, module variables (C's
-        file-scope variables: CDataContext.global_initialisations; anything else refused)."""
+        file-scope variables: CDataContext.global_initialisations), and a host's variables, whose
+        adjoints are the host's (the internal P_b is in the CONTAINS of the host's P_b)."""
         found = sorted((diff - declared - set(params) - {result}) | (diff & commons))
         if self.c:
             others = sorted(set(found) - set(self.c_globals(diff)))
@@ -26,21 +31,18 @@ class GlobalAdjoints:
                 self.refuse(proc, "active global variables (file scope: " + ", ".join(others) + ")")
             return []
         scope = self.procedure.scope
-        unknown = [n for n in found if n not in commons and global_owner(scope, n)[0] is None]
-        if unknown:   # a host-associated variable of a containing procedure
-            self.refuse(proc, "active variables of a host procedure (" + ", ".join(unknown) + ")")
-        calls = [n for n in walk(proc.kids[7]) if isinstance(n, Node) and n.line
-                 and any(m.op == "call" for m in walk(n))] if found else []
-        if calls:   # a callee may write them: its effect on their adjoints is the calls' rules' to write
-            self.refuse(calls[-1], "a call in a procedure with active globals (" + ", ".join(found) + ")")
+        for name in found:   # a host's variable: its adjoint is the host's, reached by host association
+            if name not in commons and global_owner(scope, name)[0] is None:
+                self._host_derivative(proc, name)
         return found
 
     def global_zeros(self, names: list) -> tuple:
-        """The head's zeroing of the adjoints of the globals it sees (nothing in a callee)."""
+        """(zeros, statuses): the head's zeroing of the adjoints of the globals it sees, each
+        `out` in the header comment, as C's (nothing in a callee)."""
         if self.procedure.name not in self.facts.results.heads:
-            return ()
+            return (), []
         out = []
         for name in names:
             ref = Node("ident", (name,))
             out.extend(self.zero_assignments(Node("ident", (self.names.var(name),)), ref, EMPTY_ANN))
-        return tuple(out)
+        return tuple(out), [f"{name}:out" for name in names]

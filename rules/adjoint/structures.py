@@ -127,9 +127,12 @@ class StructureAdjoints:
             return Node("block", ())
         out = []
         if self.facts.has_derivative_instruction(stmt) and self.facts.is_active_expr(rhs, stmt):
-            if rhs.op not in ("ident", "arrayAccess", "fieldAccess"):
+            if rhs.op == "call" and self.is_hoisted(rhs):   # its value is in a temporary (A-hoist)
+                rhs_b = self.temp_adjoint(rhs)
+            elif rhs.op not in ("ident", "arrayAccess", "fieldAccess"):
                 self.refuse(stmt, "assigning a structure computed by a function call")
-            rhs_b = self.ruleset.apply("ref", rhs, self)[0]
+            else:
+                rhs_b = self.ruleset.apply("ref", rhs, self)[0]
             for z in zeros:
                 part = _rerooted(z.kids[0], lhs_b, rhs_b)
                 out.append(Node("assign", (part, Node("add", (part, z.kids[0])))))

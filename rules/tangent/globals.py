@@ -129,14 +129,15 @@ def with_diff_uses(unit: Node, diff_modules: dict, modules: dict) -> Node:
     return unit.with_kids(*unit.kids[:6], decls[:last_use + 1] + added + decls[last_use + 1:], *unit.kids[7:])
 
 
-def c_units(units, ctx) -> list:
+def c_units(units, ctx, originals=()) -> list:
     """The units of the differentiated C file: the derivative types (struct s_diff, T_diff) it
     uses, the file-scope variables the differentiated functions use, declared `extern` (the
     original file defines them), each active one followed by the definition of its derivative,
-    then the differentiated functions."""
+    then the differentiated functions (`originals`: the original functions they call, whose
+    globals are declared too)."""
     active = {name for owner, vars_ in active_globals(ctx.facts, ctx.program).items() if owner.kind == "file"
               for name in vars_}
-    used = {n.kids[0] for n in walk(tuple(units)) if n.op == "ident"}
+    used = {n.kids[0] for n in walk(tuple(units) + tuple(originals)) if n.op == "ident"}
     out = []
     for file in ctx.program.files:
         for decl in file.kids:
