@@ -108,6 +108,8 @@ CHECKS = {
     "unstructured": "unstructured",
     "decided": "decided",
     "undecided": "undecided",
+    "sections_saved": "sectionsSaved ≠ ∅",
+    "no_sections_saved": "sectionsSaved = ∅",
 }
 
 # `X →name Y` premises that are computations (ctx.compute), not derivations
@@ -129,6 +131,7 @@ COMPUTATIONS = {
     "actualArgs": "the actual arguments of an adjoint call, with their inits and posts (5.4)",
     "structureSource": "the reference a structure assignment copies from (else refused)",
     "flowGraph": "the basic blocks of an unstructured statement and their arrows (5.5)",
+    "overwritten": "the array sections a DO loop overwrites whole, before and after it (analyses/tbr_sections.py)",
 }
 
 STATEMENT_JUDGMENTS = ("tangent", "adjoint")

@@ -109,31 +109,33 @@ def a_select(stmt, out, ctx):
 
 @ADJOINT.rule("A-do", judgment="adjoint", ops=("do",), section="5.4", source="verbatim",
               premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]",
-                        "integer →newFreeVars VF, VT, VS", "LOOP →save [push(I)? ; pop(I)?]"),
+                        "integer →newFreeVars VF, VT, VS", "LOOP →save [push(I)? ; pop(I)?]",
+                        "LOOP, VF, VT →sections [PUSHES ; POPS]"),
               conclusion="do I = F, T, S; INSTRS  →\n"
-                         "  [push(I)?; VF = F; VS = S; do I = VF, T, VS; INSTRS→; push(I - VS); push(VF); push(VS) ;\n"
-                         "   pop(VS); pop(VF); pop(VT); do I = VT, VF, -VS; INSTRS←; pop(I)?]")
+                         "  [push(I)?; VF = F; VS = S; PUSHES; do I = VF, T, VS; INSTRS→; push(I - VS); push(VF); push(VS) ;\n"
+                         "   pop(VS); pop(VF); pop(VT); do I = VT, VF, -VS; INSTRS←; POPS; pop(I)?]")
 def a_do(stmt, out, ctx):
     """The loop rule of 5.4. After the forward loop I is F + n*S for n iterations, so
     I - S is the last value of the index (F - S when n = 0); the backward loop from it down
     to VF by -VS runs the same n iterations, for any sign of S and any trip count. The index
     is saved around the loop only when an earlier derivative instruction reads it (TBR, the
     `save` judgment), not always as the paper does. A DO without a stride has stride 1."""
-    index, first, last, stride, instrs = var(), var(), var(), var(), var()
+    index, first, last, stride, instrs, pushes, pops = (var() for _ in range(7))
     forward_body, backward_body, vf, vt, vs, save, restore, step = (var() for _ in range(8))
     guard = lall(eq(stmt, pattern("do", index, first, last, stride, instrs)), ctx.fact("is_live_for_diff", stmt),
                  ctx.check(ctx.structured, stmt))
     body = lall(ctx.derive("adjoint", instrs, pattern("block", forward_body, backward_body)),
                 ctx.compute(ctx.loop_variables, stmt, (vf, vt, vs)),
                 ctx.derive("save", stmt, pattern("block", save, restore)),
+                ctx.derive("sections", stmt, pattern("block", pushes, pops), vf, vt),
                 ctx.compute(lambda s: s if s is not None else Node("intCst", (1, None)), stride, step),
                 eq(out, pattern(
                     "block",
-                    pattern("block", save, pattern("assign", vf, first), pattern("assign", vs, step),
+                    pattern("block", save, pattern("assign", vf, first), pattern("assign", vs, step), pushes,
                             pattern("do", index, vf, last, vs, forward_body),
                             ctx.pattern_push(pattern("sub", index, vs)), ctx.pattern_push(vf), ctx.pattern_push(vs)),
                     pattern("block", ctx.pattern_pop(vs), ctx.pattern_pop(vf), ctx.pattern_pop(vt),
-                            pattern("do", index, vt, vf, pattern("neg", vs), backward_body), restore))))
+                            pattern("do", index, vt, vf, pattern("neg", vs), backward_body), pops, restore))))
     return guard, body
 
 
