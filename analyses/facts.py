@@ -33,6 +33,7 @@ from ..engine.program import _CONTAINER_KINDS, _kid_kinds
 from .allocators import allocating_formals, root_of
 from .common import call_arguments, external_call_effects, visible_zones
 from .tbr_elements import enclosing, overwrites_dead_value
+from .independent_trips import independent_trips
 from .tbr_sections import overwritten_section
 
 _CONTROL_KINDS = ("test", "loop")
@@ -789,7 +790,20 @@ class Facts:
         before it (TBR⁻, analyses/tbr.py) or its own I' (the iterative `x = x*x`): the
         forward sweep of the adjoint pushes them before I, the backward sweep pops them.
         Under -nooptim tbr, RVARS = out(I): every value overwritten is saved."""
-        return self._overwrites_needed(stmt) and self.saved_section(stmt) is None
+        return self._overwrites_needed(stmt) and self.saved_section(stmt) is None and not self._in_fused_trip(stmt)
+
+    @_remembered
+    def independent_trips(self, loop: Node) -> bool:
+        """The loop's trips are independent but for dead sum reductions: its adjoint runs each
+        trip forward then backward in the backward loop (analyses/independent_trips.py)."""
+        return independent_trips(loop, self._proc(loop), self.is_live_for_diff)
+
+    def _in_fused_trip(self, stmt: Node) -> bool:
+        """A statement of such a loop's body: the backward loop recomputes what it overwrites."""
+        proc = self._proc(stmt)
+        place = self._parents(proc).get(id(stmt)) if proc.node.kids[7] is not None else None
+        return place is not None and place[2] is not None and place[2].op in ("do", "for") \
+            and place[0] is place[2].kids[-1] and self.independent_trips(place[2])
 
     def _overwrites_needed(self, stmt: Node) -> bool:
         proc, instr = self._main(stmt)

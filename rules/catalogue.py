@@ -110,6 +110,8 @@ CHECKS = {
     "undecided": "undecided",
     "sections_saved": "sectionsSaved ≠ ∅",
     "no_sections_saved": "sectionsSaved = ∅",
+    "independent_trips": "independentTrips",
+    "dependent_trips": "¬independentTrips",
 }
 
 # `X →name Y` premises that are computations (ctx.compute), not derivations
