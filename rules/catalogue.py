@@ -133,6 +133,7 @@ COMPUTATIONS = {
     "actualArgs": "the actual arguments of an adjoint call, with their inits and posts (5.4)",
     "structureSource": "the reference a structure assignment copies from (else refused)",
     "flowGraph": "the basic blocks of an unstructured statement and their arrows (5.5)",
+    "tripValues": "a trip's backward body reading the values its forward body left in variables",
     "overwritten": "the array sections a DO loop overwrites whole, before and after it (analyses/tbr_sections.py)",
 }
 
