@@ -820,7 +820,7 @@ class Facts:
         proc = self._proc(stmt)
         if proc.lang != "fortran" or proc.node.kids[7] is None:
             return None
-        return overwritten_section(stmt, self._parents(proc), proc.node.kids[7])
+        return overwritten_section(stmt, self._parents(proc), proc.node)
 
     @_remembered
     def saved_sections(self, loop: Node) -> tuple:

@@ -45,7 +45,7 @@ def overwritten_section(stmt: Node, parents: dict, body: Node):
         return None
     position, offset = found[0]
     others = [x for k, x in enumerate(lhs.kids[1]) if k != position] + [offset]
-    if not all(_invariant(x, body) for x in others):
+    if not all(invariant(x, body) for x in others):
         return None
     array = lhs.kids[0].kids[0]
     for other in loop.kids[4].kids:
@@ -77,17 +77,16 @@ def _offset(expr: Node, index: str):
     return None
 
 
-def _invariant(expr: Node, body: Node) -> bool:
-    """An integer constant, or names that no statement of the procedure assigns."""
+def invariant(expr: Node, body: Node) -> bool:
+    """An integer expression of constants and of names that nothing in body (a procedure or
+    its statements) assigns: no assignment, DO index, call, I/O, EQUIVALENCE, or address taken."""
     if any(n.op not in ("intCst", "ident", "add", "sub", "neg", "mul") for n in walk(expr)):
         return False
     names = _names(expr)
     if not names:
         return True
-    if any(n.op == "call" for n in walk(body)):
-        return False
     for n in walk(body):
-        if n.op == "assign" and _root(n.kids[0]) in names or n.op == "do" and _root(n.kids[0]) in names:
+        if n.op in ("call", "io", "equivalence") or n.op in ("assign", "do", "address") and _root(n.kids[0]) in names:
             return False
     return True
 

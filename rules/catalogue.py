@@ -112,6 +112,8 @@ CHECKS = {
     "no_sections_saved": "sectionsSaved = ∅",
     "independent_trips": "independentTrips",
     "dependent_trips": "¬independentTrips",
+    "fixed_bounds": "fixedBounds",
+    "saved_bounds": "¬fixedBounds",
 }
 
 # `X →name Y` premises that are computations (ctx.compute), not derivations
@@ -133,6 +135,7 @@ COMPUTATIONS = {
     "actualArgs": "the actual arguments of an adjoint call, with their inits and posts (5.4)",
     "structureSource": "the reference a structure assignment copies from (else refused)",
     "flowGraph": "the basic blocks of an unstructured statement and their arrows (5.5)",
+    "lastIndex": "the last index value of a loop whose bounds are fixed in the procedure",
     "tripValues": "a trip's backward body reading the values its forward body left in variables",
     "overwritten": "the array sections a DO loop overwrites whole, before and after it (analyses/tbr_sections.py)",
 }
