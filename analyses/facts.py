@@ -796,7 +796,8 @@ class Facts:
     def independent_trips(self, loop: Node) -> bool:
         """The loop's trips are independent but for dead sum reductions: its adjoint runs each
         trip forward then backward in the backward loop (analyses/independent_trips.py)."""
-        return independent_trips(loop, self._proc(loop), self.is_live_for_diff)
+        proc = self._proc(loop)
+        return not self.is_called_split(proc.name) and independent_trips(loop, proc, self.is_live_for_diff)
 
     def _in_fused_trip(self, stmt: Node) -> bool:
         """A statement of such a loop's body: the backward loop recomputes what it overwrites."""
@@ -818,7 +819,7 @@ class Facts:
         """(loop, offset, position) when the DO loop around the assignment saves the section
         it overwrites whole, before the loop (analyses/tbr_sections.py), else None."""
         proc = self._proc(stmt)
-        if proc.lang != "fortran" or proc.node.kids[7] is None:
+        if proc.lang != "fortran" or proc.node.kids[7] is None or self.is_called_split(proc.name):
             return None
         return overwritten_section(stmt, self._parents(proc), proc.node)
 

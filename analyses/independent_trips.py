@@ -16,6 +16,10 @@ assignments with no function call, each of which is
   not L's index nor read by L's header; and the
   statement is not live for diff (nothing after L reads R's value in the adjoint).
 
+and every other variable the body reads is one that nothing in the procedure changes
+(tbr_sections.unassigned), as the backward loop reads them again; the procedure is not called
+split (Facts: its caller could change them between its two sweeps).
+
 Then no variable written by one trip is read by another: a private V is written by its
 trip before any read, and is dead after L; a reduction's accumulator is read by no other
 statement, and its adjoint (`Eib ±= Rb`) reads only Rb, which no trip changes. Every value a
@@ -30,6 +34,7 @@ holds for C: distinct pointer formals do not overlap.
 from __future__ import annotations
 
 from ..engine.il import Node, walk
+from .tbr_sections import unassigned
 
 _PLAIN = frozenset(("assign", "nop", "comment"))
 _REDUCTIONS = ("add", "sub")
@@ -62,7 +67,8 @@ def independent_trips(loop: Node, proc, is_live) -> bool:
         if any(name in _names(earlier) for earlier in assigns[:assigns.index(stmt)]):
             return False
         seen.add(name)
-    return bool(seen)
+    reductions = {_root(s.kids[0]) for s in assigns if _reduced(s) is not None}
+    return bool(seen) and unassigned(_names(body) - seen - reductions - {index}, proc.node)
 
 
 def _parts(loop: Node):

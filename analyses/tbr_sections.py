@@ -10,7 +10,8 @@ exact when
 - I is a statement of the body of L (not nested deeper), L's stride is the constant 1 or -1;
 - A(f(i)) has one index i + c (or i, c + i, i - c) in L's index i, the other indices and c
   are integer constants or names that nothing in the procedure assigns (so they have the
-  same value before L, and after its backward loop);
+  same value before L, and after its backward loop), and the procedure is not called split
+  (its caller could change them between its forward and backward sweeps: Facts);
 - L's body is assignments only, with no function call, and none but I refers to A (E
   included): no other write of A, and no jump, so L runs all of its trips (a loop left by a
   jump is the flow-graph method's, rules/adjoint/jumps.py).
@@ -78,11 +79,15 @@ def _offset(expr: Node, index: str):
 
 
 def invariant(expr: Node, body: Node) -> bool:
-    """An integer expression of constants and of names that nothing in body (a procedure or
-    its statements) assigns: no assignment, DO index, call, I/O, EQUIVALENCE, or address taken."""
+    """An integer expression of constants and of names that nothing in body changes."""
     if any(n.op not in ("intCst", "ident", "add", "sub", "neg", "mul") for n in walk(expr)):
         return False
-    names = _names(expr)
+    return unassigned(_names(expr), body)
+
+
+def unassigned(names: set, body: Node) -> bool:
+    """Nothing in body (a procedure or its statements) may change the variables names: no
+    assignment, DO index, call, I/O, EQUIVALENCE, or address taken."""
     if not names:
         return True
     for n in walk(body):

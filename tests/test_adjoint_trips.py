@@ -104,6 +104,44 @@ void cdep(double *x, double *f, int n) {
 }
 """
 
+# c is read again by the backward loop's recomputation of q but by no partial, and changed
+# after the loop: not fused (every variable the body reads must be unchanged in the procedure)
+F_CHANGED = """
+subroutine fchg(x, w, y, n)
+  integer n, i
+  real(8) x(n), w(3), y, c, q
+  y = 0
+  c = w(3)
+  do i = 1, n
+    q = x(i)*w(1) + c
+    y = y + sin(q)
+  end do
+  c = 5*w(2)
+  y = y + c*c
+end subroutine
+"""
+
+# inner is split (-nocheckpoint): outer changes n between inner_fwd and inner_bwd, so the
+# backward loop of inner cannot take its bounds from n
+SPLIT = """
+subroutine inner(x, y, n)
+  integer n, i
+  real(8) x(n), y, q
+  do i = 1, n
+    q = x(i)*2
+    y = y + sin(q)*x(i)
+  end do
+end subroutine
+subroutine outer(x, z, n)
+  integer n
+  real(8) x(n), z, y
+  y = 1
+  call inner(x, y, n)
+  n = n - 1
+  z = y*y
+end subroutine
+"""
+
 N = 5
 CASES = {
     "c fused": (C_FUSED, "c", "trips(f)/(x y)", [real("x", (2 * N,)), real("y", (N,)), real("f", (1,)),
@@ -113,6 +151,9 @@ CASES = {
     "fortran dependent": (F_DEPENDENT, "fortran", "fdep(y)/(x w)", [real("x", (N,)), real("w", (3,)), real("y"),
                                                                      integer("n", N), real("s")]),
     "c dependent": (C_DEPENDENT, "c", "cdep(f)/(x)", [real("x", (N,)), real("f", (1,)), integer("n", N)]),
+    "fortran changed": (F_CHANGED, "fortran", "fchg(y)/(x w)", [real("x", (N,)), real("w", (3,)), real("y"),
+                                                                 integer("n", N)]),
+    "split": (SPLIT, "fortran", "outer(z)/(x)", [real("x", (N,)), real("z"), integer("n", N)]),
 }
 
 
@@ -148,6 +189,17 @@ def test_dependent_trips_keep_their_pushes():
     for value in ("t", "u", "v", "q", "s"):
         assert f"call pushreal8({value})" in pushed, (value, text)
     assert "b = sin(a)*(*f);" not in text and "pushReal8(a)" in " ".join(pushes_of(case("c dependent").adjoint.text))
+    assert "call pushreal8(q)" in case("fortran changed").adjoint.text
+
+
+def test_split_procedures_keep_their_trips_and_bounds():
+    """A procedure called split gets neither per-trip adjoints nor bounds from its arguments."""
+    text = case("split", nooptim=frozenset({"checkpoint"})).adjoint.text
+    backward = text[text.index("subroutine inner_bwd"):]
+    backward = backward[:backward.index("end subroutine")]
+    assert "call popinteger4(" in backward and "q = x(i)*2" not in backward, text
+    check = case("split", nooptim=frozenset({"checkpoint"})).check()
+    assert check.stack_state == 0 and check.error < TOL, check.report()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

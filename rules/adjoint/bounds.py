@@ -39,7 +39,8 @@ def a_bounds_fixed(stmt, out, ctx, values, variables):
     """Reconstructed from the loop rule of 5.4, whose pushes give the backward loop the
     iterations the forward loop ran. When F and T are integer constants or names that no
     statement of the procedure assigns (no call in it, no address taken), and the stride
-    is 1 or -1, the forward loop ran F, F ± 1, .., up to the last value L = T (DO; C: T - 1
+    is 1 or -1 (and the procedure is not called split: its caller could change the bounds
+    between the two sweeps), the forward loop ran F, F ± 1, .., up to the last value L = T (DO; C: T - 1
     for `<`, T + 1 for `>`, T for `<=`, `>=`), none if L is beyond F's side: the backward
     loop from L back to VF (VF = F and the stride were assigned before the forward loop and
     are the same at every run) runs the same iterations, zero where the forward ran none."""
@@ -53,7 +54,9 @@ def a_bounds_fixed(stmt, out, ctx, values, variables):
 
 def _fixed(ctx, wanted: bool):
     def fixed_bounds(loop):
-        return (last_index(loop, ctx.procedure.node) is not None) == wanted
+        fixed = not ctx.facts.is_called_split(ctx.facts.procedure_of(loop)) \
+            and last_index(loop, ctx.procedure.node) is not None
+        return fixed == wanted
     fixed_bounds.__name__ = "fixed_bounds" if wanted else "saved_bounds"
     return fixed_bounds
 
