@@ -33,7 +33,7 @@ from ..engine.program import _CONTAINER_KINDS, _kid_kinds
 from .allocators import allocating_formals, root_of
 from .common import call_arguments, external_call_effects, visible_zones
 from .tbr_elements import enclosing, overwrites_dead_value
-from .independent_trips import independent_trips
+from .independent_trips import independent_trips, may_share_memory
 from .tbr_sections import overwritten_section
 
 _CONTROL_KINDS = ("test", "loop")
@@ -821,7 +821,8 @@ class Facts:
         proc = self._proc(stmt)
         if proc.lang != "fortran" or proc.node.kids[7] is None or self.is_called_split(proc.name):
             return None
-        return overwritten_section(stmt, self._parents(proc), proc.node)
+        found = overwritten_section(stmt, self._parents(proc), proc.node)
+        return found if found is None or not may_share_memory(proc, found[0].kids[4]) else None
 
     @_remembered
     def saved_sections(self, loop: Node) -> tuple:

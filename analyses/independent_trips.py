@@ -17,7 +17,8 @@ assignments with no function call, each of which is
   statement is not live for diff (nothing after L reads R's value in the adjoint).
 
 and every other variable the body reads is one that nothing in the procedure changes
-(tbr_sections.unassigned), as the backward loop reads them again; the procedure is not called
+(tbr_sections.unassigned), as the backward loop reads them again, and that no other name
+reaches (may_share_memory); the procedure is not called
 split (Facts: its caller could change them between its two sweeps).
 
 Then no variable written by one trip is read by another: a private V is written by its
@@ -68,7 +69,22 @@ def independent_trips(loop: Node, proc, is_live) -> bool:
             return False
         seen.add(name)
     reductions = {_root(s.kids[0]) for s in assigns if _reduced(s) is not None}
-    return bool(seen) and unassigned(_names(body) - seen - reductions - {index}, proc.node)
+    return bool(seen) and unassigned(_names(body) - seen - reductions - {index}, proc.node) \
+        and not may_share_memory(proc, body)
+
+
+def may_share_memory(proc, body: Node) -> bool:
+    """Some variable body refers to may reach memory that another name reaches too: a
+    Fortran POINTER or TARGET, an EQUIVALENCE member, a C pointer that is not a formal (a
+    formal's target is the caller's, distinct from the others' as everywhere in the adjoint)."""
+    for name in _names(body):
+        sym = proc.scope.lookup(name)
+        if sym is None:
+            continue
+        if proc.lang == "fortran" and (sym.is_pointer or "target" in sym.attrs) \
+                or proc.lang != "fortran" and sym.is_pointer and sym.formal is None:
+            return True
+    return any(name in _names(group) for group in proc.scope.equivalences for name in _names(body))
 
 
 def _parts(loop: Node):
@@ -108,14 +124,13 @@ def _reduction_ok(ref: Node, assigns: list, private: set) -> bool:
 
 
 def _private_symbol(proc, name: str) -> bool:
-    """A scalar real or integer local of the procedure, with storage of its own per call."""
+    """A scalar real or integer local of the procedure, with storage of its own per call
+    (EQUIVALENCE: may_share_memory)."""
     sym = proc.scope.symbols.get(name)
     if sym is None or sym.kind != "variable" or sym.formal is not None or sym.common is not None \
             or sym.dims is not None or sym.is_pointer or sym.attrs & {"save", "static", "parameter", "result"}:
         return False
     if proc.lang == "fortran" and sym.init is not None:   # an initial value makes it SAVE
-        return False
-    if any(name in _names(group) for group in proc.scope.equivalences):
         return False
     typ = sym.type
     return typ is not None and typ.op == "type" and typ.kids[0] in ("real", "integer")

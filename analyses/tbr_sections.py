@@ -14,7 +14,8 @@ exact when
   (its caller could change them between its forward and backward sweeps: Facts);
 - L's body is assignments only, with no function call, and none but I refers to A (E
   included): no other write of A, and no jump, so L runs all of its trips (a loop left by a
-  jump is the flow-graph method's, rules/adjoint/jumps.py).
+  jump is the flow-graph method's, rules/adjoint/jumps.py); no name in the body is a
+  POINTER, a TARGET or in an EQUIVALENCE (another name of A's memory; Facts).
 
 Then trip i overwrites A(i + c) and nothing else does, so the elements from F + c to the
 last index + c (downwards for stride -1) hold, before L, exactly the values the per-element

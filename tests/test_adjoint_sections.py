@@ -87,6 +87,23 @@ subroutine nsec(a, x, y, n, k)
 end subroutine
 """
 
+# a is a TARGET: a pointer could reach it under another name, so each element is pushed
+TARGET = """
+subroutine tsec(a, x, y, n)
+  integer n, i
+  real(8), target :: a(n)
+  real(8) x(n), y
+  y = 0
+  do i = 1, n
+    y = y + sin(a(i))
+  end do
+  do i = 1, n
+    a(i) = x(i)*y
+  end do
+  y = y + sum(a*a)
+end subroutine
+"""
+
 N = 7
 SAVED_ARGS = [real("a", (N,)), real("b", (N, 3)), real("x", (N,)), real("y"), integer("n", N), integer("k", 2),
               integer("m", 3)]
@@ -135,6 +152,11 @@ def test_loops_where_the_section_is_not_proven_push_each_element():
     for statement in ("a(i) = a(i)*x(i)", "a(2*i) = x(i)*y", "a(i) = y*x(i)", "a(i) = y", "a(i + k) = x(i)*y"):
         assert lines[lines.index(statement) - 1].startswith("call pushreal8(a("), statement
     check = case.check()
+    assert check.stack_state == 0 and check.error < TOL, check.report()
+    target = AdjointCase(TARGET, "fortran", "tsec(y)/(a x)", [real("a", (N,)), real("x", (N,)), real("y"),
+                                                               integer("n", N)])
+    assert "call pushreal8(a(i))" in target.adjoint.text and "array" not in target.adjoint.text, target.adjoint.text
+    check = target.check()
     assert check.stack_state == 0 and check.error < TOL, check.report()
 
 

@@ -142,6 +142,20 @@ subroutine outer(x, z, n)
 end subroutine
 """
 
+# x is a TARGET: a pointer could change it under another name after the loop
+F_TARGET = """
+subroutine ftgt(x, w, y, n)
+  integer n, i
+  real(8), target :: x(n)
+  real(8) w, y, q
+  y = 0
+  do i = 1, n
+    q = x(i)*w
+    y = y + sin(q)
+  end do
+end subroutine
+"""
+
 N = 5
 CASES = {
     "c fused": (C_FUSED, "c", "trips(f)/(x y)", [real("x", (2 * N,)), real("y", (N,)), real("f", (1,)),
@@ -153,6 +167,8 @@ CASES = {
     "c dependent": (C_DEPENDENT, "c", "cdep(f)/(x)", [real("x", (N,)), real("f", (1,)), integer("n", N)]),
     "fortran changed": (F_CHANGED, "fortran", "fchg(y)/(x w)", [real("x", (N,)), real("w", (3,)), real("y"),
                                                                  integer("n", N)]),
+    "fortran target": (F_TARGET, "fortran", "ftgt(y)/(x w)", [real("x", (N,)), real("w"), real("y"),
+                                                               integer("n", N)]),
     "split": (SPLIT, "fortran", "outer(z)/(x)", [real("x", (N,)), real("z"), integer("n", N)]),
 }
 
@@ -190,6 +206,7 @@ def test_dependent_trips_keep_their_pushes():
         assert f"call pushreal8({value})" in pushed, (value, text)
     assert "b = sin(a)*(*f);" not in text and "pushReal8(a)" in " ".join(pushes_of(case("c dependent").adjoint.text))
     assert "call pushreal8(q)" in case("fortran changed").adjoint.text
+    assert "call pushreal8(q)" in case("fortran target").adjoint.text
 
 
 def test_split_procedures_keep_their_trips_and_bounds():
