@@ -110,7 +110,8 @@ def a_select(stmt, out, ctx):
 @ADJOINT.rule("A-do", judgment="adjoint", ops=("do",), section="5.4", source="verbatim",
               premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]",
                         "integer →newFreeVars VF, VT, VS", "LOOP →save [push(I)? ; pop(I)?]",
-                        "LOOP, VF, VT →sections [PUSHES ; POPS]", "LOOP, INSTRS→, INSTRS← →trips [TRIP→ ; TRIP←]",
+                        "LOOP, VF, VT →sections [PUSHES ; POPS]",
+                        "LOOP, INSTRS→, INSTRS← →trips [TRIP→ ; TRIP←]",
                         "LOOP, (I - VS, VF, VS), (VT, VF, VS) →bounds [SAVE ; RESTORE]"),
               conclusion="do I = F, T, S; INSTRS  →\n"
                          "  [push(I)?; VF = F; VS = S; PUSHES; do I = VF, T, VS; TRIP→; SAVE ;\n"
@@ -137,7 +138,8 @@ def a_do(stmt, out, ctx):
                     "block",
                     pattern("block", save, pattern("assign", vf, first), pattern("assign", vs, step), pushes,
                             pattern("do", index, vf, last, vs, trip_f), saved),
-                    pattern("block", restored, pattern("do", index, vt, vf, pattern("neg", vs), trip_b), pops, restore))))
+                    pattern("block", restored, pattern("do", index, vt, vf, pattern("neg", vs), trip_b),
+                            pops, restore))))
     return guard, body
 
 
@@ -145,7 +147,8 @@ def a_do(stmt, out, ctx):
               source="reconstructed: docs/rules.md#a-for",
               premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]",
                         "integer →newFreeVars VF, VT", "LOOP →save [push(I)? ; pop(I)?]",
-                        "LOOP, INSTRS→, INSTRS← →trips [TRIP→ ; TRIP←]", "LOOP, (I - S, VF), (VT, VF) →bounds [SAVE ; RESTORE]"),
+                        "LOOP, INSTRS→, INSTRS← →trips [TRIP→ ; TRIP←]",
+                        "LOOP, (I - S, VF), (VT, VF) →bounds [SAVE ; RESTORE]"),
               conclusion="for (I = F; I op T; I += S) INSTRS  →\n"
                          "  [push(I)?; VF = F; for (I = VF; I op T; I += S) TRIP→; SAVE ;\n"
                          "   RESTORE; for (I = VT; I >= VF; I -= S) TRIP←; pop(I)?]   (<= for S < 0)")

@@ -68,7 +68,8 @@ def trip_values(forward: Node, backward: Node) -> Node:
     for stmt in ahead:
         lhs, rhs = stmt.kids
         later[_root(lhs)] -= 1
-        if lhs.op == "ident" and rhs.op not in _LEAVES and not any(later[n.kids[0]] for n in walk(stmt) if n.op == "ident"):
+        changed = any(later[n.kids[0]] for n in walk(stmt) if n.op == "ident")
+        if lhs.op == "ident" and rhs.op not in _LEAVES and not changed:
             known.setdefault(rhs, lhs)
     return _replaced(backward, known) if known else backward
 
