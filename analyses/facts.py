@@ -33,6 +33,8 @@ from ..engine.program import _CONTAINER_KINDS, _kid_kinds
 from .allocators import allocating_formals, root_of
 from .common import call_arguments, external_call_effects, visible_zones
 from .tbr_elements import enclosing, overwrites_dead_value
+from .independent_trips import independent_trips, may_share_memory
+from .tbr_sections import overwritten_section
 
 _CONTROL_KINDS = ("test", "loop")
 _CONTROL_STATEMENTS = frozenset({"if", "do", "while", "doWhile", "for", "switch", "where", "forall"})
@@ -804,6 +806,23 @@ class Facts:
         before it (TBR⁻, analyses/tbr.py) or its own I' (the iterative `x = x*x`): the
         forward sweep of the adjoint pushes them before I, the backward sweep pops them.
         Under -nooptim tbr, RVARS = out(I): every value overwritten is saved."""
+        return self._overwrites_needed(stmt) and self.saved_section(stmt) is None and not self._in_fused_trip(stmt)
+
+    @_remembered
+    def independent_trips(self, loop: Node) -> bool:
+        """The loop's trips are independent but for dead sum reductions: its adjoint runs each
+        trip forward then backward in the backward loop (analyses/independent_trips.py)."""
+        proc = self._proc(loop)
+        return not self.is_called_split(proc.name) and independent_trips(loop, proc, self.is_live_for_diff)
+
+    def _in_fused_trip(self, stmt: Node) -> bool:
+        """A statement of such a loop's body: the backward loop recomputes what it overwrites."""
+        proc = self._proc(stmt)
+        place = self._parents(proc).get(id(stmt)) if proc.node.kids[7] is not None else None
+        return place is not None and place[2] is not None and place[2].op in ("do", "for") \
+            and place[0] is place[2].kids[-1] and self.independent_trips(place[2])
+
+    def _overwrites_needed(self, stmt: Node) -> bool:
         proc, instr = self._main(stmt)
         if instr is None or self.results.tbr is None:
             return False
@@ -812,14 +831,38 @@ class Facts:
         needed = self.results.tbr[proc.name].before(instr) | self.uses.uses(proc, instr)
         return bool(instruction_effects(instr, proc).writes & needed) and not self._dead_element(proc, stmt)
 
+    def saved_section(self, stmt: Node):
+        """(loop, offset, position) when the DO loop around the assignment saves the section
+        it overwrites whole, before the loop (analyses/tbr_sections.py), else None."""
+        proc = self._proc(stmt)
+        if proc.lang != "fortran" or proc.node.kids[7] is None or self.is_called_split(proc.name):
+            return None
+        found = overwritten_section(stmt, self._parents(proc), proc.node)
+        return found if found is None or not may_share_memory(proc, found[0].kids[4]) else None
+
+    @_remembered
+    def saved_sections(self, loop: Node) -> tuple:
+        """The (lhs, offset, position) of the assignments of the DO loop's body whose
+        overwritten values the loop saves as one section each (is_restored is false for them)."""
+        found = []
+        for stmt in loop.kids[4].kids if loop.op == "do" else ():
+            if isinstance(stmt, Node) and stmt.op == "assign" and self._overwrites_needed(stmt):
+                saved = self.saved_section(stmt)
+                if saved is not None and saved[0] is loop:
+                    found.append((stmt.kids[0], saved[1], saved[2]))
+        return tuple(found)
+
     def _dead_element(self, proc, stmt: Node) -> bool:
         """TBR refined for an accumulation into one array element (analyses/tbr_elements.py)."""
         if proc.lang != "fortran" or proc.node.kids[7] is None:
             return False
+        return overwrites_dead_value(stmt, self._parents(proc), self.is_live_for_diff)
+
+    def _parents(self, proc) -> dict:
         parents = self._enclosing.get(proc.name)
         if parents is None:
             parents = self._enclosing[proc.name] = enclosing(proc.node.kids[7])
-        return overwrites_dead_value(stmt, parents, self.is_live_for_diff)
+        return parents
 
     def procedure_of(self, stmt: Node) -> str:
         """The unique name of the procedure containing stmt ("p", "m.p", "host.inner")."""

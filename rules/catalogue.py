@@ -116,6 +116,12 @@ CHECKS = {
     "unstructured": "unstructured",
     "decided": "decided",
     "undecided": "undecided",
+    "sections_saved": "sectionsSaved ≠ ∅",
+    "no_sections_saved": "sectionsSaved = ∅",
+    "independent_trips": "independentTrips",
+    "dependent_trips": "¬independentTrips",
+    "fixed_bounds": "fixedBounds",
+    "saved_bounds": "¬fixedBounds",
 }
 
 # `X →name Y` premises that are computations (ctx.compute), not derivations
@@ -138,6 +144,9 @@ COMPUTATIONS = {
     "structureSource": "the reference a structure assignment copies from (else refused)",
     "hoistDecl": "a nested C declaration declared for the whole procedure, its initial values as assignments",
     "flowGraph": "the basic blocks of an unstructured statement and their arrows (5.5)",
+    "lastIndex": "the last index value of a loop whose bounds are fixed in the procedure",
+    "tripValues": "a trip's backward body reading the values its forward body left in variables",
+    "overwritten": "the array sections a DO loop overwrites whole, before and after it (analyses/tbr_sections.py)",
 }
 
 STATEMENT_JUDGMENTS = ("tangent", "adjoint")

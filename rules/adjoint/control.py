@@ -109,41 +109,49 @@ def a_select(stmt, out, ctx):
 
 @ADJOINT.rule("A-do", judgment="adjoint", ops=("do",), section="5.4", source="verbatim",
               premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]",
-                        "integer →newFreeVars VF, VT, VS", "LOOP →save [push(I)? ; pop(I)?]"),
+                        "integer →newFreeVars VF, VT, VS", "LOOP →save [push(I)? ; pop(I)?]",
+                        "LOOP, VF, VT →sections [PUSHES ; POPS]",
+                        "LOOP, INSTRS→, INSTRS← →trips [TRIP→ ; TRIP←]",
+                        "LOOP, (I - VS, VF, VS), (VT, VF, VS) →bounds [SAVE ; RESTORE]"),
               conclusion="do I = F, T, S; INSTRS  →\n"
-                         "  [push(I)?; VF = F; VS = S; do I = VF, T, VS; INSTRS→; push(I - VS); push(VF); push(VS) ;\n"
-                         "   pop(VS); pop(VF); pop(VT); do I = VT, VF, -VS; INSTRS←; pop(I)?]")
+                         "  [push(I)?; VF = F; VS = S; PUSHES; do I = VF, T, VS; TRIP→; SAVE ;\n"
+                         "   RESTORE; do I = VT, VF, -VS; TRIP←; POPS; pop(I)?]")
 def a_do(stmt, out, ctx):
     """The loop rule of 5.4. After the forward loop I is F + n*S for n iterations, so
     I - S is the last value of the index (F - S when n = 0); the backward loop from it down
     to VF by -VS runs the same n iterations, for any sign of S and any trip count. The index
     is saved around the loop only when an earlier derivative instruction reads it (TBR, the
     `save` judgment), not always as the paper does. A DO without a stride has stride 1."""
-    index, first, last, stride, instrs = var(), var(), var(), var(), var()
+    index, first, last, stride, instrs, pushes, pops, trip_f, trip_b, saved, restored = (var() for _ in range(11))
     forward_body, backward_body, vf, vt, vs, save, restore, step = (var() for _ in range(8))
     guard = lall(eq(stmt, pattern("do", index, first, last, stride, instrs)), ctx.fact("is_live_for_diff", stmt),
                  ctx.check(ctx.structured, stmt))
     body = lall(ctx.derive("adjoint", instrs, pattern("block", forward_body, backward_body)),
                 ctx.compute(ctx.loop_variables, stmt, (vf, vt, vs)),
                 ctx.derive("save", stmt, pattern("block", save, restore)),
+                ctx.derive("sections", stmt, pattern("block", pushes, pops), vf, vt),
+                ctx.derive("trips", stmt, pattern("block", trip_f, trip_b), forward_body, backward_body),
+                ctx.derive("bounds", stmt, pattern("block", saved, restored), (pattern("sub", index, vs), vf, vs),
+                           (vt, vf, vs)),
                 ctx.compute(lambda s: s if s is not None else Node("intCst", (1, None)), stride, step),
                 eq(out, pattern(
                     "block",
-                    pattern("block", save, pattern("assign", vf, first), pattern("assign", vs, step),
-                            pattern("do", index, vf, last, vs, forward_body),
-                            ctx.pattern_push(pattern("sub", index, vs)), ctx.pattern_push(vf), ctx.pattern_push(vs)),
-                    pattern("block", ctx.pattern_pop(vs), ctx.pattern_pop(vf), ctx.pattern_pop(vt),
-                            pattern("do", index, vt, vf, pattern("neg", vs), backward_body), restore))))
+                    pattern("block", save, pattern("assign", vf, first), pattern("assign", vs, step), pushes,
+                            pattern("do", index, vf, last, vs, trip_f), saved),
+                    pattern("block", restored, pattern("do", index, vt, vf, pattern("neg", vs), trip_b),
+                            pops, restore))))
     return guard, body
 
 
 @ADJOINT.rule("A-for", judgment="adjoint", ops=("for",), section="5.4",
               source="reconstructed: docs/rules.md#a-for",
               premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]",
-                        "integer →newFreeVars VF, VT", "LOOP →save [push(I)? ; pop(I)?]"),
+                        "integer →newFreeVars VF, VT", "LOOP →save [push(I)? ; pop(I)?]",
+                        "LOOP, INSTRS→, INSTRS← →trips [TRIP→ ; TRIP←]",
+                        "LOOP, (I - S, VF), (VT, VF) →bounds [SAVE ; RESTORE]"),
               conclusion="for (I = F; I op T; I += S) INSTRS  →\n"
-                         "  [push(I)?; VF = F; for (I = VF; I op T; I += S) INSTRS→; push(I - S); push(VF) ;\n"
-                         "   pop(VF); pop(VT); for (I = VT; I >= VF; I -= S) INSTRS←; pop(I)?]   (<= for S < 0)")
+                         "  [push(I)?; VF = F; for (I = VF; I op T; I += S) TRIP→; SAVE ;\n"
+                         "   RESTORE; for (I = VT; I >= VF; I -= S) TRIP←; pop(I)?]   (<= for S < 0)")
 def a_for(stmt, out, ctx):
     """C's for loop, the loop rule of 5.4 for `for (I = F; TEST; I += S)` with a constant
     stride S that the body does not change and a TEST without calls (`i < n`, `i + 1 < n`,
@@ -154,22 +162,24 @@ def a_for(stmt, out, ctx):
     last value being read after the loop."""
     init, cond, step, instrs = var(), var(), var(), var()
     index, first, stride, forward_body, backward_body, vf, vt, save, restore, back_cond, last = (var() for _ in range(11))
+    trip_f, trip_b, saved, restored = var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("for", init, cond, step, instrs)), ctx.fact("is_live_for_diff", stmt),
                  ctx.check(ctx.structured, stmt))
     body = lall(ctx.compute(ctx.for_loop_parts, stmt, (index, first, stride)),
                 ctx.derive("adjoint", instrs, pattern("block", forward_body, backward_body)),
                 ctx.compute(ctx.loop_variables, stmt, (vf, vt)),
                 ctx.derive("save", stmt, pattern("block", save, restore)),
+                ctx.derive("trips", stmt, pattern("block", trip_f, trip_b), forward_body, backward_body),
                 ctx.compute(ctx.backward_condition, index, vf, stride, back_cond),
                 ctx.compute(ctx.minus_stride, index, stride, last),
+                ctx.derive("bounds", stmt, pattern("block", saved, restored), (last, vf), (vt, vf)),
                 eq(out, pattern(
                     "block",
                     pattern("block", save, pattern("assign", vf, first),
-                            pattern("for", pattern("assign", index, vf), cond, step, forward_body),
-                            ctx.pattern_push(last), ctx.pattern_push(vf)),
-                    pattern("block", ctx.pattern_pop(vf), ctx.pattern_pop(vt),
+                            pattern("for", pattern("assign", index, vf), cond, step, trip_f), saved),
+                    pattern("block", restored,
                             pattern("for", pattern("assign", index, vt), back_cond,
-                                    pattern("assign", index, last), backward_body),
+                                    pattern("assign", index, last), trip_b),
                             restore))))
     return guard, body
 
