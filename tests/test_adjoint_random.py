@@ -104,3 +104,28 @@ end subroutine head
 
 def test_while_left_by_exit_with_a_useless_test():
     dot_product_test(WHILE_EXIT_UNDECIDED, "fortran")
+
+
+# Found by hypothesis (2026-11-25, seed 19435940712067839059952101335441766208, shrunk by
+# hand): the first loop is left by break with i = 1, which the reset xb[i] = 0 of its backward
+# sweep reads; the second loop's init i = 1 overwrites it. TBR⁻ of the loop's header has no
+# i (the init kills it before), TBR⁻ of the init has: the index is saved there now.
+C_INDEX_AFTER_BREAK = """
+#include <math.h>
+void head(double *x, double *y, double *s, int k) {
+    int i;
+    for (i = 1; i < 3; i++) {
+        x[i] = sin(0.5);
+        if (0.5 + x[i] > 0.5) {
+            break;
+        }
+    }
+    for (i = 1; i < 3; i++) {
+        *s = atan(-sin(y[i]));
+    }
+}
+"""
+
+
+def test_c_loop_index_left_by_break_saved_before_the_next_loop():
+    dot_product_test(C_INDEX_AFTER_BREAK, "c")   # relative error 0.48 before

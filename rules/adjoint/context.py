@@ -317,7 +317,9 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         """The loop's index is in TBR⁻ of the loop: an earlier derivative instruction reads
         its value, which the loop overwrites (push(I) / pop(I) of the loop rule)."""
         index = loop.kids[0] if loop.op == "do" else loop.kids[0].kids[0]
-        return _root(index) in self.facts.tbr_before(loop)
+        # C: the index is overwritten by the init `I = F`, an instruction of its own before the
+        # loop's header (whose TBR⁻ joins the back edge's)
+        return _root(index) in self.facts.tbr_before(loop if loop.op == "do" else loop.kids[0])
 
     def index_not_restored(self, loop: Node) -> bool:
         return not self.index_restored(loop)
