@@ -378,3 +378,30 @@ void f(double *x, double *y, int n) {
     assert "m->data = (double*)malloc(n * sizeof(double));\n    md->data = (double*)calloc(n, sizeof(double));" in text
     assert "alloc_d(&a, &ad, 2);" in text and "release_d(&a, &ad);" in text and "free(md->data);" in text
     assert_numbers(src, "f(y)/(x)", X3)
+
+
+def test_struct_copied_from_a_passive_struct_is_zeroed_component_by_component(tmp_path):
+    """acc = one with `one` passive: accd's components are zeroed one by one (it was `accd =
+    0.0f`, which C does not compile), and the tangent is right."""
+    src = """typedef struct { double re, im; } cplx;
+typedef struct { cplx z; double w; } pair;
+void f(double *x, double *y) {
+    cplx one, acc;
+    pair p, q;
+    one.re = 1.0; one.im = 0.0;
+    acc = one;
+    acc.re = acc.re * x[0];
+    acc.im = acc.im + x[1] * acc.re;
+    q.z = one; q.w = 2.0;
+    p = q;
+    p.w = p.w * x[1];
+    y[0] = acc.re + acc.im + p.w;
+}
+"""
+    text = tangent_text(src, "f(y)/(x)")
+    assert "accd.re = 0.0;" in text and "accd.im = 0.0;" in text and "pd.z.re = 0.0;" in text, text
+    assert_numbers(src, "f(y)/(x)", [("x", "real", (2,), None), ("y", "real", (1,), None)])
+    require_compilers("c")
+    (tmp_path / "t_d.c").write_text(text)
+    built = subprocess.run(["gcc", "-Wall", "-Werror", "-c", "t_d.c"], cwd=tmp_path, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr + text

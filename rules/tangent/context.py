@@ -563,10 +563,30 @@ class TangentContext(CallHelpers, Context):
                             return field.kids[0], ranked + int(d.kids[1] is not None)
         return None, 0
 
+    def _c_structure_zeros(self, ref_d: Node, typ: Node, ann, ref: Node) -> tuple:
+        """REFd.f = 0 for each real component f of a C struct (nested structs recursively)."""
+        structures, out = self.types.structures, []
+        for field in structures.table.definition(typ).kids[1]:
+            if field.op != "varDecl" or not structures.differentiable(field.kids[0]):
+                continue
+            for declarator in field.kids[2]:
+                part = Node("fieldAccess", (ref_d, declarator.kids[0]))
+                if declarator.kids[1] or declarator.kids[3]:
+                    self.unsupported(ref, "a zero derivative of a struct with array or pointer components")
+                if structures.of(field.kids[0]) is not None:
+                    out.extend(self._c_structure_zeros(part, field.kids[0], ann, ref))
+                else:
+                    real = structures.table.resolve(field.kids[0])
+                    out.append(Node("assign", (part, Node("realCst", ("0.0", real.kids[1] or 8))), ann))
+        return tuple(out)
+
     def zero_assignments(self, ref_d: Node, ref: Node, ann) -> tuple:
         """REFd = 0 for REFd the derivative of ref; component by component for a structure
         (rules/tangent/types.py)."""
         typ, ranked = self.type_of_ref(ref) if self.lang == "fortran" and self.procedure is not None else (None, 0)
+        if self.lang == "c" and ref.op == "ident" and (sym := self.symbol_of(ref)) is not None and not sym.ptr \
+                and not sym.dims and self.types.structures.of(sym.type) is not None:
+            return self._c_structure_zeros(ref_d, sym.type, ann, ref)   # C has no zero of a struct
 
         def zero_of(t):
             return Node("realCst", ("0.0", (t.kids[1] if t is not None and t.op == "type" else None) or 4))
