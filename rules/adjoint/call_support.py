@@ -10,6 +10,7 @@ from ...engine.il import EMPTY_ANN, Node, walk
 from ..tangent.call_helpers import _in_dummy_order, _is_optional
 from ..tangent.context import _replaced
 from ..tangent.types import is_void
+from .array_support import _root
 from .dummy_arrays import DummyArrays
 from .call_sections import SectionSupport
 
@@ -525,13 +526,6 @@ def _without_initial_value(decl: Node, derivatives) -> Node:
 
 def _by_value(sym) -> bool:
     return sym is not None and not sym.ptr and not sym.dims
-
-
-def _root(ref: Node) -> str:
-    """The variable a reference names: x of x, a(i), p%f(i)."""
-    while ref.op != "ident":
-        ref = ref.kids[0]
-    return ref.kids[0]
 
 
 def _address(ref: Node) -> Node:

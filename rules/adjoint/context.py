@@ -11,8 +11,7 @@ from ...engine.kanren_il import pattern
 from ..tangent.context import TangentContext
 from ..tangent.expressions import CHAIN_OPS  # A-expr-chain's operators
 from ..tangent.procedures import differentiated_arguments
-from ..tangent.types import is_void
-from .array_support import ArraySupport
+from .array_support import ArraySupport, _root
 from .allocation import AllocationAdjoints
 from .c_forms import CForms
 from .c_data import CDataContext
@@ -592,12 +591,6 @@ def _splice(block: Node, out: list) -> None:
             out.append(kid.with_kids(kid.kids[0], cases, kid.kids[2]))
         else:
             out.append(kid)
-
-
-def _root(ref: Node) -> str | None:
-    while isinstance(ref, Node) and ref.op in ("arrayAccess", "fieldAccess", "deref", "address"):
-        ref = ref.kids[0]
-    return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
 
 
 def _bits(ways: int) -> int:
