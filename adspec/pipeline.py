@@ -17,8 +17,8 @@ from .engine.il import Node, called_names, mk, walk
 
 MODES = {"tangent": "_d", "vector": "_dv", "adjoint": "_b"}
 # the improvements -nooptim switches off: the analyses' (activity 4.6, diff-liveness and TBR 4.9)
-# and the adjoint's split and merge (4.8, rules/adjoint/merge.py)
-NOOPTIM = ("activity", "diffliveness", "tbr", "spareinit", "mergediff", "splitdiff")
+# the adjoint's split and merge (4.8, rules/adjoint/merge.py) and loop order (rules/adjoint/loop_order.py)
+NOOPTIM = ("activity", "diffliveness", "tbr", "spareinit", "mergediff", "splitdiff", "looporder")
 
 
 @dataclass

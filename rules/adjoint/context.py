@@ -18,6 +18,7 @@ from .c_data import CDataContext
 from .call_support import CallSupport
 from .globals import GlobalAdjoints
 from .structures import StructureAdjoints
+from .loop_order import reordered
 from .merge import distinct_elements, improved, references_to
 from .statements import StatementSupport
 
@@ -420,6 +421,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
                 declared += (Node("varDecl", (self.derivative_type(rtype) if self.c else rtype, (),  # a struct's: T_diff
                                               (Node("declarator", (result_b, None, None, 0)),))),)
         backward = improved(flattened(Node("block", zeros + backward.kids)), self, args)  # 4.8, fig. 11
+        backward = reordered(backward, self)   # the backward nests column by column (loop_order.py)
         temps = self.hoisted_declarations() + self.temporary_declarations()
         self.statuses[self.procedure.name] = statuses  # qualified: a module procedure is m.f
         copied = self.copied_formals()
