@@ -107,7 +107,7 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="output language: the input's, or cuda for C input (<stem>_d.cu)")
     p_diff.add_argument("-nooptim", "--nooptim", action="append", default=[], metavar="OPTIM",
                         choices=NOOPTIM,
-                        help="switch an improvement off (tbr, spareinit, mergediff, splitdiff, looporder: adjoint mode)")
+                        help="switch an improvement off (tbr, spareinit, mergediff, splitdiff, looporder, trippairs: adjoint mode)")
     p_diff.add_argument("-nocheckpoint", "--nocheckpoint", action="store_true",
                         help="adjoint mode: no call is checkpointed (split mode, P_fwd and P_bwd)")
     return parser

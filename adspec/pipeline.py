@@ -17,8 +17,9 @@ from .engine.il import Node, called_names, mk, walk
 
 MODES = {"tangent": "_d", "vector": "_dv", "adjoint": "_b"}
 # the improvements -nooptim switches off: the analyses' (activity 4.6, diff-liveness and TBR 4.9)
-# the adjoint's split and merge (4.8, rules/adjoint/merge.py) and loop order (rules/adjoint/loop_order.py)
-NOOPTIM = ("activity", "diffliveness", "tbr", "spareinit", "mergediff", "splitdiff", "looporder")
+# the adjoint's split and merge (4.8, rules/adjoint/merge.py) loop order
+# (rules/adjoint/loop_order.py) and trips in pairs (rules/adjoint/trip_pairs.py)
+NOOPTIM = ("activity", "diffliveness", "tbr", "spareinit", "mergediff", "splitdiff", "looporder", "trippairs")
 
 
 @dataclass

@@ -19,7 +19,8 @@ from .call_support import CallSupport
 from .globals import GlobalAdjoints
 from .structures import StructureAdjoints
 from .loop_order import reordered
-from .merge import distinct_elements, improved, references_to
+from .trip_pairs import paired
+from .merge import distinct_elements, improved, references_to, zero_declared
 from .statements import StatementSupport
 
 INTEGER = Node("type", ("integer", 4, None))
@@ -420,8 +421,11 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
                         result_name, None, None, 0)),))),) + declared[lead:]
                 declared += (Node("varDecl", (self.derivative_type(rtype) if self.c else rtype, (),  # a struct's: T_diff
                                               (Node("declarator", (result_b, None, None, 0)),))),)
-        backward = improved(flattened(Node("block", zeros + backward.kids)), self, args)  # 4.8, fig. 11
+        forward = flattened(forward)
+        zero = zero_declared(forward, self.names.derivative_names()) if self.c else frozenset()
+        backward = improved(flattened(Node("block", zeros + backward.kids)), self, args, zero)  # 4.8, fig. 11
         backward = reordered(backward, self)   # the backward nests column by column (loop_order.py)
+        backward = paired(backward, forward, self)   # independent trips two by two (trip_pairs.py)
         temps = self.hoisted_declarations() + self.temporary_declarations()
         self.statuses[self.procedure.name] = statuses  # qualified: a module procedure is m.f
         copied = self.copied_formals()

@@ -57,12 +57,23 @@ def reordered(block: Node, ctx) -> Node:
 
 class _Reorder:
     def __init__(self, sweep: Node):
-        self.counts = {}   # name -> its identifiers in the sweep
-        self.loose = set()   # names read somewhere outside a DO loop on them
-        for node in walk(sweep):
-            if node.op == "ident":
-                self.counts[node.kids[0]] = self.counts.get(node.kids[0], 0) + 1
-        self._find_loose(sweep, frozenset())
+        self.sweep, self._counts, self._loose = sweep, None, None
+
+    def counts(self) -> dict:
+        """name -> its identifiers in the sweep (found once, when a nest first needs them)."""
+        if self._counts is None:
+            self._counts = {}
+            for node in walk(self.sweep):
+                if node.op == "ident":
+                    self._counts[node.kids[0]] = self._counts.get(node.kids[0], 0) + 1
+        return self._counts
+
+    def loose(self) -> set:
+        """The names read somewhere in the sweep outside a DO loop on them."""
+        if self._loose is None:
+            self._loose = set()
+            self._find_loose(self.sweep, frozenset())
+        return self._loose
 
     def _find_loose(self, node, looping: frozenset) -> None:
         if isinstance(node, tuple):
@@ -70,7 +81,7 @@ class _Reorder:
                 self._find_loose(kid, looping)
         elif isinstance(node, Node):
             if node.op == "ident" and node.kids[0] not in looping:
-                self.loose.add(node.kids[0])
+                self._loose.add(node.kids[0])
             elif node.op == "do" and node.kids[0].op == "ident":
                 self._find_loose(node.kids[1:], looping | {node.kids[0].kids[0]})
             else:
@@ -116,13 +127,13 @@ class _Reorder:
         i, j = outer.kids[0].kids[0], inner.kids[0].kids[0]
         incs = [s for s in inner.kids[4].kids if not (isinstance(s, Node) and s.op in ("nop", "comment"))]
         written = self._increments(incs, i, j)
-        if written is None or i == j or j in self.loose:
+        if written is None or i == j or not self._pays(incs, i, j) or j in self.loose():
             return None
         taken = {k}
         bounds = _names(inner.kids[1:4])
         rest = [s for n, s in enumerate(body) if n != k]
         if k > 0 and _assigns_scalar(body[k - 1]) and body[k - 1].kids[0].kids[0] in bounds \
-                and self.counts.get(body[k - 1].kids[0].kids[0]) == 2:
+                and self.counts().get(body[k - 1].kids[0].kids[0]) == 2:
             taken.add(k - 1)   # V = E, the last index of the inner loop, goes with it
             rest = [s for n, s in enumerate(body) if n not in taken]
             bounds = bounds - {body[k - 1].kids[0].kids[0]} | _names(body[k - 1].kids[1])
@@ -137,8 +148,6 @@ class _Reorder:
             if there and (references_to(before, name) or _index_place(references_to(tuple(incs), name) + there, i)
                           is None):
                 return None
-        if not self._pays(incs, i, j):
-            return None
         nest = Node("do", (inner.kids[0], *inner.kids[1:4],
                            Node("block", (outer.with_kids(*outer.kids[:4], inner.kids[4]),))), inner.ann)
         return taken, [body[n] for n in sorted(taken) if n != k] + [nest]

@@ -6,6 +6,8 @@ rewrites in words and by the example of fig. 11, without rules: they are reconst
 named and switched off by its `-nooptim` word.
 
     M-fold-reset   (spareinit)  R = 0 ; ... ; R = R ± E      →  R = ±E
+    M-fold-trip    (spareinit)  loop {... R = R ± E ... ; R = 0}  →  loop {... R = ±E ... ; R = 0}
+                                where R, a scalar, is 0 before the loop
     M-dead-write   (spareinit)  R = E1 ; ... ; R = E2        →  R = E2    (E2 does not read R)
     M-dead-at-exit (spareinit)  Lb = E last in P_b, Lb the adjoint of a local or a temporary
                                 and read by nothing after  →  nothing
@@ -20,6 +22,14 @@ variable that no rewrite moves. Memory that may be R: a reference to the same va
 except an element whose index differs from R's by a nonzero constant in some dimension
 (ab(n) and ab(n+1)). A procedure with EQUIVALENCE, pointer assignments or C pointers assigned
 in its body is left as it is (two names may reach one memory there).
+
+M-fold-trip is M-fold-reset across the trips of a loop (the adjoint of a local of a loop
+body, reset at the end of each trip, Tapenade's `exb = 2*ex*fb`): R is 0 before the loop
+(assigned 0 in a run before it with nothing between writing it or calling anything, or C's
+declaration with the initial value 0 of a scalar the forward sweep does not refer to; no
+label nor jump in the backward sweep: flows that join there are not followed), the
+last statement of the loop's body that refers to R is `R = 0`, and no jump leaves a trip
+early: R is 0 where each trip starts, which the body's first run takes as a leading `R = 0`.
 
 M-split's premises: E is an expression of operators and intrinsics on real values, found in
 at least two places of the run (within windows of WINDOW statements, so that the pass stays
@@ -40,7 +50,7 @@ from bisect import bisect_left, bisect_right, insort
 from functools import lru_cache
 from itertools import islice
 
-from ...engine.il import Node, walk
+from ...engine.il import Node, walk, walk_statements
 from ..tangent.expressions import OPERATOR_OPS
 
 REFERENCES = ("ident", "arrayAccess", "deref")
@@ -50,14 +60,38 @@ SPLIT_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))
 _UNSPLIT = frozenset(REFERENCES + ("realCst", "intCst"))   # nodes _substituted does not go into
 
 
-def improved(block: Node, ctx, arguments) -> Node:
+def improved(block: Node, ctx, arguments, zero=frozenset()) -> Node:
     """The backward sweep `block` (flattened) of ctx.procedure after the rewrites that
     -nooptim leaves on; `arguments`: the names of P_b's arguments (their adjoints are not
-    dead at the exit)."""
+    dead at the exit); `zero`: the scalars that are 0 where it starts (C: the adjoints of
+    locals, zero in their declarations)."""
     off = ctx.facts.results.nooptim
     if {"spareinit", "mergediff", "splitdiff"} <= off or _has_aliases(ctx):
         return block
-    return _Improver(ctx, off, frozenset(arguments)).block(block, top=True)
+    if _jumps(block):   # a label joins flows that M-fold-trip's straight scan does not follow
+        off = off | {"spareinit-trip"}
+    return _Improver(ctx, off, frozenset(arguments)).block(block, top=True, zero=zero)
+
+
+_JUMPS = frozenset(("goto", "computedGoto", "arithmeticIf", "exit", "cycle", "return", "stop"))
+
+
+def _jumps(block: Node) -> bool:
+    return any(n.op in _JUMPS or n.ann.get("label") is not None for n in walk_statements(block))
+
+
+def zero_declared(forward: Node, adjoints) -> frozenset:
+    """The scalars of adjoints that the forward sweep (flattened) declares with the value 0
+    and does not refer to otherwise: 0 where the backward sweep starts."""
+    declared, used = set(), set()
+    for stmt in forward.kids:
+        if isinstance(stmt, Node) and stmt.op == "varDecl":
+            declared |= {d.kids[0] for d in stmt.kids[2] if d.kids[0] in adjoints and d.kids[1] is None
+                         and not d.kids[3] and isinstance(d.kids[2], Node) and _is_zero(d.kids[2])}
+            used |= {n.kids[0] for d in stmt.kids[2] for n in walk(d.kids[1:3]) if n.op == "ident"}
+        else:
+            used |= {n.kids[0] for n in walk(stmt) if n.op == "ident"}
+    return frozenset(declared - used)
 
 
 def _has_aliases(ctx) -> bool:
@@ -83,36 +117,57 @@ class _Improver:
         self.adjoints = set(self.originals)        # and the adjoint temporaries
 
     # --- blocks and runs -----------------------------------------------------------------------
-    def block(self, block: Node, top: bool = False) -> Node:
-        out, run = [], []
+    def block(self, block: Node, top: bool = False, zero=frozenset(), seeding: bool = False) -> Node:
+        """block improved; zero: the scalars known to be 0 where it starts, followed through
+        it for the loops in it (M-fold-trip), and folded into its runs when seeding (the body
+        of such a loop)."""
+        out, run, zero = [], [], set(zero)
+        at_run = frozenset()   # the scalars known to be 0 where the run starts
         for kid in block.kids:
-            if _in_a_run(kid):
-                run.append(kid)
+            if _in_a_run(kid) or _is_pop(kid):
+                if not run and seeding:
+                    at_run = frozenset(zero)
+                if _in_a_run(kid):
+                    run.append(kid)
+                else:  # in the run as `R = <popped>`: a write of R that no rewrite moves
+                    target = kid.kids[1][0]
+                    run.append(Node("assign", (target.kids[0] if target.op == "address" else target, POPPED)))
+                    self.pops[id(run[-1])] = kid
+                written = run[-1].kids[0]
+                if written.op == "ident" and _is_zero(run[-1].kids[1]):
+                    zero.add(written.kids[0])
+                else:
+                    zero.discard(_root(written))
                 continue
-            if _is_pop(kid):  # in the run as `R = <popped>`: a write of R that no rewrite moves
-                target = kid.kids[1][0]
-                run.append(Node("assign", (target.kids[0] if target.op == "address" else target, POPPED)))
-                self.pops[id(run[-1])] = kid
-                continue
-            out.extend(self.run(run))
+            out.extend(self.run(run, zero=at_run))
             run = []
-            out.append(self.inside(kid))
-        out.extend(self.run(run, at_exit=top))
+            out.append(self.inside(kid, zero))
+            if zero and any(n.op == "call" and not _is_pop(n) for n in walk(kid)):
+                zero.clear()   # a call may change a global's adjoint
+            elif zero:
+                zero -= {n.kids[0] for n in walk(kid) if n.op == "ident"}
+        out.extend(self.run(run, at_exit=top, zero=at_run))
         return Node("block", tuple(out), block.ann)
 
-    def inside(self, stmt):
-        """A control statement with its blocks improved (each is a basic block of its own)."""
+    def inside(self, stmt, zero=frozenset()):
+        """A control statement with its blocks improved (each is a basic block of its own);
+        zero: the scalars known to be 0 before it."""
         if not isinstance(stmt, Node) or stmt.op not in ("if", "do", "for", "switch"):
             return stmt
         if stmt.op == "switch":
             cases = tuple(c.with_kids(c.kids[0], self.block(c.kids[1])) for c in stmt.kids[1])
             return stmt.with_kids(stmt.kids[0], cases, stmt.kids[2])
-        return stmt.with_kids(*(self.block(k) if isinstance(k, Node) and k.op == "block" else k for k in stmt.kids))
+        body = stmt.kids[-1] if stmt.op in ("do", "for") else None
+        trip = _zero_at_each_trip(body, zero) if body is not None and not {"spareinit", "spareinit-trip"} & self.off \
+            else frozenset()
+        return stmt.with_kids(*(self.block(k, zero=trip, seeding=True) if k is body and trip else self.block(k)
+                                if isinstance(k, Node) and k.op == "block" else k for k in stmt.kids))
 
-    def run(self, run: list, at_exit: bool = False) -> list:
+    def run(self, run: list, at_exit: bool = False, zero=frozenset()) -> list:
         if not run:
             return []
-        stmts = [s for s in _Run(run, self.off).merged() if s is not None]
+        seeds = _seeds(run, zero) if zero and not {"spareinit", "spareinit-trip"} & self.off else []
+        stmts = [s for s in _Run(seeds + run, self.off).merged() if s is not None and not any(s is z for z in seeds)]
         if at_exit and "spareinit" not in self.off:
             stmts = self._without_dead_at_exit(stmts)
         if "splitdiff" not in self.off:
@@ -497,6 +552,33 @@ def _substituted(node: Node, rewrite: tuple) -> Node:
             new = new or list(kids)
             new[i] = done
     return node if new is None else Node(node.op, tuple(new), node.ann)
+
+
+def _zero_at_each_trip(body: Node, zero) -> frozenset:
+    """M-fold-trip: the scalars of zero (0 before the loop) that are 0 again at the end of
+    each trip of the loop whose body is `body`: the last statement of the body that refers
+    to one is `R = 0`, and no jump leaves a trip early."""
+    reset = {s.kids[0].kids[0] for s in body.kids if isinstance(s, Node) and s.op == "assign"
+             and s.kids[0].op == "ident" and _is_zero(s.kids[1])} & zero
+    if not reset:
+        return frozenset()
+    last = {}   # name -> the last statement of the body that refers to it
+    for stmt in body.kids:
+        for node in walk(stmt):
+            if node.op == "ident":
+                if node.kids[0] in reset:
+                    last[node.kids[0]] = stmt
+            elif node.op in _JUMPS:
+                return frozenset()
+    return frozenset(name for name in reset if last[name].op == "assign"
+                     and last[name].kids[0] == Node("ident", (name,)) and _is_zero(last[name].kids[1]))
+
+
+def _seeds(run: list, zero) -> list:
+    """`R = 0` for each scalar R of zero that the run refers to, for M-fold-reset to fold
+    into the run's first increment of R (the seeds that no rewrite takes are dropped)."""
+    named = {n.kids[0] for stmt in run for n in walk(stmt) if n.op == "ident"} & zero
+    return [Node("assign", (Node("ident", (name,)), Node("realCst", ("0.0", 8)))) for name in sorted(named)]
 
 
 def _is_pop(stmt) -> bool:
