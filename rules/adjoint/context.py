@@ -421,7 +421,8 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
                         result_name, None, None, 0)),))),) + declared[lead:]
                 declared += (Node("varDecl", (self.derivative_type(rtype) if self.c else rtype, (),  # a struct's: T_diff
                                               (Node("declarator", (result_b, None, None, 0)),))),)
-        forward = flattened(forward)
+        if self.c:   # where C declares the locals, their adjoints 0 (A-decl)
+            forward = flattened(forward)
         zero = zero_declared(forward, self.names.derivative_names()) if self.c else frozenset()
         backward = improved(flattened(Node("block", zeros + backward.kids)), self, args, zero)  # 4.8, fig. 11
         backward = reordered(backward, self)   # the backward nests column by column (loop_order.py)
