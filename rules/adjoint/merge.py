@@ -29,7 +29,8 @@ body, reset at the end of each trip, Tapenade's `exb = 2*ex*fb`): R is 0 before 
 declaration with the initial value 0 of a scalar the forward sweep does not refer to; no
 label nor jump in the backward sweep: flows that join there are not followed), the
 last statement of the loop's body that refers to R is `R = 0`, and no jump leaves a trip
-early: R is 0 where each trip starts, which the body's first run takes as a leading `R = 0`.
+early: R is 0 where each trip starts, which each run of the body before a write of R takes
+as a leading `R = 0` (dropped where no rewrite uses it).
 
 M-split's premises: E is an expression of operators and intrinsics on real values, found in
 at least two places of the run (within windows of WINDOW statements, so that the pass stays
