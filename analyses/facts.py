@@ -83,6 +83,8 @@ class Facts:
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
         self._enclosing: dict[str, dict] = {}     # proc name -> tbr_elements.enclosing of its body
+        self._modes: dict[tuple, tuple] = {}      # (id(procedure), checkpointed) -> (_called, the procedure)
+        self._sites_by_callee: dict | None = None  # id(callee) -> its call sites
 
     # --- statements and their instructions --------------------------------------------------
     def _sid(self, stmt: Node) -> int:
@@ -697,15 +699,28 @@ class Facts:
 
     def is_called_split(self, proc_name: str) -> bool:
         """isCalledSplit(P) — paper 5.4: an active call of P is not checkpointed."""
-        proc = self.program.procedure(proc_name)
-        return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
-                   and id(site.instr) not in self.results.snapshots for site in self.program.call_sites.values())
+        return self._called(proc_name, False)
 
     def is_called_joint(self, proc_name: str) -> bool:
         """isCalledJoint(P) — paper 5.4: an active call of P is checkpointed."""
+        return self._called(proc_name, True)
+
+    def _called(self, proc_name: str, checkpointed: bool) -> bool:
+        """An active call of P is (checkpointed) or is not checkpointed; answered once per
+        procedure from P's own call sites: the rules ask it for every assignment
+        (saved_section), and there is a call site per call in the program."""
         proc = self.program.procedure(proc_name)
-        return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
-                   and id(site.instr) in self.results.snapshots for site in self.program.call_sites.values())
+        known = self._modes.get((id(proc), checkpointed))
+        if known is None:
+            if self._sites_by_callee is None:
+                self._sites_by_callee = {}
+                for site in self.program.call_sites.values():
+                    self._sites_by_callee.setdefault(id(site.callee), []).append(site)
+            snapshots = self.results.snapshots
+            known = self._modes[id(proc), checkpointed] = (any(
+                self.uses.is_active_call(site.caller, site.instr) and (id(site.instr) in snapshots) == checkpointed
+                for site in self._sites_by_callee.get(id(proc), ())), proc)
+        return known[0]
 
     def tbr_at_exit(self, proc_name: str) -> frozenset:
         """Names of the variables in TBR at the exit of the procedure that it may write (its

@@ -81,7 +81,7 @@ from typing import Iterator
 
 from pyrsistent import pmap, PMap
 
-__all__ = ["Node", "mk", "OPS", "OpSpec", "check", "ILError", "walk", "called_names", "EMPTY_ANN",
+__all__ = ["Node", "mk", "OPS", "OpSpec", "check", "ILError", "walk", "called_names", "has_op", "EMPTY_ANN",
            "STATEMENT_OPS", "EXPRESSION_OPS", "DECLARATION_OPS"]
 
 EMPTY_ANN: PMap = pmap()
@@ -218,6 +218,24 @@ def walk(k) -> Iterator[Node]:
             push(x.kids[::-1])
         elif isinstance(x, tuple):
             push(x[::-1])
+
+
+def has_op(k, ops) -> bool:
+    """Whether a node under k (a Node or a tuple, k included) has its operator in ops:
+    `any(n.op in ops for n in walk(k))` without walk's order or generator, for the searches
+    the adjoint asks of every statement and operand."""
+    stack = [k]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        x = pop()
+        kind = type(x)
+        if kind is Node:
+            if x.op in ops:
+                return True
+            push(x.kids)
+        elif kind is tuple:
+            push(x)
+    return False
 
 
 def called_names(k) -> set:

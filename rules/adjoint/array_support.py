@@ -16,6 +16,8 @@ from ..tangent.expressions import OPERATOR_OPS, operands
 from .array_moves import MOVES, ArrayMoves
 from .expressions import _scaled, increment
 
+_SEARCHED = frozenset(OPERATOR_OPS + ("intrinsic",))   # see operands_searched
+
 NOMASK = Node("boolCst", (True,))
 # reductions whose value has the rank of their argument less one with dim=, else 0
 _REDUCTIONS = frozenset("sum product maxval minval norm2 count any all".split())
@@ -79,9 +81,12 @@ class ArraySupport(ArrayMoves):
     def array_operation(self, expr: Node) -> bool:
         """Fortran: an operator or intrinsic with an array among its operands (a whole array,
         a section, an array constructor): its adjoint is an array adjoint (fig. 14)."""
-        if self.lang != "fortran" or expr.op not in OPERATOR_OPS + ("intrinsic",):
-            return False
-        return self._holds_array(expr)
+        return self.operands_searched(expr) and self._holds_array(expr)
+
+    def operands_searched(self, expr: Node) -> bool:
+        """array_operation looks through expr's nodes (outside function calls' arguments)
+        for sections, array constructors and whole arrays: Fortran operators and intrinsics."""
+        return self.lang == "fortran" and expr.op in _SEARCHED
 
     def _holds_array(self, node: Node) -> bool:
         """An array constructor, a section, an intrinsic on arrays or a whole array (not

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ...engine.bitsets import zones_of
 from ...engine.errors import SourceError, UnsupportedError
-from ...engine.il import Node, walk
+from ...engine.il import Node, walk, walk_statements
 from ..tangent.globals import global_owner
 
 LOOPS = ("do", "for", "while", "doWhile")
@@ -277,9 +277,11 @@ class CDataContext:
         """Before a procedure: its statements inside loops, and how often each pointer is
         allocated (an allocation that may run twice overwrites a pointer the backward sweep
         frees)."""
-        self._in_loops = {id(s) for loop in walk(body) if loop.op in LOOPS for s in walk(loop.kids)}
+        # statements only (an allocation is one): the expressions are most of the nodes
+        self._in_loops = {id(s) for loop in walk_statements(body) if loop.op in LOOPS
+                          for s in walk_statements(loop.kids) if s.op == "allocate"}
         self._allocations = {}
-        for stmt in walk(body):
+        for stmt in walk_statements(body):
             key = pointer_key(stmt.kids[0]) if stmt.op == "allocate" else None
             if key is not None:
                 self._allocations[key] = self._allocations.get(key, 0) + 1

@@ -6,7 +6,7 @@ tangent's (rules/tangent/context.py): one Namer in "adjoint" mode gives `xb` and
 from __future__ import annotations
 
 from ...engine.errors import UnsupportedError
-from ...engine.il import EMPTY_ANN, Node, walk
+from ...engine.il import EMPTY_ANN, Node, has_op, walk
 from ...engine.kanren_il import pattern
 from ..tangent.context import TangentContext
 from ..tangent.expressions import CHAIN_OPS  # A-expr-chain's operators
@@ -20,6 +20,8 @@ from .globals import GlobalAdjoints
 from .structures import StructureAdjoints
 from .merge import distinct_elements, improved, references_to
 from .statements import StatementSupport
+
+_TRIPLET, _ACCESSES = frozenset(("arrayTriplet",)), frozenset(("arrayAccess", "deref"))
 
 INTEGER = Node("type", ("integer", 4, None))
 
@@ -168,7 +170,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
     # --- side conditions ---------------------------------------------------------------------------
     def scalar_reference(self, ref: Node) -> bool:
         """ref denotes one scalar: no array section, not a whole array."""
-        if any(n.op == "arrayTriplet" for n in walk(ref)):
+        if has_op(ref, _TRIPLET):
             return False
         if self.whole_structure(ref):   # a structure's adjoint has components (A-assign-struct)
             return False
@@ -179,8 +181,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
             return True
         if self.c_structure(ref):  # a whole struct: A-assign-struct
             return False
-        accesses = sum(1 for n in walk(ref) if n.op in ("arrayAccess", "deref"))
-        return not sym.dims or accesses > 0
+        return not sym.dims or has_op(ref, _ACCESSES)
 
     def array_reference(self, ref: Node) -> bool:
         return not self.scalar_reference(ref)
@@ -289,6 +290,8 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         if expr.op == "intrinsic" and self.linear_intrinsic(expr) and any(
                 isinstance(a, Node) and a.op == "namedArg" for a in expr.kids[1]):
             return False
+        if self.operands_searched(expr):   # array_operation found no section, constructor nor whole array
+            return True
         nodes = list(_outside_calls(expr))  # a function's arguments are its own (A-expr-call)
         if any(n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in nodes):
             return False

@@ -38,9 +38,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from functools import lru_cache
-from itertools import islice
 
-from ...engine.il import Node, walk
+from ...engine.il import Node, has_op, walk
 from ..tangent.expressions import OPERATOR_OPS
 
 REFERENCES = ("ident", "arrayAccess", "deref")
@@ -48,6 +47,9 @@ POPPED = Node("ident", ("<popped>",))   # the value a pop gives, in a run
 WINDOW = 64   # M-split looks for repeated expressions within runs of this many statements
 SPLIT_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))
 _UNSPLIT = frozenset(REFERENCES + ("realCst", "intCst"))   # nodes _substituted does not go into
+_RUN_ENDS = frozenset(("fieldAccess", "address", "call", "pointerSum"))   # see _in_a_run
+_TRIPLET = frozenset(("arrayTriplet",))
+_CONSTANTS = frozenset(("realCst", "intCst"))
 
 
 def improved(block: Node, ctx, arguments) -> Node:
@@ -209,7 +211,7 @@ class _Improver:
         if name in self.kinds:
             return self.kinds[name]
         sym = self.ctx.procedure.scope.lookup(self.originals.get(name, name))
-        if any(n.op == "arrayTriplet" for n in walk(ref)) or ref.op == "ident" and sym is not None and sym.dims:
+        if has_op(ref, _TRIPLET) or ref.op == "ident" and sym is not None and sym.dims:
             return None
         typ = sym.type if sym is not None else None
         while typ is not None and typ.op == "pointerType":
@@ -299,17 +301,20 @@ def _references(expr) -> tuple:
     """The references expr reads, outermost (ab(i + 1), not the ab in it), those inside
     indices included."""
     out, stack = [], [expr]
+    pop, push = stack.pop, stack.extend
     while stack:
-        node = stack.pop()
-        if isinstance(node, tuple):
-            stack.extend(node)
-        elif isinstance(node, Node) and node.op in REFERENCES:
-            out.append(node)
-            stack.extend(_indices(node))
-            if node.op == "deref":   # the pointer is read too
-                stack.append(node.kids[0])
-        elif isinstance(node, Node):
-            stack.extend(node.kids)
+        node = pop()
+        kind = type(node)
+        if kind is tuple:
+            push(node)
+        elif kind is Node:
+            if node.op in REFERENCES:
+                out.append(node)
+                push(_indices(node))
+                if node.op == "deref":   # the pointer is read too
+                    stack.append(node.kids[0])
+            else:
+                push(node.kids)
     return tuple(out)
 
 
@@ -329,7 +334,7 @@ def _in_a_run(stmt) -> bool:
     """An assignment of references, operators and constants (a field, an address or a call
     reads memory the root-name test does not see: it ends the run)."""
     return isinstance(stmt, Node) and stmt.op == "assign" and stmt.kids[0].op in REFERENCES \
-        and not any(n.op in ("fieldAccess", "address", "call", "pointerSum") for n in walk(stmt))
+        and not has_op(stmt, _RUN_ENDS)
 
 
 def references_to(expr, root: str, out: list | None = None) -> list:
@@ -357,22 +362,24 @@ def _indices(ref: Node) -> list:
     return out
 
 
-def _leaves(expr: Node):
+def _leaves(expr: Node) -> list:
     """The operands at the bottom of an expression of operators (None for anything else)."""
-    if expr.op in SPLIT_OPS:
-        args = expr.kids[1] if expr.op == "intrinsic" else expr.kids
-        for a in args:
-            yield from _leaves(a) if isinstance(a, Node) else (None,)
-    elif expr.op in REFERENCES + ("realCst", "intCst"):
-        yield expr
-    else:
-        yield None
+    out, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        if type(node) is not Node:
+            out.append(None)
+        elif node.op in SPLIT_OPS:
+            stack.extend(node.kids[1] if node.op == "intrinsic" else node.kids)
+        else:
+            out.append(node if node.op in _UNSPLIT else None)
+    return out
 
 
 def _costly(expr: Node) -> bool:
     """Worth a temporary of its own: more than one operation, or a division, a power or
     an intrinsic (tau - w(i, j) alone is not)."""
-    return expr.op in ("div", "power", "intrinsic") or any(n.op in SPLIT_OPS for n in islice(walk(expr), 1, None))
+    return expr.op in ("div", "power", "intrinsic") or has_op(expr.kids, SPLIT_OPS)
 
 
 class _Occurrences:
@@ -430,10 +437,15 @@ class _Occurrences:
 def _counted(expr: Node) -> dict:
     """The operator and intrinsic expressions in expr (expr included), each with its number
     of places."""
-    counts = {}
-    for node in walk(expr):
-        if node.op in SPLIT_OPS:
-            counts[node] = counts.get(node, 0) + 1
+    counts, stack = {}, [expr]
+    while stack:
+        node = stack.pop()
+        if type(node) is Node:
+            if node.op in SPLIT_OPS:
+                counts[node] = counts.get(node, 0) + 1
+            stack.extend(node.kids)
+        elif type(node) is tuple:
+            stack.extend(node)
     return counts
 
 
@@ -443,10 +455,13 @@ def _scan(node: Node, window: tuple) -> tuple:
     counted in counts, its number of nodes put in sizes, its id in holding if it holds an
     adjoint (a name in adjoints); returns (node's number of nodes, whether it holds one)."""
     places, k, counts, sizes, adjoints, holding = window
-    split = node.op in SPLIT_OPS
+    op = node.op
+    if op == "ident":
+        return 1, node.kids[0] in adjoints
+    split = op in SPLIT_OPS
     if split:
         counts[node] = counts.get(node, 0) + 1
-        if node.op not in ("neg", "pos"):
+        if op not in ("neg", "pos"):
             places(node, []).append(k)
     size, adjoint = _scan_kids(node.kids, window)
     size += 1
@@ -454,8 +469,6 @@ def _scan(node: Node, window: tuple) -> tuple:
         sizes[id(node)] = size
         if adjoint:
             holding.add(id(node))
-    elif node.op == "ident":
-        adjoint = node.kids[0] in adjoints
     return size, adjoint
 
 
@@ -463,6 +476,9 @@ def _scan_kids(kids: tuple, window: tuple) -> tuple:
     size, adjoint = 0, False
     for kid in kids:
         if type(kid) is Node:
+            if kid.op in _CONSTANTS:   # a leaf: no call
+                size += 1
+                continue
             n, a = _scan(kid, window)
         elif type(kid) is tuple:   # a list of operands
             n, a = _scan_kids(kid, window)
