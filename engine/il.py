@@ -201,6 +201,9 @@ def sexpr(k) -> str:
     return repr(k)
 
 
+_PLAIN_VALUES = frozenset((str, int, float, bool, type(None)))
+
+
 def walk(k) -> Iterator[Node]:
     """Pre-order traversal of every node under k (a Node or a tuple)."""
     stack = [k]
@@ -213,6 +216,8 @@ def walk(k) -> Iterator[Node]:
             push(x.kids[::-1])
         elif kind is tuple:
             push(x[::-1])
+        elif kind in _PLAIN_VALUES:   # names, numbers, None: most leaves' children
+            continue
         elif isinstance(x, Node):
             yield x
             push(x.kids[::-1])
@@ -288,7 +293,12 @@ def walk_statements(k) -> Iterator[Node]:
     pop, push = stack.pop, stack.extend
     while stack:
         x = pop()
-        if isinstance(x, Node):
+        kind = type(x)
+        if kind is tuple:
+            push(x[::-1])
+        elif kind in _PLAIN_VALUES:
+            continue
+        elif isinstance(x, Node):
             if x.op not in EXPRESSION_OPS:
                 yield x
                 push(x.kids[::-1])

@@ -6,7 +6,7 @@ a procedure that is called (they go in and out as the caller's). A mixin of Adjo
 (rules/adjoint/context.py): `self` is the context."""
 from __future__ import annotations
 
-from ...engine.il import EMPTY_ANN, Node, walk
+from ...engine.il import EMPTY_ANN, Node, walk, walk_statements
 from ..tangent.call_helpers import _in_dummy_order, _is_optional
 from ..tangent.context import _replaced
 from ..tangent.types import is_void
@@ -74,8 +74,8 @@ class CallSupport(SectionSupport, DummyArrays):
             extent = high if self.c or low is None or low == Node("intCst", (1, None)) else \
                 Node("add", (Node("sub", (high, low)), Node("intCst", (1, None))))
             size = extent if size is None else Node("mul", (size, extent))
-        assigned = {n.kids[0].kids[0] for n in walk(self.procedure.node.kids[7])
-                    if isinstance(n, Node) and n.op == "assign" and n.kids[0].op == "ident"}
+        assigned = {n.kids[0].kids[0] for n in walk_statements(self.procedure.node.kids[7])
+                    if n.op == "assign" and n.kids[0].op == "ident"}
         if any(n.op == "ident" and n.kids[0] in assigned for n in walk(size)):
             return None
         return size

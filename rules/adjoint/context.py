@@ -21,7 +21,7 @@ from .structures import StructureAdjoints
 from .merge import distinct_elements, improved, references_to
 from .statements import StatementSupport
 
-_TRIPLET, _ACCESSES = frozenset(("arrayTriplet",)), frozenset(("arrayAccess", "deref"))
+_TRIPLET, _ACCESSES, _CHOICE = frozenset(("arrayTriplet",)), frozenset(("arrayAccess", "deref")), frozenset(("ifExpr",))
 
 INTEGER = Node("type", ("integer", 4, None))
 
@@ -203,7 +203,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         lhs = stmt.kids[0]
         refs = references_to(stmt.kids[1], _root(lhs))
         return lhs in refs and all(r == lhs or distinct_elements(r, lhs) for r in refs) and not self.hidden_alias(stmt) \
-            and not any(n.op == "ifExpr" for n in walk(stmt.kids[1]))  # its adjoint is no sum of increments
+            and not has_op(stmt.kids[1], _CHOICE)  # its adjoint is no sum of increments
 
     def possible_alias(self, stmt: Node) -> bool:
         return self.may_alias(stmt) and not self.self_reference(stmt)

@@ -25,7 +25,7 @@ from collections import Counter
 
 import networkx as nx
 
-from ...engine.il import Node, jump_targets, walk
+from ...engine.il import Node, jump_targets, walk, walk_statements
 from ...engine.kanren_il import eq, lall, member, pattern, var
 from .context import INTEGER, _bits, flattened
 from .ruleset import ADJOINT
@@ -58,7 +58,7 @@ class Shapes:
         self.ctx, self.procedure = ctx, ctx.procedure
         body = ctx.procedure.node.kids[7]
         self.any = body is not None and any(
-            n.op in JUMPS or (n.op == "switch" and n.kids[2]) for n in walk(body.kids))
+            n.op in JUMPS or (n.op == "switch" and n.kids[2]) for n in walk_statements(body.kids))  # jumps are statements
         self.memo: dict[int, tuple] = {}
         self.total = self._summary(body)[0] if self.any else Counter()
 

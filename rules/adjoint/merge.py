@@ -39,7 +39,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from functools import lru_cache
 
-from ...engine.il import Node, has_op, walk
+from ...engine.il import Node, has_op, walk_statements
 from ..tangent.expressions import OPERATOR_OPS
 
 REFERENCES = ("ident", "arrayAccess", "deref")
@@ -66,7 +66,7 @@ def _has_aliases(ctx) -> bool:
     """Memory reachable by two names (C pointers assigned in the body, EQUIVALENCE, Fortran
     pointers): the root-name test of `_may_be` would not see it; nothing is rewritten."""
     proc = ctx.procedure.node
-    for node in walk(proc.kids[6] + ((proc.kids[7],) if proc.kids[7] is not None else ())):
+    for node in walk_statements(proc.kids[6] + ((proc.kids[7],) if proc.kids[7] is not None else ())):
         if node.op in ("equivalence", "pointerAssign"):
             return True
         if node.op == "assign" and node.kids[0].op == "ident":
@@ -80,6 +80,7 @@ class _Improver:
     def __init__(self, ctx, off, arguments):
         self.ctx, self.off, self.arguments = ctx, off, arguments
         self.kinds = {}   # temp name -> its real kind
+        self.ref_kinds = {}   # id(reference) -> (the reference, its kind by its declaration)
         self.pops = {}    # id of a run's `R = <popped>` -> the pop statement
         self.originals = ctx.names.originals()   # adjoint name -> its variable's
         self.adjoints = set(self.originals)        # and the adjoint temporaries
@@ -210,6 +211,12 @@ class _Improver:
         name = _root(ref)
         if name in self.kinds:
             return self.kinds[name]
+        known = self.ref_kinds.get(id(ref))   # M-split asks it of the same leaves again and again
+        if known is None or known[0] is not ref:
+            known = self.ref_kinds[id(ref)] = (ref, self._declared_kind(ref, name))
+        return known[1]
+
+    def _declared_kind(self, ref: Node, name: str):
         sym = self.ctx.procedure.scope.lookup(self.originals.get(name, name))
         if has_op(ref, _TRIPLET) or ref.op == "ident" and sym is not None and sym.dims:
             return None
@@ -291,9 +298,14 @@ class _Run:
 
 # --- trees --------------------------------------------------------------------------------------
 def _root(ref: Node):
-    while isinstance(ref, Node) and ref.op in ("arrayAccess", "deref"):
+    while type(ref) is Node:
+        op = ref.op
+        if op == "ident":
+            return ref.kids[0]
+        if op != "arrayAccess" and op != "deref":
+            return None
         ref = ref.kids[0]
-    return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
+    return None
 
 
 @lru_cache(maxsize=65536)
@@ -341,15 +353,19 @@ def references_to(expr, root: str, out: list | None = None) -> list:
     """The references to variable root in expr, outermost first (a(n+1), not its a), after
     those already in out."""
     out = [] if out is None else out
-    if isinstance(expr, tuple):
-        for k in expr:
-            references_to(k, root, out)
-    elif isinstance(expr, Node):
-        if expr.op in REFERENCES and _root(expr) == root:
-            out.append(expr)
-            references_to(tuple(_indices(expr)), root, out)
-        else:
-            references_to(expr.kids, root, out)
+    stack = [expr]   # pre-order, without recursion: the rules ask it of every assignment
+    pop, push = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is tuple:
+            push(node[::-1])
+        elif kind is Node:
+            if node.op in REFERENCES and _root(node) == root:
+                out.append(node)
+                push(_indices(node)[::-1])
+            else:
+                push(node.kids[::-1])
     return out
 
 

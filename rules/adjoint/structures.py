@@ -6,7 +6,7 @@ component by component: Fortran's (A-assign-struct) also pushes the integer comp
 (A-assign-c-struct) has no aliasing temporary (its two sides are different memory)."""
 from __future__ import annotations
 
-from ...engine.il import EMPTY_ANN, Node, walk
+from ...engine.il import EMPTY_ANN, Node, walk, walk_statements
 from ...engine.kanren_il import eq, lall, pattern, var
 from .ruleset import ADJOINT
 
@@ -109,8 +109,8 @@ class StructureAdjoints:
         if self.lang != "fortran" or proc.node.kids[7] is None:
             return
         diff = self.facts.diff_variables(proc.name)
-        for stmt in walk(proc.node.kids[7]):
-            if isinstance(stmt, Node) and stmt.op == "assign" and self.whole_structure(stmt.kids[0]) \
+        for stmt in walk_statements(proc.node.kids[7]):
+            if stmt.op == "assign" and self.whole_structure(stmt.kids[0]) \
                     and _root(stmt.kids[0]) in diff:
                 lhs, rhs = stmt.kids
                 if self.type_of_ref(lhs)[1] or (_root(rhs) == _root(lhs) and rhs != lhs):
