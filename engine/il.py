@@ -202,6 +202,7 @@ def sexpr(k) -> str:
 
 
 _PLAIN_VALUES = frozenset((str, int, float, bool, type(None)))
+_LEAVES = frozenset(("ident", "intCst", "realCst"))   # nodes whose children are plain values
 
 
 def walk(k) -> Iterator[Node]:
@@ -237,7 +238,8 @@ def has_op(k, ops) -> bool:
         if kind is Node:
             if x.op in ops:
                 return True
-            push(x.kids)
+            if x.op not in _LEAVES:
+                push(x.kids)
         elif kind is tuple:
             push(x)
     return False
@@ -254,8 +256,11 @@ def called_names(k) -> set:
         x = pop()
         kind = type(x)
         if kind is Node:
-            if x.op == "call":
+            op = x.op
+            if op == "call":
                 names.add(x.kids[0])
+            elif op in _LEAVES:
+                continue
             push(x.kids)
         elif kind is tuple:
             push(x)

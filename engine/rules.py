@@ -70,6 +70,7 @@ class _TooDeep(Exception):
 
 
 Fact = namedtuple("Fact", "name args value")
+_new_tuple = tuple.__new__   # Fact(...) without the Python frame of namedtuple's __new__
 
 
 # ---------------------------------------------------------------------------
@@ -388,7 +389,7 @@ class Context:
             if value is not wanted:
                 self._failed = (premise, values)  # the values are formatted only for an error
                 return None
-            return _record(state, Fact(name, values, value))
+            return _record(state, _new_tuple(Fact, (name, values, value)))
         return Goal(fact_step)
 
     def check(self, predicate: Callable, *args):
@@ -402,7 +403,7 @@ class Context:
             if not predicate(*values):
                 self._failed = (name, values)  # formatted only for an error
                 return None
-            return _record(state, Fact(name, values, True))
+            return _record(state, _new_tuple(Fact, (name, values, True)))
         return Goal(check_step)
 
     def compute(self, function: Callable, *args):

@@ -104,7 +104,11 @@ class ArraySupport(ArrayMoves):
             answer = (sym := self.symbol_of(node)) is not None and bool(sym.dims)
         else:
             kids = node.kids[1:] if node.op == "arrayAccess" and node.kids[0].op == "ident" else node.kids
-            answer = any(self._holds_array(n) for n in _child_nodes(kids))
+            answer = False
+            for kid in _child_nodes(kids):
+                if self._holds_array(kid):
+                    answer = True
+                    break
         self._array_operands[id(node)] = (node, self.procedure, answer)
         return answer
 
@@ -386,10 +390,12 @@ def _root(ref: Node) -> str | None:
     return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
 
 
-def _child_nodes(kids: tuple):
+def _child_nodes(kids: tuple, out: list | None = None) -> list:
     """The nodes that are children of a node with these kids (those in lists included)."""
+    out = [] if out is None else out
     for kid in kids:
-        if isinstance(kid, Node):
-            yield kid
-        elif isinstance(kid, tuple):
-            yield from _child_nodes(kid)
+        if type(kid) is Node:
+            out.append(kid)
+        elif type(kid) is tuple:
+            _child_nodes(kid, out)
+    return out

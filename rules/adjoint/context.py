@@ -449,7 +449,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
     def _adjoint_declaration(self, decl: Node, formals) -> Node:
         """The declaration of adjoints: no INTENT (the adjoint of an input is written); C: the
         adjoint of a by-value formal is a pointer."""
-        if decl.op != "varDecl" or not any(d.kids[0] in self.names.derivative_names() for d in decl.kids[2]):
+        if decl.op != "varDecl" or not any(self.names.is_derivative_name(d.kids[0]) for d in decl.kids[2]):
             return decl
         attrs = tuple(a for a in decl.kids[1] if not a.startswith("intent") and a != "const")  # adjoints are written
         originals = {self.names.var(f): f for f in formals}
@@ -584,12 +584,13 @@ def _splice(block: Node, out: list) -> None:
     """Appends to out the statements of block, those of its nested blocks in place (one list
     for every depth: the rules' blocks of blocks nest as deep as a procedure is long)."""
     for kid in block.kids:
-        if isinstance(kid, Node) and kid.op == "block":
+        op = kid.op if type(kid) is Node else None
+        if op == "block":
             _splice(kid, out)
-        elif isinstance(kid, Node) and kid.op in ("if", "do", "for", "while", "doWhile"):
-            out.append(kid.with_kids(*(flattened(k) if isinstance(k, Node) and k.op == "block" else k
+        elif op in ("if", "do", "for", "while", "doWhile"):
+            out.append(kid.with_kids(*(flattened(k) if type(k) is Node and k.op == "block" else k
                                        for k in kid.kids)))
-        elif isinstance(kid, Node) and kid.op == "switch":
+        elif op == "switch":
             cases = tuple(c.with_kids(c.kids[0], flattened(c.kids[1])) for c in kid.kids[1])
             out.append(kid.with_kids(kid.kids[0], cases, kid.kids[2]))
         else:

@@ -320,12 +320,15 @@ def _references(expr) -> tuple:
         if kind is tuple:
             push(node)
         elif kind is Node:
-            if node.op in REFERENCES:
+            op = node.op
+            if op == "ident":
+                out.append(node)
+            elif op in REFERENCES:
                 out.append(node)
                 push(_indices(node))
-                if node.op == "deref":   # the pointer is read too
+                if op == "deref":   # the pointer is read too
                     stack.append(node.kids[0])
-            else:
+            elif op not in _CONSTANTS:
                 push(node.kids)
     return tuple(out)
 
