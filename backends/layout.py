@@ -127,7 +127,7 @@ class ExprPrinter:
             raise unsupported(node, f"{self.LANGUAGE} has no expression form for IL operator '{op}'",
                               self.filename)
         out = method(node)
-        return out if isinstance(out, tuple) else (out, ATOM)
+        return out if type(out) is tuple else (out, ATOM)
 
     def binary(self, node: Node) -> tuple[str, int]:
         # The left spine of a left-associative chain (a + b - c + ...) is walked in a loop:

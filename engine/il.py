@@ -299,15 +299,11 @@ def walk_statements(k) -> Iterator[Node]:
     while stack:
         x = pop()
         kind = type(x)
-        if kind is tuple:
-            push(x[::-1])
-        elif kind in _PLAIN_VALUES:
-            continue
-        elif isinstance(x, Node):
+        if kind is Node or (kind is not tuple and kind not in _PLAIN_VALUES and isinstance(x, Node)):
             if x.op not in EXPRESSION_OPS:
                 yield x
                 push(x.kids[::-1])
-        elif isinstance(x, tuple):
+        elif kind is tuple or (kind not in _PLAIN_VALUES and isinstance(x, tuple)):
             push(x[::-1])
 
 
