@@ -46,7 +46,7 @@ REFERENCES = ("ident", "arrayAccess", "deref")
 POPPED = Node("ident", ("<popped>",))   # the value a pop gives, in a run
 WINDOW = 64   # M-split looks for repeated expressions within runs of this many statements
 SPLIT_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))
-_UNSPLIT = frozenset(REFERENCES + ("realCst", "intCst"))   # nodes _substitution does not go into
+_UNSPLIT = frozenset(REFERENCES + ("realCst", "intCst"))   # nodes _substituted does not go into
 _RUN_ENDS = frozenset(("fieldAccess", "address", "call", "pointerSum"))   # see _in_a_run
 _TRIPLET = frozenset(("arrayTriplet",))
 _CONSTANTS = frozenset(("realCst", "intCst"))
@@ -416,7 +416,7 @@ class _Occurrences:
     def scan(self, stmt: Node, places, k: int) -> None:
         """Counts statement k, each of its expressions put in places(expr, [])."""
         counts = {}
-        _scanner(places, k, counts, self.sizes, self.adjoints, self.holding)(stmt.kids[1])
+        _scan(stmt.kids[1], (places, k, counts, self.sizes, self.adjoints, self.holding))
         self.known[id(stmt)] = (stmt, counts)
 
     def size(self, expr: Node) -> int:
@@ -436,7 +436,7 @@ class _Occurrences:
         for stmt in stmts:
             counts = self.known[id(stmt)][1]
             replaced = [0]
-            new = _substitution(expr, self.sizes[id(expr)], temp, self.sizes, replaced)(stmt) \
+            new = _substituted(stmt, (expr, self.sizes[id(expr)], temp, self.sizes, replaced)) \
                 if counts.get(expr, 0) else stmt
             if new is not stmt:
                 counts = dict(counts)
@@ -468,73 +468,70 @@ def _counted(expr: Node) -> dict:
     return counts
 
 
-def _scanner(places, k: int, counts: dict, sizes: dict, adjoints, holding: set):
-    """The walk of statement k's rhs (a closure, so that the recursion passes one node):
-    each operator or intrinsic expression under a node, pre-order, put in places(expr, [])
-    and counted in counts, its number of nodes put in sizes, its id in holding if it holds
-    an adjoint (a name in adjoints); returns (the node's number of nodes, whether it holds one)."""
-    def scan(node: Node) -> tuple:
-        op = node.op
-        if op == "ident":
-            return 1, node.kids[0] in adjoints
-        split = op in SPLIT_OPS
-        if split:
-            counts[node] = counts.get(node, 0) + 1
-            if op not in ("neg", "pos"):
-                places(node, []).append(k)
-        size, adjoint = scan_kids(node.kids)
-        size += 1
-        if split:
-            sizes[id(node)] = size
-            if adjoint:
-                holding.add(id(node))
-        return size, adjoint
+def _scan(node: Node, window: tuple) -> tuple:
+    """The walk of statement k's rhs, window = (places, k, counts, sizes, adjoints, holding):
+    each operator or intrinsic expression under node, pre-order, put in places(expr, []) and
+    counted in counts, its number of nodes put in sizes, its id in holding if it holds an
+    adjoint (a name in adjoints); returns (node's number of nodes, whether it holds one)."""
+    places, k, counts, sizes, adjoints, holding = window
+    op = node.op
+    if op == "ident":
+        return 1, node.kids[0] in adjoints
+    split = op in SPLIT_OPS
+    if split:
+        counts[node] = counts.get(node, 0) + 1
+        if op not in ("neg", "pos"):
+            places(node, []).append(k)
+    size, adjoint = _scan_kids(node.kids, window)
+    size += 1
+    if split:
+        sizes[id(node)] = size
+        if adjoint:
+            holding.add(id(node))
+    return size, adjoint
 
-    def scan_kids(kids: tuple) -> tuple:
-        size, adjoint = 0, False
-        for kid in kids:
-            if type(kid) is Node:
-                if kid.op in _CONSTANTS:   # a leaf: no call
-                    size += 1
-                    continue
-                n, a = scan(kid)
-            elif type(kid) is tuple:   # a list of operands
-                n, a = scan_kids(kid)
-            else:
+
+def _scan_kids(kids: tuple, window: tuple) -> tuple:
+    size, adjoint = 0, False
+    for kid in kids:
+        if type(kid) is Node:
+            if kid.op in _CONSTANTS:   # a leaf: no call
+                size += 1
                 continue
-            size += n
-            adjoint = adjoint or a
-        return size, adjoint
-    return scan
+            n, a = _scan(kid, window)
+        elif type(kid) is tuple:   # a list of operands
+            n, a = _scan_kids(kid, window)
+        else:
+            continue
+        size += n
+        adjoint = adjoint or a
+    return size, adjoint
 
 
-def _substitution(expr: Node, size: int, temp: Node, sizes: dict, replaced: list):
-    """node -> node with each occurrence of expr (of that size) replaced by temp, counted in
-    replaced[0]: not inside references (a real expr is in no index), nor in a smaller
-    expression (sizes: those of the window's expressions by id); node itself when expr is
-    not in it."""
-    op = expr.op
-
-    def substituted(node: Node) -> Node:
-        kids, new = node.kids, None
-        for i, kid in enumerate(kids):
-            if type(kid) is Node:
-                if kid.op in _UNSPLIT or sizes.get(id(kid), size) < size:
-                    continue
-                if kid.op == op and kid == expr:
-                    done = temp
-                    replaced[0] += 1
-                else:
-                    done = substituted(kid)
-            elif type(kid) is tuple:
-                done = substituted(Node("", kid)).kids
-            else:
+def _substituted(node: Node, rewrite: tuple) -> Node:
+    """node with each occurrence of expr replaced by temp, rewrite = (expr, its size, temp,
+    the sizes of the window's expressions by id, [the number of places replaced]): not
+    inside references (a real expr is in no index), nor in a smaller expression; node
+    itself when expr is not in it."""
+    expr, size, temp, sizes, replaced = rewrite
+    kids, new = node.kids, None
+    for i, kid in enumerate(kids):
+        if type(kid) is Node:
+            if kid.op in _UNSPLIT or sizes.get(id(kid), size) < size:
                 continue
-            if done is not kid:
-                new = new or list(kids)
-                new[i] = done
-        return node if new is None else Node(node.op, tuple(new), node.ann)
-    return substituted
+            if kid.op == expr.op and kid == expr:
+                done = temp
+                replaced[0] += 1
+            else:
+                done = _substituted(kid, rewrite)
+        elif type(kid) is tuple:
+            done = _substituted(Node("", kid), rewrite).kids
+        else:
+            continue
+        if done is not kid:
+            new = new or list(kids)
+            new[i] = done
+    return node if new is None else Node(node.op, tuple(new), node.ann)
 
 
 def _is_pop(stmt) -> bool:
