@@ -508,6 +508,23 @@ class Facts:
             cached = self._active_vars[proc.name] = frozenset(names)
         return cached
 
+    def active_unnamed_globals(self, proc_name: str) -> frozenset:
+        """Names of the global variables active somewhere in proc_name that it never mentions
+        but can name (USE of their module, C file scope): its callees use them (a SAVE local
+        moved to global state, rules/adjoint/saved_locals.py). A head zeroes their adjoints."""
+        proc = self.program.procedure(proc_name)
+        anywhere = 0
+        for instr in proc.flow.instructions():
+            anywhere |= self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
+        zones = proc.zones
+        out = set()
+        for z in zones_of(anywhere & zones.differentiable_mask & zones.caller_globals_mask):
+            var = zones.zones[z].var
+            if var and var not in zones.vars and proc.scope.lookup(var) is not None \
+                    and proc.scope.lookup(var).kind == "variable":
+                out.add(var)
+        return frozenset(out)
+
     def zero_at_entry(self, proc_name: str) -> frozenset:
         """Names of the variables of proc_name whose derivative must be set to zero when it
         starts: useful at the entry (their entry value may reach a derivative) but not

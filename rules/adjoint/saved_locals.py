@@ -1,0 +1,259 @@
+"""SAVE (Fortran) and static (C) local variables of called procedures, in adjoint mode
+(issue 16; TAPENADE.md: Tapenade treats such a local as a global variable whose scope is one
+procedure).
+
+Reconstruction (docs/rules.md#a-saved-locals): a joint call's P_b runs P's forward sweep again
+from the snapshot, and a caller's backward sweep needs P's state as each call saw it, so P's
+state must be something the caller can save and restore, and the primal P that the forward
+sweeps run must share it with P_b. Before the analyses, each such local `s` of P becomes a
+global variable: a variable of a new module `P_save` that P and its callers USE (Fortran), a
+file-scope variable (C), under a name no other procedure uses. The analyses and the rules then
+treat it as any global (rules/adjoint/globals.py): it belongs to in(C)/out(C) of the calls that
+reach P, the snapshot of a checkpointed call saves it, TBR pushes it where needed, its adjoint
+`sb` is global too, zero at the start, carried from one call's backward sweep to the previous
+call's, and zeroed by the head before its backward sweep. The output defines this state itself
+(the module `P_save`, C `static` definitions with the initial values) and runs copies
+`Q_nodiff` of P and of the procedures that reach it where the differentiated code calls them:
+the user's P keeps its own state, as P_D's derivative code keeps its own (the tangent's SAVE
+derivative).
+
+Only procedures at the top of a file are moved so (Fortran external procedures, C functions),
+with their SAVE locals declared with a type, constant dimensions and no DATA; anything else
+keeps its SAVE locals, and P_b is refused where it is called (called_statuses).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...engine.il import Node, called_names, walk, walk_statements
+from ..naming import program_names
+
+
+@dataclass
+class Relocation:
+    """What the output needs for the moved state: modules (Fortran `P_save` units), the C
+    file-scope definitions by name, and the procedures whose primal copies it runs."""
+    lang: str = "fortran"
+    modules: list = field(default_factory=list)
+    definitions: dict = field(default_factory=dict)   # C: relocated name -> its `static` definition
+    reaching: frozenset = frozenset()                 # procedures that reach moved state
+
+    def __bool__(self):
+        return bool(self.reaching)
+
+
+def _saved_names(proc) -> list:
+    """The procedure's SAVE or static locals (the criterion of called_statuses)."""
+    c = proc.lang != "fortran"
+    return sorted(n for n, sym in proc.scope.symbols.items() if sym.kind == "variable" and sym.formal is None
+                  and "parameter" not in sym.attrs and (sym.attrs & {"save", "static"}
+                                                        or (not c and sym.init is not None)))
+
+
+def _may_keep_state(files) -> bool:
+    """A cheap look before building a program: some declaration says SAVE, static, DATA or
+    gives a Fortran initial value."""
+    for f in files:
+        fortran = f.ann.get("lang", "fortran") == "fortran"
+        for unit in walk_statements(tuple(u for u in f.kids if isinstance(u, Node) and u.op in ("procedure", "module"))):
+            if unit.op == "varDecl" and ("save" in unit.kids[1] or "static" in unit.kids[1] or (
+                    fortran and "parameter" not in unit.kids[1] and any(d.kids[2] is not None for d in unit.kids[2]))):
+                return True
+            if unit.op in ("data", "attrDecl") and (unit.op == "data" or unit.kids[0] == "save"):
+                return True
+    return False
+
+
+def relocated(files) -> tuple:
+    """(files with the SAVE/static locals of the called procedures moved to global storage,
+    Relocation)."""
+    if not _may_keep_state(files):
+        return files, Relocation()
+    from ...engine.program import build_program
+    program = build_program(files)
+    top = {u.kids[0]: u for f in files for u in f.kids if isinstance(u, Node) and u.op == "procedure"
+           and u.kids[7] is not None}
+    graph = program.callgraph
+    moved = {}     # procedure name -> its saved local names
+    for name, proc in program.procedures.items():
+        saved = _saved_names(proc)
+        if saved and proc.source_name in top and proc.name == proc.source_name and any(
+                caller != name for caller in graph.predecessors(name)) and _movable(top[name], saved, proc):
+            moved[name] = saved
+    reaching = set(moved)
+    while True:
+        more = {caller for callee in reaching for caller in graph.predecessors(callee)} - reaching
+        if not more:
+            break
+        reaching |= more
+    if any(r not in top for r in reaching):  # a module or internal procedure would need its copy too
+        return files, Relocation()
+    taken = program_names(files)
+    lang = "fortran" if files[0].ann.get("lang", "fortran") == "fortran" else "c"
+    relocation = Relocation(lang, reaching=frozenset(reaching))
+    renames, declarations, uses = {}, {}, {}
+    for name, saved in moved.items():
+        own = program_names((top[name],))
+        elsewhere = program_names(tuple(u for f in files for u in f.kids if u is not top[name]))
+        renames[name] = {}
+        for var in saved:
+            new = var if var not in elsewhere and var not in top else _fresh(f"{name}_{var}", taken | own)
+            taken.add(new)
+            renames[name][var] = new
+        if lang == "fortran":
+            module = _fresh(f"{name}_save", taken)
+            taken.add(module)
+            uses[name] = module
+    for f in files:
+        kept = []
+        for unit in f.kids:
+            if isinstance(unit, Node) and unit.op == "procedure" and unit.kids[0] in moved:
+                unit, decls = _without_saved(unit, renames[unit.kids[0]], lang)
+                declarations[unit.kids[0]] = decls
+                if lang == "c":   # the state just before its procedure, at file scope
+                    for decl in decls:
+                        kept.append(decl)
+                        for d in decl.kids[2]:
+                            relocation.definitions[d.kids[0]] = decl.with_kids(
+                                decl.kids[0], ("static",) + decl.kids[1], (d,))
+                else:
+                    module = Node("module", (uses[unit.kids[0]], tuple(decls), ()), unit.ann)
+                    relocation.modules.append(module)
+                    kept.append(module)
+            if lang == "fortran" and isinstance(unit, Node) and unit.op == "procedure" and unit.kids[0] in reaching:
+                unit = _with_uses(unit, [uses[m] for m in moved if m == unit.kids[0] or m in _reached(graph, unit.kids[0])])
+            kept.append(unit)
+        out_file = f.with_kids(*kept)
+        files = [out_file if g is f else g for g in files]
+    return files, relocation
+
+
+def _reached(graph, name) -> set:
+    import networkx as nx
+    return nx.descendants(graph, name)
+
+
+def _fresh(base: str, taken: set) -> str:
+    name, k = base, 0
+    while name in taken:
+        name, k = f"{base}{k}", k + 1
+    return name
+
+
+def _movable(unit: Node, saved: list, proc) -> bool:
+    """Each saved local has one declaration with a type (C: one static declaration in the
+    body, no other declaration of its name), constant dimensions, and no DATA, no SAVE
+    statement naming it, no bare SAVE."""
+    c = proc.lang != "fortran"
+    decls = list(walk_statements(unit.kids[7])) if c else list(unit.kids[6])
+    if any(d.op in ("data", "equivalence") or (d.op == "attrDecl" and d.kids[0] == "save") for d in decls):
+        return False
+    for var in saved:
+        found = [d for decl in decls if decl.op == "varDecl" for d in decl.kids[2] if d.kids[0] == var]
+        if len(found) != 1 or found[0].kids[3] or any(n.op == "ident" for n in walk(found[0].kids[1] or ())):
+            return False
+        if c and not any("static" in decl.kids[1] for decl in decls if decl.op == "varDecl"
+                         and any(d is found[0] for d in decl.kids[2])):
+            return False
+    return True
+
+
+def _without_saved(unit: Node, renames: dict, lang: str) -> tuple:
+    """(the procedure without the declarations of its saved locals, those declarations renamed
+    and made global: Fortran `save` kept, C `static` dropped)."""
+    moved = []
+
+    def strip(decl: Node):
+        if decl.op != "varDecl":
+            return decl
+        here = tuple(d for d in decl.kids[2] if d.kids[0] in renames)
+        if not here:
+            return decl
+        attrs = tuple(a for a in decl.kids[1] if a != "static")
+        moved.append(decl.with_kids(decl.kids[0], attrs, tuple(d.with_kids(renames[d.kids[0]], *d.kids[1:])
+                                                                for d in here)))
+        rest = tuple(d for d in decl.kids[2] if d.kids[0] not in renames)
+        return decl.with_kids(decl.kids[0], decl.kids[1], rest) if rest else None
+
+    values = {old: Node("ident", (new,)) for old, new in renames.items() if new != old}
+    if lang == "fortran":
+        decls = tuple(d for d in (strip(x) for x in unit.kids[6]) if d is not None)
+        body = unit.kids[7]
+    else:
+        decls = unit.kids[6]
+        body = _stripped_body(unit.kids[7], strip)
+    from ...engine.il import substituted
+    unit = unit.with_kids(*unit.kids[:6], substituted(decls, values), substituted(body, values), *unit.kids[8:])
+    return unit, moved
+
+
+def _stripped_body(node, strip):
+    """C: the body without the static declarations (strip returns None for a removed one)."""
+    if isinstance(node, tuple):
+        out = []
+        for k in node:
+            k = strip(k) if isinstance(k, Node) and k.op == "varDecl" else _stripped_body(k, strip)
+            if k is not None:
+                out.append(k)
+        return tuple(out)
+    if not isinstance(node, Node) or node.op in ("varDecl",):
+        return node
+    kids = tuple(_stripped_body(k, strip) if isinstance(k, (Node, tuple)) else k for k in node.kids)
+    if node.op == "block":
+        kids = tuple(k for k in (strip(k) if isinstance(k, Node) and k.op == "varDecl" else k for k in kids)
+                     if k is not None)
+    return node.with_kids(*kids)
+
+
+def _with_uses(unit: Node, modules: list) -> Node:
+    """`use P_save` first in the declarations: the procedure names the state of P."""
+    if not modules:
+        return unit
+    uses = tuple(Node("use", (m, None)) for m in modules)
+    return unit.with_kids(*unit.kids[:6], uses + unit.kids[6], *unit.kids[7:])
+
+
+# --- the output ---------------------------------------------------------------------------------
+def renamed_calls(node, names: dict):
+    """node with every call of a procedure in `names` calling names[it] (the copy Q_nodiff)."""
+    if not names or not isinstance(node, Node):
+        return node
+    if not (called_names(node) & names.keys()):
+        return node
+    kids = tuple(renamed_calls(k, names) if isinstance(k, Node)
+                 else tuple(renamed_calls(x, names) for x in k) if isinstance(k, tuple) else k for k in node.kids)
+    if node.op == "call" and node.kids[0] in names:
+        kids = (names[node.kids[0]],) + kids[1:]
+    return node.with_kids(*kids)
+
+
+def primal_copies(units, program, names: dict, lang: str) -> list:
+    """The copies Q_nodiff of the primal procedures that reach moved state and that `units`
+    call, directly or through other copies (C: static, each file's own)."""
+    copies = {copy: original for original, copy in names.items()}
+    out, seen, wanted = [], set(), list(units)
+    while wanted:
+        for name in sorted(called_names(wanted.pop()) & copies.keys() - seen):
+            seen.add(name)
+            node = renamed_calls(program.procedure(copies[name]).node, names).replace(name=name)
+            if lang == "c" and "static" not in node.kids[5]:
+                node = node.replace(attrs=("static",) + tuple(node.kids[5]))
+            out.append(node)
+            wanted.append(node)
+    return out
+
+
+def with_definitions(units, relocation: Relocation) -> list:
+    """C: `extern double s;` (c_units' declaration of a file-scope variable) of a moved local
+    becomes its definition, `static` with its initial value: the output holds the state."""
+    out = []
+    for u in units:
+        if isinstance(u, Node) and u.op == "varDecl" and "extern" in u.kids[1]:
+            moved = [d for d in u.kids[2] if d.kids[0] in relocation.definitions]
+            rest = tuple(d for d in u.kids[2] if d.kids[0] not in relocation.definitions)
+            out.extend(relocation.definitions[d.kids[0]] for d in moved)
+            if rest:
+                out.append(u.with_kids(u.kids[0], u.kids[1], rest))
+            continue
+        out.append(u)
+    return out
