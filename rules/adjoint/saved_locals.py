@@ -215,16 +215,16 @@ def _with_uses(unit: Node, modules: list) -> Node:
 
 # --- the output ---------------------------------------------------------------------------------
 def renamed_calls(node, names: dict):
-    """node with every call of a procedure in `names` calling names[it] (the copy Q_nodiff)."""
+    """node with every call of a procedure in `names` calling names[it] (the copy Q_nodiff),
+    and its other uses by name too: a Fortran `integer tick; external tick`, the result
+    variable of a function without RESULT clause (in its copy)."""
     if not names or not isinstance(node, Node):
-        return node
-    if not (called_names(node) & names.keys()):
         return node
     kids = tuple(renamed_calls(k, names) if isinstance(k, Node)
                  else tuple(renamed_calls(x, names) for x in k) if isinstance(k, tuple) else k for k in node.kids)
-    if node.op == "call" and node.kids[0] in names:
+    if node.op in ("call", "ident", "declarator") and node.kids[0] in names:
         kids = (names[node.kids[0]],) + kids[1:]
-    return node.with_kids(*kids)
+    return node if all(a is b for a, b in zip(kids, node.kids)) else node.with_kids(*kids)
 
 
 def primal_copies(units, program, names: dict, lang: str) -> list:
@@ -240,6 +240,8 @@ def primal_copies(units, program, names: dict, lang: str) -> list:
                 node = node.replace(attrs=("static",) + tuple(node.kids[5]))
             out.append(node)
             wanted.append(node)
+    if lang == "c":   # their prototypes first: they call each other in any order
+        out = [node.replace(body=None) for node in out] + out
     return out
 
 

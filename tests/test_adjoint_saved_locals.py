@@ -1,0 +1,134 @@
+"""Adjoint mode on SAVE (Fortran) and static (C) locals of called procedures (issue 16;
+rules/adjoint/saved_locals.py): the locals become global state that the output defines and
+shares between P_b, P_fwd/P_bwd and the copies Q_nodiff of the primal procedures that reach it,
+so snapshots and TBR save and restore it like any global. The programs of
+tests/adjoint_programs/saved_locals.* carry a passive counter, an active state read before it is
+written at every call of a loop of calls, and an array of state, in calls joint and split.
+
+Each one passes the dot-product test in the interpreter, compiled (-O2, then -fcheck=all /
+ASan+UBSan), under -nocheckpoint and under every -nooptim variant. The compiled check runs P_D
+and P_b once each in one process: P_D keeps its own SAVE derivative state (the tangent's) and
+P_b the output's, so both start from the source's initial values, as the interpreter's runs do."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from adspec import differentiate
+from adspec.engine.errors import UnsupportedError
+from adjoint_check import AdjointCase
+from test_adjoint_figures import same_adjoint
+
+TOL = 1e-12
+HERE = Path(__file__).resolve().parent / "adjoint_programs"
+PROGRAMS = ["saved_locals.f90", "saved_locals.c"]
+
+
+def case_of(name: str, **options) -> AdjointCase:
+    lang = "c" if name.endswith(".c") else "fortran"
+    args = [("x", "real", (3,), None), ("y", "real", (1,) if lang == "c" else (), None), ("n", "int", (), 3)]
+    return AdjointCase((HERE / name).read_text(), lang, "run(y)/(x)", args, filename=name, **options)
+
+
+def assert_right(check):
+    assert check.stack_state == 0, check.report()
+    assert check.error < TOL, check.report()
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_interpreted(name):
+    assert_right(case_of(name).check())
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_compiled(name, tmp_path):
+    check = case_of(name).compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < TOL, check.report()
+    assert check.interpreter_error < 1e-13, check.report()
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_under_nocheckpoint(name):
+    assert_right(case_of(name, nooptim=frozenset({"checkpoint"})).check())
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_nooptim_variants(name):
+    same_adjoint(case_of(name), name)
+
+
+def test_the_state_is_saved_around_the_checkpointed_calls():
+    """The structure: the module relax_save holds s and hist, relax_save_diff their adjoints;
+    the loop's checkpointed call saves the state a rerun reads (the counter too: inner_b's rerun
+    must not advance it twice) and the head zeroes the adjoints of the state (the adjoint of its
+    value at the end is 0) before its backward sweep; the forward sweeps run relax_nodiff."""
+    text = case_of("saved_locals.f90").adjoint.text
+    assert re.search(r"module relax_save\n\s+real\(8\), save :: s = 0.5d0", text)
+    assert "module relax_save_diff" in text and "function tick_nodiff() result(k)" in text
+    inner = text[text.index("subroutine inner_b"):text.index("end subroutine inner_b")]
+    assert "call pushinteger4(count)" in inner and "call popinteger4(count)" in inner
+    assert "call relax_nodiff(x, y)" in inner
+    head = text[text.index("subroutine run_b"):]
+    assert head.index("sb = 0.0d0") < head.index("call relax_bwd")
+    c_text = case_of("saved_locals.c").adjoint.text
+    assert "static double s = 0.5;" in c_text and "static int count = 0;" in c_text
+    assert "static void relax_nodiff(double x, double *y)" in c_text
+
+
+CALLED_TWICE = """
+subroutine acc(x, y)
+  real(8) x, y
+  real(8), save :: s = 1.0d0
+  y = s * x
+  s = s * sin(x) + x
+end subroutine
+
+subroutine twice(x1, x2, y)
+  real(8) x1, x2, y, y1
+  call acc(x1, y1)
+  call acc(x2, y)
+  y = y + y1
+end subroutine
+"""
+
+
+def test_the_procedure_itself_as_head():
+    """acc as the head: its adjoint reads and updates the moved state too."""
+    case = AdjointCase(CALLED_TWICE, "fortran", "acc(y)/(x)", [("x", "real", (), None), ("y", "real", (), None)],
+                       filename="t.f90")
+    assert_right(case.check())
+
+
+IN_A_MODULE = """
+module m
+contains
+  subroutine acc(x, y)
+    real(8) x, y
+    real(8), save :: s = 1.0d0
+    y = s * x
+    s = s * sin(x) + x
+  end subroutine
+end module
+
+subroutine twice(x1, x2, y)
+  use m
+  real(8) x1, x2, y, y1
+  call acc(x1, y1)
+  call acc(x2, y)
+  y = y + y1
+end subroutine
+"""
+
+DATA = CALLED_TWICE.replace("  real(8), save :: s = 1.0d0\n", "  real(8) s\n  data s /1.0d0/\n")
+
+
+@pytest.mark.parametrize("source", [IN_A_MODULE, DATA], ids=["module procedure", "DATA"])
+def test_what_is_not_moved_is_still_refused(source):
+    """A module procedure (its primal copy would belong in the module) and a DATA statement
+    keep their SAVE locals: P_b is refused where it is called, with file:line."""
+    with pytest.raises(UnsupportedError, match=r"t.f90:\d+: adjoint mode does not support SAVE or static local "
+                                               r"variables \(s\) in a procedure whose adjoint is called yet"):
+        differentiate(source, head="twice(y)/(x1 x2)", mode="adjoint", lang="fortran", filename="t.f90")
