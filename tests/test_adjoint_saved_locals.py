@@ -78,21 +78,7 @@ def test_the_state_is_saved_around_the_checkpointed_calls():
     assert "static void relax_nodiff(double x, double *y)" in c_text
 
 
-CALLED_TWICE = """
-subroutine acc(x, y)
-  real(8) x, y
-  real(8), save :: s = 1.0d0
-  y = s * x
-  s = s * sin(x) + x
-end subroutine
-
-subroutine twice(x1, x2, y)
-  real(8) x1, x2, y, y1
-  call acc(x1, y1)
-  call acc(x2, y)
-  y = y + y1
-end subroutine
-"""
+CALLED_TWICE = (Path(__file__).resolve().parent / "tangent_programs" / "p40_save_local.f90").read_text()
 
 
 def test_the_procedure_itself_as_head():
@@ -102,27 +88,11 @@ def test_the_procedure_itself_as_head():
     assert_right(case.check())
 
 
-IN_A_MODULE = """
-module m
-contains
-  subroutine acc(x, y)
-    real(8) x, y
-    real(8), save :: s = 1.0d0
-    y = s * x
-    s = s * sin(x) + x
-  end subroutine
-end module
-
-subroutine twice(x1, x2, y)
-  use m
-  real(8) x1, x2, y, y1
-  call acc(x1, y1)
-  call acc(x2, y)
-  y = y + y1
-end subroutine
-"""
-
+ACC, TWICE = CALLED_TWICE.split("subroutine twice")
+IN_A_MODULE = "module m\ncontains\n" + ACC + "end module\n\nsubroutine twice" + TWICE.replace(
+    "real(8) x1", "use m\n  real(8) x1", 1)
 DATA = CALLED_TWICE.replace("  real(8), save :: s = 1.0d0\n", "  real(8) s\n  data s /1.0d0/\n")
+assert IN_A_MODULE != CALLED_TWICE != DATA
 
 
 @pytest.mark.parametrize("source", [IN_A_MODULE, DATA], ids=["module procedure", "DATA"])

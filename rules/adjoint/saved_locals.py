@@ -1,6 +1,6 @@
 """SAVE (Fortran) and static (C) local variables of called procedures, in adjoint mode
-(issue 16; TAPENADE.md: Tapenade treats such a local as a global variable whose scope is one
-procedure).
+(issue 16): such a local is a global variable whose scope is one procedure, as Tapenade
+treats it.
 
 Reconstruction (docs/rules.md#a-saved-locals): a joint call's P_b runs P's forward sweep again
 from the snapshot, and a caller's backward sweep needs P's state as each call saw it, so P's
@@ -19,7 +19,9 @@ derivative).
 
 Only procedures at the top of a file are moved so (Fortran external procedures, C functions),
 with their SAVE locals declared with a type, constant dimensions and no DATA; anything else
-keeps its SAVE locals, and P_b is refused where it is called (called_statuses).
+keeps its SAVE locals, and P_b is refused where it is called (called_statuses). As for any
+global, the state P_b leaves is not the one P leaves (the forward sweep is sliced and the
+snapshots restore what the calls changed): P_b is no replacement for P's run.
 """
 from __future__ import annotations
 
