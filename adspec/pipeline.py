@@ -144,7 +144,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     if relocation:  # the primal calls that reach moved state run copies sharing it
         from .rules.adjoint.saved_locals import primal_copies, renamed_calls
         nodiff = {name: names.nodiff_proc(name) for name in sorted(relocation.reaching)}
-        entries = [(proc, [renamed_calls(u, nodiff) for u in us]) for proc, us in entries]
+        entries = [(proc, [renamed_calls(u, nodiff, proc.source_name if file_lang == "fortran" else None)
+                           for u in us]) for proc, us in entries]
         copies = primal_copies([u for _, us in entries for u in us], program, nodiff, file_lang)
     if file_lang == "fortran":
         units = fortran_units(_nested_internal_procedures(_called_from_heads(entries, heads), ctx.filename), ctx)

@@ -102,3 +102,50 @@ def test_what_is_not_moved_is_still_refused(source):
     with pytest.raises(UnsupportedError, match=r"t.f90:\d+: adjoint mode does not support SAVE or static local "
                                                r"variables \(s\) in a procedure whose adjoint is called yet"):
         differentiate(source, head="twice(y)/(x1 x2)", mode="adjoint", lang="fortran", filename="t.f90")
+
+
+FUNCTION = """
+function acc(x)
+  real(8) x, acc
+  real(8), save :: s = 1.0d0
+  acc = s * x
+  s = s * sin(x) + x
+end function
+
+subroutine thrice(x1, x2, y)
+  real(8) x1, x2, y, acc
+  external acc
+  y = acc(x1) * acc(x2) + acc(x1 * x2)
+end subroutine
+"""
+C_FUNCTION = """
+#include <math.h>
+double acc(double x) {
+  static double s = 1.0;
+  double r = s * x;
+  s = s * sin(x) + x;
+  return r;
+}
+void thrice(double *x, double *y) {
+  *y = acc(x[0]) * acc(x[1]) + acc(x[0] * x[1]);
+}
+"""
+FUNCTIONS = {
+    "fortran": (FUNCTION, "thrice(y)/(x1 x2)", [("x1", "real", (), None), ("x2", "real", (), None),
+                                               ("y", "real", (), None)]),
+    "c": (C_FUNCTION, "thrice(y)/(x)", [("x", "real", (2,), None), ("y", "real", (1,), None)]),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(FUNCTIONS))
+def test_functions_called_in_expressions(lang, tmp_path):
+    """A function with state called three times in one expression, joint and split: acc_fwd's
+    result variable keeps acc's name (a function without RESULT clause), its copy acc_nodiff
+    takes the new one."""
+    source, head, args = FUNCTIONS[lang]
+    filename = "t.f90" if lang == "fortran" else "t.c"
+    case = AdjointCase(source, lang, head, args, filename=filename)
+    assert_right(case.check())
+    compiled = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert compiled.error < TOL and compiled.interpreter_error < 1e-13, compiled.report()
+    assert_right(AdjointCase(source, lang, head, args, filename=filename, nooptim=frozenset({"checkpoint"})).check())

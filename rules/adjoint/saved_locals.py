@@ -216,15 +216,18 @@ def _with_uses(unit: Node, modules: list) -> Node:
 
 
 # --- the output ---------------------------------------------------------------------------------
-def renamed_calls(node, names: dict):
+def renamed_calls(node, names: dict, result: str | None = None):
     """node with every call of a procedure in `names` calling names[it] (the copy Q_nodiff),
     and its other uses by name too: a Fortran `integer tick; external tick`, the result
-    variable of a function without RESULT clause (in its copy)."""
+    variable of a function without RESULT clause in its copy. `result`: the Fortran function
+    whose derivative node is, whose name there is its result variable (kept)."""
     if not names or not isinstance(node, Node):
         return node
-    kids = tuple(renamed_calls(k, names) if isinstance(k, Node)
-                 else tuple(renamed_calls(x, names) for x in k) if isinstance(k, tuple) else k for k in node.kids)
-    if node.op in ("call", "ident", "declarator") and node.kids[0] in names:
+    kids = tuple(renamed_calls(k, names, result) if isinstance(k, Node)
+                 else tuple(renamed_calls(x, names, result) for x in k) if isinstance(k, tuple) else k
+                 for k in node.kids)
+    if node.kids and node.kids[0] in names and (node.op == "call" or node.op in ("ident", "declarator")
+                                                and node.kids[0] != result):
         kids = (names[node.kids[0]],) + kids[1:]
     return node if all(a is b for a, b in zip(kids, node.kids)) else node.with_kids(*kids)
 
