@@ -35,7 +35,6 @@ from ..naming import program_names
 class Relocation:
     """What the output needs for the moved state: modules (Fortran `P_save` units), the C
     file-scope definitions by name, and the procedures whose primal copies it runs."""
-    lang: str = "fortran"
     modules: list = field(default_factory=list)
     definitions: dict = field(default_factory=dict)   # C: relocated name -> its `static` definition
     reaching: frozenset = frozenset()                 # procedures that reach moved state
@@ -57,7 +56,7 @@ def _may_keep_state(files) -> bool:
     gives a Fortran initial value."""
     for f in files:
         fortran = f.ann.get("lang", "fortran") == "fortran"
-        for unit in walk_statements(tuple(u for u in f.kids if isinstance(u, Node) and u.op in ("procedure", "module"))):
+        for unit in walk_statements(tuple(u for u in f.kids if isinstance(u, Node) and u.op == "procedure")):
             if unit.op == "varDecl" and ("save" in unit.kids[1] or "static" in unit.kids[1] or (
                     fortran and "parameter" not in unit.kids[1] and any(d.kids[2] is not None for d in unit.kids[2]))):
                 return True
@@ -92,14 +91,13 @@ def relocated(files) -> tuple:
         return files, Relocation()
     taken = program_names(files)
     lang = "fortran" if files[0].ann.get("lang", "fortran") == "fortran" else "c"
-    relocation = Relocation(lang, reaching=frozenset(reaching))
-    renames, declarations, uses = {}, {}, {}
+    relocation = Relocation(reaching=frozenset(reaching))
+    renames, uses = {}, {}
     for name, saved in moved.items():
-        own = program_names((top[name],))
         elsewhere = program_names(tuple(u for f in files for u in f.kids if u is not top[name]))
         renames[name] = {}
         for var in saved:
-            new = var if var not in elsewhere and var not in top else _fresh(f"{name}_{var}", taken | own)
+            new = var if var not in elsewhere and var not in top else _fresh(f"{name}_{var}", taken)
             taken.add(new)
             renames[name][var] = new
         if lang == "fortran":
@@ -111,28 +109,35 @@ def relocated(files) -> tuple:
         for unit in f.kids:
             if isinstance(unit, Node) and unit.op == "procedure" and unit.kids[0] in moved:
                 unit, decls = _without_saved(unit, renames[unit.kids[0]], lang)
-                declarations[unit.kids[0]] = decls
                 if lang == "c":   # the state just before its procedure, at file scope
                     for decl in decls:
                         kept.append(decl)
                         for d in decl.kids[2]:
                             relocation.definitions[d.kids[0]] = decl.with_kids(
                                 decl.kids[0], ("static",) + decl.kids[1], (d,))
-                else:
-                    module = Node("module", (uses[unit.kids[0]], tuple(decls), ()), unit.ann)
+                else:   # with P's USEs: the types and kinds of the declarations may come from them
+                    used = tuple(d for d in unit.kids[6] if d.op == "use")
+                    module = Node("module", (uses[unit.kids[0]], used + tuple(decls), ()), unit.ann)
                     relocation.modules.append(module)
                     kept.append(module)
             if lang == "fortran" and isinstance(unit, Node) and unit.op == "procedure" and unit.kids[0] in reaching:
-                unit = _with_uses(unit, [uses[m] for m in moved if m == unit.kids[0] or m in _reached(graph, unit.kids[0])])
+                reached = _reached(graph, unit.kids[0])
+                unit = _with_uses(unit, [uses[m] for m in moved if m in reached])
             kept.append(unit)
         out_file = f.with_kids(*kept)
         files = [out_file if g is f else g for g in files]
     return files, relocation
 
 
-def _reached(graph, name) -> set:
-    import networkx as nx
-    return nx.descendants(graph, name)
+def _reached(graph, name: str) -> set:
+    """name and the procedures it calls, directly or not."""
+    seen, stack = {name}, [name]
+    while stack:
+        for callee in graph.successors(stack.pop()):
+            if callee not in seen:
+                seen.add(callee)
+                stack.append(callee)
+    return seen
 
 
 def _fresh(base: str, taken: set) -> str:
@@ -143,19 +148,23 @@ def _fresh(base: str, taken: set) -> str:
 
 
 def _movable(unit: Node, saved: list, proc) -> bool:
-    """Each saved local has one declaration with a type (C: one static declaration in the
-    body, no other declaration of its name), constant dimensions, and no DATA, no SAVE
-    statement naming it, no bare SAVE."""
+    """Each saved local has one declaration (C: a static one in the body), with a type,
+    constant dimensions and initial value, no pointer, allocatable nor local type, and there
+    is no DATA, no EQUIVALENCE and no SAVE statement (which may name it)."""
     c = proc.lang != "fortran"
     decls = list(walk_statements(unit.kids[7])) if c else list(unit.kids[6])
     if any(d.op in ("data", "equivalence") or (d.op == "attrDecl" and d.kids[0] == "save") for d in decls):
         return False
+    local_types = {d.kids[0] for d in decls if d.op == "typeDef"}
     for var in saved:
-        found = [d for decl in decls if decl.op == "varDecl" for d in decl.kids[2] if d.kids[0] == var]
-        if len(found) != 1 or found[0].kids[3] or any(n.op == "ident" for n in walk(found[0].kids[1] or ())):
+        typed = [decl for decl in decls if decl.op == "varDecl" for d in decl.kids[2] if d.kids[0] == var]
+        if len(typed) != 1 or (c and "static" not in typed[0].kids[1]) \
+                or {"pointer", "allocatable", "target"} & set(typed[0].kids[1]):
             return False
-        if c and not any("static" in decl.kids[1] for decl in decls if decl.op == "varDecl"
-                         and any(d is found[0] for d in decl.kids[2])):
+        typ, found = typed[0].kids[0], next(d for d in typed[0].kids[2] if d.kids[0] == var)
+        # what the declaration reads must mean the same at file scope or in P_save (P's USEs)
+        if found.kids[3] or any(n.op == "ident" for n in walk((typ, found.kids[1] or (), found.kids[2] or ()))) \
+                or any(n.op == "typeRef" and n.kids[0] in local_types for n in walk(typ)):
             return False
     return True
 
