@@ -147,6 +147,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         entries = [(proc, [renamed_calls(u, nodiff, proc.source_name if file_lang == "fortran" else None)
                            for u in us]) for proc, us in entries]
         copies = primal_copies([u for _, us in entries for u in us], program, nodiff, file_lang)
+        for unit, message in relocation.warnings(nodiff):
+            ctx.warn(unit, message)
     if file_lang == "fortran":
         units = fortran_units(_nested_internal_procedures(_called_from_heads(entries, heads), ctx.filename), ctx)
         units = (relocation.modules if relocation else []) + units + copies

@@ -149,3 +149,10 @@ def test_functions_called_in_expressions(lang, tmp_path):
     compiled = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert compiled.error < TOL and compiled.interpreter_error < 1e-13, compiled.report()
     assert_right(AdjointCase(source, lang, head, args, filename=filename, nooptim=frozenset({"checkpoint"})).check())
+
+
+def test_the_message_says_where_the_state_is():
+    result = differentiate(CALLED_TWICE, head="twice(y)/(x1 x2)", mode="adjoint", lang="fortran", filename="t.f90")
+    assert result.messages == ["t.f90:2: the SAVE locals of acc (s) are global state of the adjoint code (module "
+                               "acc_save), which calls acc_nodiff where the source calls acc; acc itself keeps its "
+                               "own state"]

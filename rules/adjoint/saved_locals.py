@@ -36,8 +36,22 @@ class Relocation:
     """What the output needs for the moved state: modules (Fortran `P_save` units), the C
     file-scope definitions by name, and the procedures whose primal copies it runs."""
     modules: list = field(default_factory=list)
+    modules_of: dict = field(default_factory=dict)    # Fortran: procedure -> its module P_save
     definitions: dict = field(default_factory=dict)   # C: relocated name -> its `static` definition
     reaching: frozenset = frozenset()                 # procedures that reach moved state
+    moved: dict = field(default_factory=dict)         # procedure -> (its unit, {local: global name})
+
+    def warnings(self, nodiff: dict) -> list:
+        """(unit, message) for the .msg file: where each procedure's state now lives."""
+        out = []
+        for name, (unit, renames) in sorted(self.moved.items()):
+            kind, where = ("SAVE", f"module {self.modules_of[name]}") if name in self.modules_of \
+                else ("static", "file scope")
+            names = ", ".join(new if new == old else f"{old} as {new}" for old, new in sorted(renames.items()))
+            out.append((unit, f"the {kind} locals of {name} ({names}) are global state of the adjoint code "
+                              f"({where}), which calls {nodiff[name]} where the source calls {name}; {name} "
+                              f"itself keeps its own state"))
+        return out
 
     def __bool__(self):
         return bool(self.reaching)
@@ -91,8 +105,8 @@ def relocated(files) -> tuple:
         return files, Relocation()
     taken = program_names(files)
     lang = "fortran" if files[0].ann.get("lang", "fortran") == "fortran" else "c"
-    relocation = Relocation(reaching=frozenset(reaching))
     renames, uses = {}, {}
+    relocation = Relocation(reaching=frozenset(reaching), modules_of=uses)
     for name, saved in moved.items():
         elsewhere = program_names(tuple(u for f in files for u in f.kids if u is not top[name]))
         renames[name] = {}
@@ -108,6 +122,7 @@ def relocated(files) -> tuple:
         kept = []
         for unit in f.kids:
             if isinstance(unit, Node) and unit.op == "procedure" and unit.kids[0] in moved:
+                relocation.moved[unit.kids[0]] = (unit, renames[unit.kids[0]])
                 unit, decls = _without_saved(unit, renames[unit.kids[0]], lang)
                 if lang == "c":   # the state just before its procedure, at file scope
                     for decl in decls:
