@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...engine.il import Node, called_names, walk, walk_statements
+from ...analyses.common import saved_locals
+from ...engine.il import Node, called_names, substituted, walk, walk_statements
 from ..naming import program_names
 
 
@@ -57,14 +58,6 @@ class Relocation:
         return bool(self.reaching)
 
 
-def _saved_names(proc) -> list:
-    """The procedure's SAVE or static locals (the criterion of called_statuses)."""
-    c = proc.lang != "fortran"
-    return sorted(n for n, sym in proc.scope.symbols.items() if sym.kind == "variable" and sym.formal is None
-                  and "parameter" not in sym.attrs and (sym.attrs & {"save", "static"}
-                                                        or (not c and sym.init is not None)))
-
-
 def _may_keep_state(files) -> bool:
     """A cheap look before building a program: some declaration says SAVE, static, DATA or
     gives a Fortran initial value."""
@@ -91,7 +84,7 @@ def relocated(files) -> tuple:
     graph = program.callgraph
     moved = {}     # procedure name -> its saved local names
     for name, proc in program.procedures.items():
-        saved = _saved_names(proc)
+        saved = saved_locals(proc)
         if saved and proc.source_name in top and proc.name == proc.source_name and any(
                 caller != name for caller in graph.predecessors(name)) and _movable(top[name], saved, proc):
             moved[name] = saved
@@ -164,12 +157,18 @@ def _fresh(base: str, taken: set) -> str:
 
 def _movable(unit: Node, saved: list, proc) -> bool:
     """Each saved local has one declaration (C: a static one in the body), with a type,
-    constant dimensions and initial value, no pointer, allocatable nor local type, and there
-    is no DATA, no EQUIVALENCE and no SAVE statement (which may name it)."""
+    constant dimensions and initial value, no pointer, allocatable nor local type, no other
+    attribute statement than SAVE naming it (DIMENSION), DATA only of whole saved variables
+    with constant values, and there is no EQUIVALENCE."""
     c = proc.lang != "fortran"
     decls = list(walk_statements(unit.kids[7])) if c else list(unit.kids[6])
-    if any(d.op in ("data", "equivalence") or (d.op == "attrDecl" and d.kids[0] == "save") for d in decls):
-        return False
+    for d in decls:
+        if d.op == "equivalence" or d.op == "attrDecl" and d.kids[0] != "save" \
+                and any(x.kids[0] in saved for x in d.kids[1]):
+            return False
+        if d.op == "data" and not (all(o.op == "ident" and o.kids[0] in saved for o in d.kids[0])
+                                   and not any(n.op == "ident" for n in walk(d.kids[1]))):
+            return False
     local_types = {d.kids[0] for d in decls if d.op == "typeDef"}
     for var in saved:
         typed = [decl for decl in decls if decl.op == "varDecl" for d in decl.kids[2] if d.kids[0] == var]
@@ -186,10 +185,17 @@ def _movable(unit: Node, saved: list, proc) -> bool:
 
 def _without_saved(unit: Node, renames: dict, lang: str) -> tuple:
     """(the procedure without the declarations of its saved locals, those declarations renamed
-    and made global: Fortran `save` kept, C `static` dropped)."""
-    moved = []
+    and made global: Fortran `save` kept and their DATA statements after them, C `static`
+    dropped). A SAVE statement loses their names (a bare one goes: they were all its locals)."""
+    moved, data = [], []
 
     def strip(decl: Node):
+        if decl.op == "data" and all(o.kids[0] in renames for o in decl.kids[0]):
+            data.append(decl)
+            return None
+        if decl.op == "attrDecl" and decl.kids[0] == "save":   # a bare SAVE: every local moved
+            rest = tuple(d for d in decl.kids[1] if d.kids[0] not in renames)
+            return decl.with_kids("save", rest) if rest else None
         if decl.op != "varDecl":
             return decl
         here = tuple(d for d in decl.kids[2] if d.kids[0] in renames)
@@ -208,9 +214,8 @@ def _without_saved(unit: Node, renames: dict, lang: str) -> tuple:
     else:
         decls = unit.kids[6]
         body = _stripped_body(unit.kids[7], strip)
-    from ...engine.il import substituted
     unit = unit.with_kids(*unit.kids[:6], substituted(decls, values), substituted(body, values), *unit.kids[8:])
-    return unit, moved
+    return unit, moved + list(substituted(tuple(data), values))
 
 
 def _stripped_body(node, strip):
