@@ -521,9 +521,10 @@ class Facts:
         zones = proc.zones
         out = set()
         for z in zones_of(self._active_anywhere(proc) & zones.differentiable_mask & zones.caller_globals_mask):
-            var = zones.zones[z].var
-            if var and var not in zones.vars and proc.scope.lookup(var) is not None \
-                    and proc.scope.lookup(var).kind == "variable":
+            var, name = zones.zones[z].var, zones.zones[z].name   # a variable or its fields, not a pointee
+            sym = proc.scope.lookup(var) if var and var not in zones.vars else None
+            if sym is not None and sym.kind == "variable" and (name == var or name.startswith((var + "%", var + "."))) \
+                    and not sym.ptr and not sym.attrs & {"allocatable", "pointer"}:   # their adjoints: the user's
                 out.add(var)
         return frozenset(out)
 
