@@ -482,9 +482,7 @@ class Facts:
         somewhere in proc, the head's independents and dependents, the pointers to them."""
         cached = self._active_vars.get(proc.name)
         if cached is None:
-            anywhere = 0
-            for instr in proc.flow.instructions():
-                anywhere |= self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
+            anywhere = self._active_anywhere(proc)
             head = self.results.heads.get(proc.name)
             if head is not None:
                 anywhere |= head[0] | head[1]
@@ -507,6 +505,28 @@ class Facts:
                       and z.name.split("->")[0] in proc.zones.vars}
             cached = self._active_vars[proc.name] = frozenset(names)
         return cached
+
+    def _active_anywhere(self, proc) -> int:
+        """The zones active before or after some instruction of proc."""
+        anywhere = 0
+        for instr in proc.flow.instructions():
+            anywhere |= self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
+        return anywhere
+
+    def active_unnamed_globals(self, proc_name: str) -> frozenset:
+        """Names of the global variables active somewhere in proc_name that it never mentions
+        but can name (USE of their module, C file scope): its callees use them (a SAVE local
+        moved to global state, rules/adjoint/saved_locals.py). A head zeroes their adjoints."""
+        proc = self.program.procedure(proc_name)
+        zones = proc.zones
+        out = set()
+        for z in zones_of(self._active_anywhere(proc) & zones.differentiable_mask & zones.caller_globals_mask):
+            var, name = zones.zones[z].var, zones.zones[z].name   # a variable or its fields, not a pointee
+            sym = proc.scope.lookup(var) if var and var not in zones.vars else None
+            if sym is not None and sym.kind == "variable" and (name == var or name.startswith((var + "%", var + "."))) \
+                    and not sym.ptr and not sym.attrs & {"allocatable", "pointer"}:   # their adjoints: the user's
+                out.add(var)
+        return frozenset(out)
 
     def zero_at_entry(self, proc_name: str) -> frozenset:
         """Names of the variables of proc_name whose derivative must be set to zero when it

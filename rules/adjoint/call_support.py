@@ -6,6 +6,7 @@ a procedure that is called (they go in and out as the caller's). A mixin of Adjo
 (rules/adjoint/context.py): `self` is the context."""
 from __future__ import annotations
 
+from ...analyses.common import saved_locals
 from ...engine.il import EMPTY_ANN, Node, walk
 from ..tangent.call_helpers import _in_dummy_order, _is_optional
 from ..tangent.context import _replaced
@@ -376,9 +377,7 @@ class CallSupport(SectionSupport, DummyArrays):
         not write (C: every by-value formal), `in-zero` for what it overwrites wholly before
         reading, `in-out` otherwise."""
         proc = self.procedure
-        saved = sorted(n for n, sym in proc.scope.symbols.items() if sym.kind == "variable" and sym.formal is None
-                       and "parameter" not in sym.attrs and (sym.attrs & {"save", "static"}
-                                                             or (not self.c and sym.init is not None)))
+        saved = saved_locals(proc)   # what rules/adjoint/saved_locals.py did not move to global state
         if saved:  # P_b reruns P: the value it kept from the last call is gone, its adjoint would be too
             self.refuse(proc.node, f"SAVE or static local variables ({', '.join(saved)}) in a procedure whose "
                                    f"adjoint is called")

@@ -382,6 +382,8 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         function, the adjoint of its result last (fig. 8): P_b is a subroutine (void in C)."""
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
         diff = self.facts.diff_variables(name)
+        if name in self.facts.results.heads and not self.facts.is_called(name):
+            diff = diff | self.facts.active_unnamed_globals(name)   # a callee's state: zeroed here too
         declared = {d.kids[0] for decl in decls + tuple(proc.kids[7].kids if proc.kids[7] is not None else ())
                     if isinstance(decl, Node) and decl.op == "varDecl" and "common" not in decl.kids[1]
                     for d in decl.kids[2]}
