@@ -94,8 +94,8 @@ CHECKS = {
     "component_with_adjoint": "componentWithAdjoint",
     "elementwise_self": "elementwiseSelf",
     "overlapping_lhs": "overlappingLhs",
-    "mask_unchanged": "maskUnchanged",
-    "mask_changed": "¬maskUnchanged",
+    "masks_kept": "masksKept",
+    "masks_saved": "¬masksKept",
     "array_operation": "arrayOperation",
     "elementwise_operation": "elementwiseOperation",
     "not_elementwise_operation": "¬elementwiseOperation",
@@ -146,6 +146,8 @@ COMPUTATIONS = {
     "flowGraph": "the basic blocks of an unstructured statement and their arrows (5.5)",
     "lastIndex": "the last index value of a loop whose bounds are fixed in the procedure",
     "tripValues": "a trip's backward body reading the values its forward body left in variables",
+    "maskParts": "the statements of a WHERE, each with its control mask and the mask temporaries assigned before it",
+    "maskRecord": "the pushes and pops of a WHERE's mask temporaries (none where it runs once per sweep)",
     "overwritten": "the array sections a DO loop overwrites whole, before and after it (analyses/tbr_sections.py)",
 }
 
