@@ -212,6 +212,63 @@ def test_struct_results(tmp_path):
     _compiled(case, tmp_path)
 
 
+STRUCT_INITS = """
+#include <math.h>
+/* structs declared with active initial values (a struct-valued call, a copy, a component
+   of an array of structs) between statements, and a by-value struct formal that its
+   function writes while the caller still reads the actual (its adjoint a local copy) */
+typedef struct { double x, y; int tag; } vec2;
+static vec2 make(double x, double y) {
+  vec2 v;
+  v.x = x * y;
+  v.y = sin(y);
+  v.tag = 0;
+  return v;
+}
+static vec2 scaled(vec2 a, double k) {
+  a.x = a.x * k;
+  a.y = a.y * a.x;
+  return a;
+}
+double inits(double *p, double *q) {
+  double s = p[0] * p[1];
+  vec2 u = make(p[0], s), w = make(p[2], p[1]);
+  q[0] = u.x;
+  vec2 v = u, arr[2];
+  arr[0] = w;
+  arr[1] = scaled(w, p[3]);
+  vec2 z = arr[1];
+  v.y = v.y * z.x;
+  q[1] = v.y + arr[0].x * w.y;
+  return u.x * v.y + z.y * w.x;
+}
+"""
+STRUCT_INITS_ARGS = [real("p", 4), real("q", 2)]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_structs_declared_with_active_initial_values(seed, tmp_path):
+    """A-decl-struct-init: each declaration becomes its declaration and the assignments of
+    its initial values (struct copies component by component). scaled's a is written while
+    inits still reads w: a_b adds into a local adjoint, given to the caller's at the end
+    (adding into the caller's directly counted wb's earlier increments twice)."""
+    case = AdjointCase(STRUCT_INITS, "c", "inits(inits q)/(p)", STRUCT_INITS_ARGS, seed=seed, filename="inits.c")
+    _interpreted(case)
+    text = case.adjoint.text
+    assert "vec2_diff ab = {0};" in text and "ab0->x = ab0->x + ab.x;" in text, text
+    assert "    vec2 v, arr[2];" in text, text
+    if seed == 1:
+        _compiled(case, tmp_path)
+
+
+def test_a_struct_declared_with_an_active_brace_list_is_refused():
+    source_text = ("typedef struct { double x, y; } v2;\n"
+                   "double f(double *p) {\n  v2 u = {p[0], p[1]};\n  return u.x * u.y;\n}\n")
+    with pytest.raises(UnsupportedError, match=r"f\.c:3: adjoint mode does not support a structure declared with an "
+                                               r"active initial value in braces yet"):
+        adspec.differentiate(source_text, head="f(f)/(p)", mode="adjoint", lang="c", filename="f.c")
+
+
 def test_a_struct_result_adjoint_is_of_the_diff_type():
     """cmul_b gets the adjoint of its value last, by value, of type cplx_diff (no tag), and
     passes it into r component by component; the caller's temporaries are typed alike."""

@@ -427,9 +427,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
             renames = {self.names.var(f): self.copied_parameter(f) for f in copied}
             args = tuple(renames.get(a, a) for a in args)
             declared = tuple(_renamed_parameters(d, renames) for d in declared) + tuple(
-                Node("varDecl", (scope.lookup(f).type, (), (Node("declarator", (self.names.var(f), None,
-                                                                               self.zero_like(Node("ident", (f,))), 0)),)))
-                for f in sorted(copied))
+                self.copied_declaration(f) for f in sorted(copied))
         body = flattened(Node("block", forward.kids + backward.kids + self.copied_transfers() + self.deferred_frees()))
         new_kind = "function" if self.c else "subroutine"
         void = Node("type", ("void", None, None)) if self.c else None
@@ -539,9 +537,25 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         diff = self.facts.diff_variables(self.procedure.name)
         pairs = [(d.kids[2], Node("ident", (self.names.var(d.kids[0]),))) for d in reversed(decl.kids[2])
                  if d.kids[0] in diff and d.kids[2] is not None]
-        if any(self.c_structure(Node("ident", (d.kids[0],))) for d in decl.kids[2] if d.kids[2] is not None):
-            self.refuse(decl, "a structure declared with an active initial value")  # C has no + of structs
         return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+
+    def structure_initial_value(self, decl: Node) -> bool:
+        """A C struct declared with an initial value (A-decl-struct-init): C has no + of structs."""
+        return any(self.c_structure(Node("ident", (d.kids[0],))) for d in decl.kids[2] if d.kids[2] is not None)
+
+    def no_structure_initial_value(self, decl: Node) -> bool:
+        return not self.structure_initial_value(decl)
+
+    def split_declaration(self, decl: Node) -> tuple:
+        """(the declaration without initial values, the assignments Vi = INITi) (they answer
+        the facts of the declaration: same annotations); an initial value in braces, which
+        is no expression, is refused."""
+        if any(d.kids[2] is not None and d.kids[2].op == "arrayConstructor" for d in decl.kids[2]):
+            self.refuse(decl, "a structure declared with an active initial value in braces")
+        bare = decl.with_kids(decl.kids[0], tuple(a for a in decl.kids[1] if a != "const"),
+                              tuple(d.with_kids(d.kids[0], d.kids[1], None, d.kids[3]) for d in decl.kids[2]))
+        return bare, tuple(Node("assign", (Node("ident", (d.kids[0],)), d.kids[2]), decl.ann)
+                           for d in decl.kids[2] if d.kids[2] is not None)
 
     @staticmethod
     def _show(ref: Node) -> str:
