@@ -171,6 +171,52 @@ def test_for_loops_with_other_tests(n, tmp_path):
         _compiled(case, tmp_path)
 
 
+COUNTED_FOR = """
+#include <math.h>
+/* for loops whose indices the backward loop cannot replay, their trips counted (A-for-counted):
+   two indices meeting in the middle (the callee's writes through v bounded by them, so the
+   caller saves v[0..n-1] around the call), a stride read from the data, a body that moves
+   its index */
+static void fold(double *v, int n) {
+  int i, j;
+  double t;
+  for (i = 0, j = n - 1; i < j; i++, j--) {
+    t = v[i] * v[j], v[i] = sin(v[j]) + t, v[j] = t;
+  }
+}
+void counted(double *x, double *y, int n) {
+  int i, k, lo, hi;
+  double s = 0.0;
+  for (lo = 0, hi = n - 1; lo <= hi; ++lo, --hi)
+    s += x[lo] * cos(x[hi] * s);
+  fold(x, n);
+  k = 1 + (x[0] > 1.0);
+  for (i = 0; i < n; i += k)
+    s = s * x[i] + sin(s);
+  for (i = 0; i < n; i++) {
+    s = s + x[i] * x[i];
+    if (s > 3.0)
+      i = i + 1;
+  }
+  *y = s * x[1];
+}
+"""
+
+
+@pytest.mark.parametrize("n", [5, 6, 1])
+def test_for_loops_counted(n, tmp_path):
+    """Each backward loop runs the forward loop's trips from the count it pushed, popping
+    the indices the step overwrote. Replaying from the last index value (A-for) would take
+    the wrong trips of the loop that moves its index, and give lo and hi nothing."""
+    case = AdjointCase(COUNTED_FOR, "c", "counted(y x)/(x)", [real("x", 6), real("y", 1), integer("n", n)],
+                       filename="counted.c")
+    _interpreted(case)
+    text = case.adjoint.text
+    assert text.count("pushInteger4(ad_count") >= 4 and "pushReal8Array(x, n);" in text, text
+    if n == 5:
+        _compiled(case, tmp_path)
+
+
 STRUCT_RESULT = """
 #include <math.h>
 /* a struct returned, assigned, passed on by value to another call, in a loop (its

@@ -330,17 +330,31 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         the backward loop replays its iterations from F and the last value of I, whatever
         TEST; anything else is refused."""
         init, cond, step, body = loop.kids
-        if init is not None and init.op == "varDecl":
-            init = self._hoisted_index(loop, init)
-        index = init.kids[0] if init is not None and init.op == "assign" else None
-        stride = _constant_stride(step, index)
-        if index is None or index.op != "ident" or stride is None or cond is None \
-                or any(n.op == "call" for n in walk(cond)):  # the test may be any: the pushed I - S counts
+        if not self.replayable_for(loop):
             self.refuse(loop, "this form of C for loop (the backward loop needs for (i = F; TEST; i += S) with "
                               "a constant stride S and a TEST without calls)")
-        if any(n.op == "assign" and _root(n.kids[0]) == index.kids[0] for n in walk(body)):
-            self.refuse(loop, f"a for loop whose body assigns its index {index.kids[0]}")
-        return index, init.kids[1], Node("intCst", (stride, None))
+        if init.op == "varDecl":
+            init = self._hoisted_index(loop, init)
+        index = init.kids[0]
+        return index, init.kids[1], Node("intCst", (_constant_stride(step, index), None))
+
+    def replayable_for(self, loop: Node) -> bool:
+        """`for (I = F; TEST; I = I ± S)` (I declared there or not) with a constant stride S,
+        a TEST that calls nothing (it may be any: the pushed I - S counts) and a body that
+        does not assign I: the backward loop replays the indices (A-for); else the trips are
+        counted (A-for-counted)."""
+        init, cond, step, body = loop.kids
+        if init is not None and init.op == "varDecl" and len(init.kids[2]) == 1 and not init.kids[2][0].kids[1] \
+                and not init.kids[2][0].kids[3] and init.kids[2][0].kids[2] is not None:
+            declarator = init.kids[2][0]
+            init = Node("assign", (Node("ident", (declarator.kids[0],)), declarator.kids[2]))
+        index = init.kids[0] if init is not None and init.op == "assign" else None
+        return index is not None and index.op == "ident" and _constant_stride(step, index) is not None \
+            and cond is not None and not any(n.op == "call" for n in walk(cond)) \
+            and not any(n.op == "assign" and _root(n.kids[0]) == index.kids[0] for n in walk(body))
+
+    def counted_for(self, loop: Node) -> bool:
+        return not self.replayable_for(loop)
 
     def _hoisted_index(self, loop: Node, decl: Node) -> Node | None:
         """`for (int i = F; ...)`: i is declared once for the procedure, so that the forward

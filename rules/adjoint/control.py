@@ -145,7 +145,7 @@ def a_do(stmt, out, ctx):
 
 @ADJOINT.rule("A-for", judgment="adjoint", ops=("for",), section="5.4",
               source="reconstructed: docs/rules.md#a-for",
-              premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]",
+              premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "replayableFor(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]",
                         "integer →newFreeVars VF, VT", "LOOP →save [push(I)? ; pop(I)?]",
                         "LOOP, INSTRS→, INSTRS← →trips [TRIP→ ; TRIP←]",
                         "LOOP, (I - S, VF), (VT, VF) →bounds [SAVE ; RESTORE]"),
@@ -164,7 +164,7 @@ def a_for(stmt, out, ctx):
     index, first, stride, forward_body, backward_body, vf, vt, save, restore, back_cond, last = (var() for _ in range(11))
     trip_f, trip_b, saved, restored = var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("for", init, cond, step, instrs)), ctx.fact("is_live_for_diff", stmt),
-                 ctx.check(ctx.structured, stmt))
+                 ctx.check(ctx.structured, stmt), ctx.check(ctx.replayable_for, stmt))
     body = lall(ctx.compute(ctx.for_loop_parts, stmt, (index, first, stride)),
                 ctx.derive("adjoint", instrs, pattern("block", forward_body, backward_body)),
                 ctx.compute(ctx.loop_variables, stmt, (vf, vt)),
