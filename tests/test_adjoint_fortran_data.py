@@ -202,6 +202,38 @@ def test_where_mask_of_changing_shape_in_a_loop_refused():
         AdjointCase(source, "fortran", "r(a)/(a x)", [real("a", (5,)), real("x"), integer("n", 5)])
 
 
+IMPLICIT_LOCALS = """
+      SUBROUTINE IMPL(X, Y, N)
+      IMPLICIT DOUBLE PRECISION (A-H, O-Z)
+      DOUBLE PRECISION X(N)
+      Y = 0.0D0
+      DO 10 I = 1, N
+         CALL STEP(X(I), Y)
+   10 CONTINUE
+      END
+
+      SUBROUTINE STEP(XI, Y)
+      IMPLICIT DOUBLE PRECISION (A-H, O-Z)
+      T = XI * Y + 1.0D0
+      Y = Y + T * T
+      END
+"""
+
+
+def test_implicitly_typed_locals(tmp_path):
+    """T and Y's partials in STEP, the loop's T: locals no statement declares get adjoints
+    declared like them (tb real(8) by the same IMPLICIT) and zeroed where the backward sweep
+    starts, at each call of STEP_B."""
+    dot_product(IMPLICIT_LOCALS, "impl(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)])
+    case, _ = dot_product(IMPLICIT_LOCALS, "impl(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)],
+                          nooptim=UNMERGED)
+    text = lines(case.adjoint.text)
+    assert "real(8) :: tb" in text and "tb = 0.0d0" in text, case.adjoint.text
+    check = AdjointCase(IMPLICIT_LOCALS, "fortran", "impl(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)]
+                        ).compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
+
+
 REDUCTIONS = """
 subroutine red(a, b, c, s, n)
   integer n

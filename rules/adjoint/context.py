@@ -403,7 +403,9 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         scope = self.program.procedure(name).scope
         zones = self.program.procedure(name).zones
         temps = {v for v, loc in zones.vars.items() if loc.zone is not None and zones.zones[loc.zone].kind == "temp"}
-        shared = self.active_globals_of(proc, diff, declared | temps | set(self._hoisted), params, result or name, commons)
+        implicit = self.implicit_locals(diff - declared - temps - set(params) - {result or name} - commons)
+        shared = self.active_globals_of(proc, diff, declared | temps | set(self._hoisted) | {d.kids[2][0].kids[0] for d in implicit},
+                                        params, result or name, commons)
         complex_ = sorted(v for v in diff if scope.lookup(v) is not None and scope.lookup(v).type is not None
                           and scope.lookup(v).type.op == "type" and scope.lookup(v).type.kids[0] == "complex")
         if complex_:  # their adjoints need the conjugate partials
@@ -418,7 +420,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         global_zeros, global_statuses = self.global_initialisations(name, diff)
         zeros, statuses = zeros + global_zeros, statuses + list(global_statuses)
         self.buffers[self.procedure.name] = self.memory_buffers(name, statuses)
-        zeros += self._local_zeros(decls, diff - set(formals) - {result_name} - set(shared))  # passive formals' too
+        zeros += self._local_zeros(decls + implicit, diff - set(formals) - {result_name} - set(shared))  # passive formals' too
         shared_zeros, shared_statuses = self.global_zeros(shared)
         zeros, statuses = zeros + shared_zeros, statuses + shared_statuses
         if valued:
@@ -518,6 +520,21 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
     def _adjoint_of(self, ref: Node) -> Node:
         ref_b = Node("ident", (self.names.var(ref.kids[0]),))
         return Node("deref", (ref_b,)) if self.by_value_formal(ref) else ref_b
+
+    def implicit_locals(self, names) -> tuple:
+        """The declarations of the implicitly typed locals among names (Fortran: no statement
+        declares them); their adjoints, typed alike, are declared with the temporaries, and
+        zeroed with the other locals' (the tangent's derivatives are declared the same way)."""
+        scope = self.procedure.scope
+        out = []
+        for name in sorted(names):
+            sym = scope.lookup(name)
+            if self.c or sym is None or sym.kind != "variable" or scope.owner_of(name)[0] is not scope \
+                    or sym.common is not None:
+                continue
+            out.append(Node("varDecl", (sym.type, (), (Node("declarator", (name, sym.dims, None, 0)),))))
+            self.extra_declarations.append((self.names.var(name), sym.type, sym.dims or ()))
+        return tuple(out)
 
     def _local_zeros(self, decls, locals_) -> tuple:
         """The adjoints that are no arguments (of locals, and of formals with no adjoint
