@@ -194,6 +194,30 @@ def test_where_nested_runs_once():
     assert "wheremask0 = wheremask" in text and not any("booleanarray" in line for line in text), case.adjoint.text
 
 
+WHERE_CALLED = WHERE_NESTED + """
+subroutine top(a, x, s, n)
+  integer n
+  real(8) a(n), x, s
+  call wn(a, x, s, n)
+  s = s * x
+  call wn(a, x, s, n)
+end subroutine
+"""
+
+
+def test_where_in_a_procedure_called_split(tmp_path):
+    """-nocheckpoint: WN_FWD pushes the masks (two runs of the WHERE before the backward
+    sweeps), WN_BWD allocates its own temporaries to the masks' extents and pops them."""
+    args = [real("a", (8,)), real("x"), real("s"), integer("n", 8)]
+    case, _ = dot_product(WHERE_CALLED, "top(s)/(a x)", args, nooptim=frozenset({"checkpoint"}))
+    text = lines(case.adjoint.text)
+    assert "allocate(wheremask(size(a, 1)))" in text and "call pushbooleanarray(wheremask, size(wheremask))" in text, \
+        case.adjoint.text
+    check = AdjointCase(WHERE_CALLED, "fortran", "top(s)/(a x)", args, nooptim=frozenset({"checkpoint"})
+                        ).compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
+
+
 def test_where_mask_of_changing_shape_in_a_loop_refused():
     source = ("subroutine r(a, x, n)\n  integer n, k\n  real(8) a(n), x\n  do k = 1, n\n"
               "    where (a(1:k) > 1.0d0) a(1:k) = a(1:k)*x\n  end do\nend subroutine\n")

@@ -367,12 +367,43 @@ class ArraySupport(ArrayMoves):
         gave them last (the masks' shapes must not change from one run to the next)."""
         if not masks or self.executed_once(stmt):
             return Node("block", (Node("block", ()), Node("block", ())))
-        if not self.fixed_shape(stmt.kids[0]):
+        extents = self.mask_extents(stmt.kids[0]) if self.fixed_shape(stmt.kids[0]) else None
+        if extents is None:
             self.refuse(stmt, "a WHERE in a loop whose mask's shape may change from one run to the next")
         logical = Node("type", ("logical", 4, None))
         pushes = tuple(self.push_array(k, logical, "push") for k in masks)
-        pops = tuple(self.push_array(k, logical, "pop") for k in reversed(masks))
-        return Node("block", (Node("block", pushes), Node("block", pops)))
+        pops = []
+        for k in reversed(masks):   # P_bwd (split mode) pops into a temporary of its own, not allocated yet
+            allocation = Node("allocate", (k, tuple(Node("dim", (None, e)) for e in extents), None))
+            pops += [Node("if", (Node("not", (Node("intrinsic", ("allocated", (k,))),)), Node("block", (allocation,)),
+                                 None)), self.push_array(k, logical, "pop")]
+        return Node("block", (Node("block", pushes), Node("block", tuple(pops))))
+
+    def mask_extents(self, mask: Node) -> tuple | None:
+        """The extents of the mask's value, from an array of its rank in it: SIZE(a, d) of a
+        whole array, U - L + 1 of a section's triplets without stride (L, U: its bounds,
+        else the array's); None when none is found."""
+        rank = self.value_rank(mask)
+        stack = [mask]
+        while stack:
+            n = stack.pop()
+            if n.op == "ident":
+                sym = self.symbol_of(n)
+                if sym is not None and sym.dims and len(sym.dims) == rank:
+                    return tuple(Node("intrinsic", ("size", (n, Node("intCst", (d, None))))) for d in range(1, rank + 1))
+                continue
+            if n.op == "arrayAccess" and n.kids[0].op == "ident":
+                base, subscripts = n.kids
+                triplets = [(d, t) for d, t in enumerate(subscripts, 1) if t.op == "arrayTriplet"]
+                if len(triplets) == rank and all(t.kids[2] is None for _, t in triplets):
+                    one = Node("intCst", (1, None))
+                    return tuple(Node("add", (Node("sub", (t.kids[1] or Node("intrinsic", ("ubound", (base, Node("intCst", (d, None))))),
+                                                           t.kids[0] or Node("intrinsic", ("lbound", (base, Node("intCst", (d, None))))))), one))
+                                 for d, t in triplets)
+                stack.extend(_child_nodes(subscripts))
+                continue
+            stack.extend(_child_nodes(n.kids))
+        return None
 
     def executed_once(self, stmt: Node) -> bool:
         """stmt runs at most once per run of P_b's forward sweep: no loop holds it, the
