@@ -217,6 +217,33 @@ def test_for_loops_counted(n, tmp_path):
         _compiled(case, tmp_path)
 
 
+COUNTED_FORMS = """
+#include <math.h>
+/* counted loops declaring their two indices (hoisted, in an outer loop), without an init,
+   halving their index */
+void forms(double *x, double *y, int n) {
+  int i = 1, k;
+  double s = 1.0;
+  for (k = 0; k < 2; k++) {
+    for (int a = 0, b = n - 1; a < b; a++, b--)
+      s = s * cos(x[a] * s) + x[b];
+  }
+  for (; i < n; i++)
+    s = s + sin(s * x[i]);
+  for (i = n - 1; i > 0; i = i / 2)
+    s = s * x[i];
+  *y = s;
+}
+"""
+
+
+def test_for_loops_counted_other_forms(tmp_path):
+    case = AdjointCase(COUNTED_FORMS, "c", "forms(y)/(x)", [real("x", 7), real("y", 1), integer("n", 7)],
+                       filename="forms.c")
+    _interpreted(case)
+    _compiled(case, tmp_path)
+
+
 STRUCT_RESULT = """
 #include <math.h>
 /* a struct returned, assigned, passed on by value to another call, in a loop (its
