@@ -92,8 +92,8 @@ class StatementSupport:
                 return None
             between = body.kids[places.index(id(earlier)):places.index(id(later))]
             root = self._show(target)
-            if target != NULL and any(n.op in ("allocate", "deallocate") and self._show(n.kids[0]) == root
-                                      for n in walk(Node("block", between))):
+            moved = ("allocate", "deallocate", "pointerAssign")   # what would give the target other memory
+            if target != NULL and any(n.op in moved and self._show(n.kids[0]) == root for n in walk(Node("block", between))):
                 return None
         return found
 
@@ -205,7 +205,7 @@ def a_pointer_again(stmt, out, ctx):
     back to the association before (the previous target, null() included), which the
     adjoint instructions between the two read through Pb. The previous target is evaluated
     again there: its subscripts read no variable the procedure changes, and no statement
-    between the two (de)allocates its variable."""
+    between the two (de)allocates or associates its variable."""
     lhs, target, lhs_b, target_b, back = (var() for _ in range(5))
     guard = lall(eq(stmt, pattern("pointerAssign", lhs, target)), ctx.fact("has_derivative", lhs, stmt),
                  ctx.check(ctx.points_again, stmt), ctx.check(ctx.in_sequence, stmt))
