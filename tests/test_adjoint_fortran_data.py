@@ -229,11 +229,14 @@ def test_where_mask_of_changing_shape_in_a_loop_refused():
 IMPLICIT_LOCALS = """
       SUBROUTINE IMPL(X, Y, N)
       IMPLICIT DOUBLE PRECISION (A-H, O-Z)
-      DOUBLE PRECISION X(N)
+      DIMENSION X(N), W(2)
       Y = 0.0D0
       DO 10 I = 1, N
          CALL STEP(X(I), Y)
    10 CONTINUE
+      W(1) = Y * X(1)
+      W(2) = W(1) * Y
+      Y = W(1) + W(2)
       END
 
       SUBROUTINE STEP(XI, Y)
@@ -247,12 +250,13 @@ IMPLICIT_LOCALS = """
 def test_implicitly_typed_locals(tmp_path):
     """T and Y's partials in STEP, the loop's T: locals no statement declares get adjoints
     declared like them (tb real(8) by the same IMPLICIT) and zeroed where the backward sweep
-    starts, at each call of STEP_B."""
+    starts, at each call of STEP_B. Arrays typed by IMPLICIT and dimensioned by DIMENSION
+    (X, W): their derivatives too (they were scalars, xd(i) a call, in both modes)."""
     dot_product(IMPLICIT_LOCALS, "impl(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)])
     case, _ = dot_product(IMPLICIT_LOCALS, "impl(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)],
                           nooptim=UNMERGED)
     text = lines(case.adjoint.text)
-    assert "real(8) :: tb" in text and "tb = 0.0d0" in text, case.adjoint.text
+    assert "real(8) :: tb" in text and "tb = 0.0d0" in text and "dimension xb(n), wb(2)" in text, case.adjoint.text
     check = AdjointCase(IMPLICIT_LOCALS, "fortran", "impl(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)]
                         ).compiled_check(tmp_path, flags=("-O2",), checked=True)
     assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()

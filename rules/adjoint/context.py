@@ -526,6 +526,8 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         declares them); their adjoints, typed alike, are declared with the temporaries, and
         zeroed with the other locals' (the tangent's derivatives are declared the same way)."""
         scope = self.procedure.scope
+        dimensioned = {d.kids[0] for decl in self.procedure.node.kids[6] if decl.op == "attrDecl"
+                       and decl.kids[0] == "dimension" for d in decl.kids[1]}   # their adjoints: derivative_declarations
         out = []
         for name in sorted(names):
             sym = scope.lookup(name)
@@ -533,7 +535,8 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
                     or sym.common is not None:
                 continue
             out.append(Node("varDecl", (sym.type, (), (Node("declarator", (name, sym.dims, None, 0)),))))
-            self.extra_declarations.append((self.names.var(name), sym.type, sym.dims or ()))
+            if name not in dimensioned:
+                self.extra_declarations.append((self.names.var(name), sym.type, sym.dims or ()))
         return tuple(out)
 
     def _local_zeros(self, decls, locals_) -> tuple:
