@@ -467,17 +467,17 @@ class CallSupport(SectionSupport, DummyArrays):
         return self.saved(reads, call)
 
     def copied_formals(self) -> frozenset:
-        """C by-value formals of a called procedure that the procedure assigns (seed 001):
-        their adjoint is a local `xb`, added to the caller's `*xb0` at the end; the others
-        (only read) use the caller's `*xb` directly."""
+        """C by-value formals of a called procedure that the procedure assigns, whole or a
+        component of a struct (seed 001): their adjoint is a local `xb`, added to the caller's
+        `*xb0` at the end; the others (only read) use the caller's `*xb` directly."""
         proc = self.procedure
         if proc is None or not self.c or not self.facts.is_called(proc.name):
             return frozenset()
         known = self._copied.get(proc.name)
         if known is None:
             body = proc.node.kids[7]
-            assigned = {n.kids[0].kids[0] for n in walk(body) if isinstance(n, Node) and n.op == "assign"
-                        and n.kids[0].op == "ident"}
+            assigned = {_root(n.kids[0]) for n in walk(body) if isinstance(n, Node) and n.op == "assign"
+                        and n.kids[0].op in ("ident", "fieldAccess")}
             assigned |= {n.kids[0].kids[0] for n in walk(body) if isinstance(n, Node) and n.op == "address"
                          and n.kids[0].op == "ident"}
             known = self._copied[proc.name] = frozenset(
@@ -489,12 +489,28 @@ class CallSupport(SectionSupport, DummyArrays):
         return self.names.var(formal) + "0"
 
     def copied_transfers(self) -> tuple:
-        """*xb0 = *xb0 + xb at the end of P_b, for each copied formal."""
+        """*xb0 = *xb0 + xb at the end of P_b, for each copied formal (a struct's component by
+        component: C has no + of structs)."""
         out = []
         for formal in sorted(self.copied_formals()):
             outer = Node("deref", (Node("ident", (self.copied_parameter(formal),)),))
-            out.append(Node("assign", (outer, Node("add", (outer, Node("ident", (self.names.var(formal),)))))))
+            local = Node("ident", (self.names.var(formal),))
+            if self.c_structure(Node("ident", (formal,))):
+                out.extend(self.over_components((outer, local), self.type_of_c_ref(Node("ident", (formal,))), None,
+                                                lambda refs, t: (Node("assign", (refs[0], Node("add", refs))),)))
+            else:
+                out.append(Node("assign", (outer, Node("add", (outer, local)))))
         return tuple(out)
+
+    def copied_declaration(self, formal: str) -> Node:
+        """The local adjoint of a copied formal, zero: `double xb = 0.0`, `T_diff ab = {0}`."""
+        sym = self.procedure.scope.lookup(formal)
+        ref = Node("ident", (formal,))
+        if self.c_structure(ref):
+            typ, zero = self.derivative_type(sym.type), Node("arrayConstructor", ((Node("intCst", (0, None)),),))
+        else:
+            typ, zero = sym.type, self.zero_like(ref)
+        return Node("varDecl", (typ, (), (Node("declarator", (self.names.var(formal), None, zero, 0)),)))
 
 
 def _keyword(name: str, actual: Node, keyword) -> Node:

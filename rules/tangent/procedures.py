@@ -118,10 +118,16 @@ def derivative_declarations(decls, diff_names, var_name, active_commons=None, de
             mirrored |= {_common_member(v) for v in decl.kids[1]}
     diff_names = set(diff_names) | mirrored
     statements = _AttributeStatements(decls)
+    typed = {d.kids[0] for decl in decls if decl.op == "varDecl" for d in decl.kids[2]}
     out, deferred = [], {}  # deferred: index of a declaration -> derivative declarations to put after it
     for i, decl in enumerate(decls):
         out.append(decl)
         out.extend(deferred.pop(i, ()))
+        if decl.op == "attrDecl" and decl.kids[0] == "dimension":   # an implicitly typed array: so is its derivative
+            implicit = tuple(d.with_kids(var_name(d.kids[0]), *d.kids[1:]) for d in decl.kids[1]
+                             if d.kids[0] in diff_names and d.kids[0] not in typed)
+            if implicit:
+                out.append(Node("attrDecl", ("dimension", implicit), decl.ann))
         if decl.op == "common" and decl.kids[0] in active_commons:
             members = tuple(_renamed_member(v, var_name) for v in decl.kids[1])
             out.append(Node("common", (active_commons[decl.kids[0]], members), decl.ann))
