@@ -77,6 +77,7 @@ CHECKS = {
     "replayable_choice": "replayable",
     "returns_structure": "returnsStructure",
     "deferred_free": "deferredFree",
+    "freed_elsewhere": "freedElsewhere",
     "returns_no_structure": "¬returnsStructure",
     "by_value_formal": "byValue",
     "not_by_value_formal": "¬byValue",

@@ -97,8 +97,9 @@ def _joint_parts(call, name, push, pop, inits, args_b, posts, name_b, ctx, stmt=
               source="reconstructed: docs/rules.md#a-call-split",
               premises=("isActiveCall(CALL)", "isSourceCall(CALL)", "¬isJoint(CALL)",
                         "ARGS →recordArgs [PUSH(AVARS) ; POP(AVARS)]", "ARGS →actualArgs INITS, ARGSb, POSTS",
+                        "ARGSb →forwardArgs ARGSf  (ARGS, the adjoints of the memory P allocates or frees)",
                         "P →procNameFwd Pfwd", "P →procNameBwd Pbwd"),
-              conclusion="call P(ARGS)  →  [call Pfwd(ARGS); PUSH(AVARS) ; POP(AVARS); INITS; call Pbwd(ARGSb); POSTS]")
+              conclusion="call P(ARGS)  →  [call Pfwd(ARGSf); PUSH(AVARS) ; POP(AVARS); INITS; call Pbwd(ARGSb); POSTS]")
 def a_call_split(stmt, out, ctx):
     """The basic model of 4.5, for a call marked $AD NOCHECKPOINT or under -nocheckpoint:
     P_fwd in the forward sweep (it leaves P's trajectory on the stack), P_bwd in the
@@ -106,14 +107,15 @@ def a_call_split(stmt, out, ctx):
     the scalars the actual arguments read besides the memory they pass (the k of `a(k)`),
     as for the joint call: P_bwd gets the actuals as the call saw them. A function called
     as a statement (C, its value dropped) is called the same way."""
-    name, args, push, pop, inits, args_b, posts, fwd, bwd = (var() for _ in range(9))
+    name, args, push, pop, inits, args_b, posts, fwd, bwd, args_f = (var() for _ in range(10))
     guard = lall(eq(stmt, pattern("call", name, args)), ctx.fact("is_active_call", stmt),
                  ctx.fact("is_source_call", stmt), ctx.no_fact("is_joint", stmt))
     body = lall(ctx.compute(ctx.argument_record, stmt, pattern("block", push, pop)),
                 ctx.compute(ctx.adjoint_arguments, stmt, stmt, pattern("block", inits, args_b, posts)),
+                ctx.compute(ctx.forward_arguments, stmt, args_b, args_f),
                 ctx.compute(lambda n: ctx.split_call_name(n, "fwd"), name, fwd),
                 ctx.compute(lambda n: ctx.split_call_name(n, "bwd"), name, bwd),
-                eq(out, pattern("block", pattern("block", pattern("call", fwd, args), push),
+                eq(out, pattern("block", pattern("block", pattern("call", fwd, args_f), push),
                                 pattern("block", pop, inits, pattern("call", bwd, args_b), posts))))
     return guard, body
 

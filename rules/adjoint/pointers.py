@@ -149,3 +149,22 @@ def a_free_deferred(stmt, out, ctx):
     allocating helper's)."""
     guard = lall(eq(stmt, pattern("deallocate", var())), ctx.check(ctx.deferred_free, stmt))
     return guard, ctx.compute(ctx.kept_free, stmt, out)
+
+
+@ADJOINT.rule("A-free-kept", judgment="adjoint", ops=("deallocate",), section="4.2",
+              source="reconstructed: docs/rules.md#a-malloc",
+              premises=("freedElsewhere(P)  (a block with an adjoint, perhaps allocated by a caller or a helper)",
+                        "P →ref Pb"),
+              conclusion="free(P)  →  [push(P); push(Pb) ; pop(Pb); pop(P)]")
+def a_free_kept(stmt, out, ctx):
+    """The block may come from elsewhere (mat_free(m) frees what mat_alloc(m) allocated):
+    the backward sweep reads it (the partials) and increments its adjoint from this point
+    back to the backward point of its allocation, which frees both (A-malloc-diff), in
+    this procedure's sweeps or a caller's. So the forward sweep frees nothing and keeps the
+    two pointers; the backward sweep puts them back at the point of the free, for what runs
+    before it backward. The procedure is called split (analyses/snapshots.py): a
+    checkpoint's plain call would free the block in the forward sweep."""
+    target, target_b = var(), var()
+    guard = lall(eq(stmt, pattern("deallocate", target)), ctx.check(ctx.freed_elsewhere, stmt))
+    body = lall(ctx.derive("ref", target, target_b), ctx.compute(ctx.kept_block, stmt, out))
+    return guard, body
