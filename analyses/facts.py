@@ -787,7 +787,7 @@ class Facts:
         out = self.live.out(proc, instr) & ~self._result_zone(proc, instr)
         if "tbr" not in self.results.nooptim:
             out &= self.results.tbr[proc.name].before(instr)
-        return _names(proc, out)
+        return _names(proc, out, blocks=True)
 
     def result_restored(self, call: Node) -> bool:
         """The temporary receiving a function call's value is in TBR⁻ of the call: a

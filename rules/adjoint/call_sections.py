@@ -92,7 +92,7 @@ class SectionSupport:
         the pointer since."""
         body = self.procedure.node.kids[7].kids
         key = pointer_key(component)
-        here = next(i for i, s in enumerate(body) if any(n is node for n in walk(s)))
+        here = next((i for i, s in enumerate(body) if any(n is node for n in walk(s))), 0)
         sites = [(i, s) for i, top in enumerate(body) for s in walk(top)
                  if isinstance(s, Node) and s.op == "allocate" and pointer_key(s.kids[0]) == key]
         before = [(i, s) for i, s in sites if i < here]

@@ -32,7 +32,7 @@ class CallSupport(SectionSupport, DummyArrays):
         for name in sorted(names, key=lambda n: (n in scalars, n)):  # sections first: their bounds
             # may read the scalars, popped before them
             sym = self.procedure.scope.lookup(name)
-            component = self.component_of_block(name) if sym is None and self.c else None
+            component = self.component_of_block(name) if sym is None and self.c and node.op == "call" else None
             if component is not None:
                 if pointer_key(component) not in blocks:
                     blocks[pointer_key(component)] = True
