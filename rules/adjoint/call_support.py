@@ -119,9 +119,11 @@ class CallSupport(SectionSupport, DummyArrays):
         return frozenset(out - kept)
 
     def _kept_pointers(self, call: Node, names: set) -> set:
-        """The C pointers among names (`a` of `a->nrows`) whose value and memory neither the
-        call nor the sequel's sweeps change (Adj-out⁺(C)): the actual reads the same there."""
-        pointers = {n for n in names if (sym := self.procedure.scope.lookup(n)) is not None and self.c and sym.ptr}
+        """The C pointers to structures among names (`a` of `a->nrows`) whose value and memory
+        neither the call nor the sequel's sweeps change (Adj-out⁺(C)): the actual reads the
+        same there (the structures themselves, of a number not known here, could not be saved)."""
+        pointers = {n for n in names if self.c and (sym := self.procedure.scope.lookup(n)) is not None
+                    and sym.ptr == 1 and not sym.dims and self.c_structure(Node("deref", (Node("ident", (n,)),)))}
         if not pointers:
             return set()
         return pointers - self.facts.modified_after_names(call) - self.facts.call_written_names(call)
