@@ -725,7 +725,21 @@ class Facts:
         the caller's own TBR keeps for it (the callee's derivative reads are use(C'))."""
         proc = self.program.procedure(proc_name)
         unwritten = visible_zones(proc) & ~self.results.inout.may_written(proc)
-        return _names(proc, self.results.tbr[proc.name].at_exit & ~unwritten)
+        return _names(proc, self.results.tbr[proc.name].at_exit & ~unwritten & ~self._fresh_blocks(proc))
+
+    def _fresh_blocks(self, proc) -> int:
+        """The heap zones of proc's own allocation sites that nothing else in proc writes
+        (mat_alloc's block): their values are indeterminate at its exit, none to save."""
+        if proc.flow is None:
+            return 0
+        blocks = written = 0
+        for instr in proc.flow.instructions():
+            if instr.node is not None and instr.node.op == "allocate":
+                loc = proc.zones.heap.get(id(instr.node))
+                blocks |= 0 if loc is None or loc.zone is None else 1 << loc.zone
+                continue
+            written |= self.live.out(proc, instr) if instr.kind == "call" else instruction_effects(instr, proc).writes
+        return blocks & ~written
 
     def call_written_names(self, call: Node) -> frozenset:
         """Names of the caller's variables the call may write (out(C))."""

@@ -71,6 +71,40 @@ void vsum(double *x, double *y, int n) {
 """
 VECTORS_ARGS = [real("x", 4), real("y", 1), integer("n", 4)]
 
+LOOPS = """
+#include <stdlib.h>
+#include <math.h>
+typedef struct { int n; double *data; } Vec;
+static void vec_alloc(Vec *v, int n) { v->n = n; v->data = (double *)malloc(n * sizeof(double)); }
+static void vec_free(Vec *v) { free(v->data); }
+static double vdot(const Vec *a, const Vec *b) {
+  int i;
+  double s = 0.0;
+  for (i = 0; i < a->n; i++) s += a->data[i] * b->data[i];
+  return s;
+}
+/* a block allocated and freed at each iteration, another one replaced halfway */
+void loops(double *x, double *y, int n) {
+  Vec t, u;
+  int i, k;
+  *y = 0.0;
+  vec_alloc(&u, n);
+  for (i = 0; i < n; i++) u.data[i] = cos(x[i]);
+  for (k = 0; k < 3; k++) {
+    vec_alloc(&t, n);
+    for (i = 0; i < n; i++) t.data[i] = x[i] * (k + 1) + u.data[i];
+    *y += vdot(&t, &u) * x[k];
+    vec_free(&t);
+    if (k == 1) {
+      vec_free(&u);
+      vec_alloc(&u, n);
+      for (i = 0; i < n; i++) u.data[i] = sin(x[i]) * *y;
+    }
+  }
+  vec_free(&u);
+}
+"""
+
 
 def _interpreted(case: AdjointCase):
     check = case.check()
@@ -91,6 +125,19 @@ def test_helpers_that_allocate_resize_and_free_through_formals(split, tmp_path):
     case = AdjointCase(VECTORS, "c", "vsum(y)/(x)", VECTORS_ARGS, filename="vsum.c", **options)
     _interpreted(case)
     _compiled(case, tmp_path)
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["joint", "nocheckpoint"])
+def test_blocks_allocated_and_freed_in_loops(split, tmp_path):
+    """Each iteration's block is freed by the backward point of its own allocation: the
+    free of the iteration after it has put its pointers back. vec_alloc_fwd leaves none of
+    its block on the stack: a block it only allocates has no value at its exit."""
+    options = {"nooptim": SPLIT} if split else {}
+    case = AdjointCase(LOOPS, "c", "loops(y)/(x)", VECTORS_ARGS, filename="loops.c", **options)
+    _interpreted(case)
+    _compiled(case, tmp_path)
+    fwd = case.adjoint.text.split("static void vec_alloc_fwd(Vec *v, Vec_diff *vb, int n) {")[1].split("}")[0]
+    assert "Real8Array" not in fwd
 
 
 def test_a_free_keeps_the_block_and_its_adjoint_for_the_backward_sweep():
