@@ -94,11 +94,14 @@ class CDataContext:
         key = pointer_key(ref)
         if key is None or ref.op != "fieldAccess" or _root(ref) not in self.procedure.scope.symbols:
             return False
-        body = self.procedure.node.kids[7]
-        if any(n.op in ("assign", "pointerAssign") and pointer_key(n.kids[0]) == key for n in walk(body)):
-            return False
-        return not any(n.op == "call" and _moves(self, n, ref) and not self.facts.is_active_call(n)
-                       for n in walk(body))
+        known = self._managed.get((key, pointer_zone_name(ref)))
+        if known is None:
+            body = self.procedure.node.kids[7]
+            known = not any(n.op in ("assign", "pointerAssign") and pointer_key(n.kids[0]) == key for n in walk(body)) \
+                and not any(n.op == "call" and _moves(self, n, ref) and not self.facts.is_active_call(n)
+                            for n in walk(body))
+            self._managed[(key, pointer_zone_name(ref))] = known
+        return known
 
     def allocated_component(self, ref: Node) -> bool:
         """A managed pointer component that this function allocates (its pointer is saved
@@ -323,7 +326,7 @@ class CDataContext:
         allocated (an allocation that may run twice overwrites a pointer the backward sweep
         frees)."""
         self._in_loops = {id(s) for loop in walk(body) if loop.op in LOOPS for s in walk(loop.kids)}
-        self._allocations = {}
+        self._allocations, self._managed = {}, {}
         for stmt in walk(body):
             key = pointer_key(stmt.kids[0]) if stmt.op == "allocate" else None
             if key is not None:
