@@ -142,6 +142,7 @@ COMPUTATIONS = {
     "restore": "the values pushed before a statement and popped after it (out ∩ TBR⁻)",
     "recordArgs": "the scalars the actual arguments of a call read, pushed and popped",
     "actualArgs": "the actual arguments of an adjoint call, with their inits and posts (5.4)",
+    "forwardArgs": "the arguments of P_fwd: P's, with the adjoints of the memory P allocates or frees",
     "structureSource": "the reference a structure assignment copies from (else refused)",
     "hoistDecl": "a nested C declaration declared for the whole procedure, its initial values as assignments",
     "flowGraph": "the basic blocks of an unstructured statement and their arrows (5.5)",
