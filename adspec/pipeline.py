@@ -238,24 +238,27 @@ def _without_uncalled_statics(units) -> list:
 def _called_originals(program, units, procedure_names) -> list:
     """C: the original functions the differentiated code still calls (passive calls), so that
     the file compiles alone: a static function is copied (it is invisible from the original
-    file), with the static functions it calls; another one gets its prototype."""
+    file), with the static functions it calls; another one gets its prototype. In the order of
+    the source, which declares each before its callers."""
     differentiated = set(procedure_names.values())
+    order = {name: k for k, name in enumerate(program.procedures)}
     wanted, seen, out = [units], set(), []
     while wanted:
         for node in walk(tuple(wanted.pop())):
             if node.op != "call" or node.kids[0] in differentiated or node.kids[0] in seen:
                 continue
             try:
-                proc = program.procedure(node.kids[0]).node
+                found = program.procedure(node.kids[0])
             except KeyError:  # an external function: declared by the user's headers
                 continue
+            proc = found.node
             seen.add(node.kids[0])
             if "static" in proc.kids[5] and proc.kids[7] is not None:
-                out.append(proc)
+                out.append((order.get(found.name, len(order)), proc))
                 wanted.append([proc])
             else:
-                out.append(proc.replace(body=None))
-    return out
+                out.append((order.get(found.name, len(order)), proc.replace(body=None)))
+    return [proc for _, proc in sorted(out, key=lambda p: p[0])]
 
 
 def _vectorized(units, names, procedure_names, lang, filename, files) -> list:

@@ -12,6 +12,7 @@ from ..tangent.call_helpers import _in_dummy_order, _is_optional
 from ..tangent.context import _replaced
 from ..tangent.types import is_void
 from .array_support import _root
+from .c_data import pointer_key
 from .dummy_arrays import DummyArrays
 from .call_sections import SectionSupport
 
@@ -28,9 +29,18 @@ class CallSupport(SectionSupport, DummyArrays):
         pushes, pops = [], []
         scalars = frozenset(n for n in names if (s := self.procedure.scope.lookup(n)) is not None
                             and not s.dims and not s.ptr)
+        blocks = {}   # the blocks reached through pointer components of local structures, once each
         for name in sorted(names, key=lambda n: (n in scalars, n)):  # sections first: their bounds
             # may read the scalars, popped before them
             sym = self.procedure.scope.lookup(name)
+            component = self.component_of_block(name) if sym is None and self.c and node.op == "call" else None
+            if component is not None:
+                if pointer_key(component) not in blocks:
+                    blocks[pointer_key(component)] = True
+                    forward, backward = self.component_block_saved(component, node, scalars)
+                    pushes.extend(forward)
+                    pops.extend(backward)
+                continue
             if sym is None and self.c and name.startswith("heap@"):   # a block this procedure allocates
                 forward, backward = self.heap_saved(name, node, scalars)
                 pushes.extend(forward)
@@ -106,7 +116,18 @@ class CallSupport(SectionSupport, DummyArrays):
                 sym = self.procedure.scope.lookup(n.kids[0]) if isinstance(n, Node) and n.op == "ident" else None
                 if sym is not None and not sym.attrs & {"parameter", "intent(in)"}:
                     out.add(n.kids[0])
-        return frozenset(out)
+        kept = self._kept_pointers(call, out)
+        return frozenset(out - kept)
+
+    def _kept_pointers(self, call: Node, names: set) -> set:
+        """The C pointers to structures among names (`a` of `a->nrows`) whose value and memory
+        neither the call nor the sequel's sweeps change (Adj-out⁺(C)): the actual reads the
+        same there (the structures themselves, of a number not known here, could not be saved)."""
+        pointers = {n for n in names if self.c and (sym := self.procedure.scope.lookup(n)) is not None
+                    and sym.ptr == 1 and not sym.dims and self.c_structure(Node("deref", (Node("ident", (n,)),)))}
+        if not pointers:
+            return set()
+        return pointers - self.facts.modified_after_names(call) - self.facts.call_written_names(call)
 
     def call_matters(self, call: Node) -> bool:
         """A call that is not differentiated stays: it is diff-live, or it overwrites a
@@ -431,8 +452,15 @@ class CallSupport(SectionSupport, DummyArrays):
         if valued:  # P_fwd returns P's value: Fortran, a function whose RESULT is P's result variable
             fwd_kind, fwd_type, fwd_result = "function", rtype, None if self.c else result or name
         body = Node("block", forward.kids + (saved.kids[0],) + returned)
-        fwd = Node("procedure", (self.names.sweep_proc(source, "fwd"), fwd_kind, params, fwd_result, fwd_type, attrs,
-                                 decls + self.temporary_declarations(), flattened(body), ()), proc.ann)
+        managed = {self.names.var(f) for f in self.facts.memory_managing_formals(name)}
+        if managed and valued:
+            self.refuse(proc, "a function that allocates or frees the memory of its arguments, called in split mode")
+        fwd_params = tuple(a for a in bwd.kids[2] if a in params or a in managed)   # the adjoint memory too
+        fwd_decls = tuple(d.with_kids(d.kids[0], d.kids[1], tuple(x for x in d.kids[2] if x.kids[0] in managed))
+                          for d in bwd.kids[6] if d.op == "varDecl" and any(x.kids[0] in managed for x in d.kids[2]))
+        fwd = Node("procedure", (self.names.sweep_proc(source, "fwd"), fwd_kind, fwd_params, fwd_result, fwd_type,
+                                 attrs, decls + fwd_decls + self.temporary_declarations(), flattened(body), ()),
+                   proc.ann)
         return Node("block", (fwd, bwd))
 
     def _returned_value(self, proc: Node) -> tuple:
@@ -455,6 +483,28 @@ class CallSupport(SectionSupport, DummyArrays):
                 and "." not in callee.name and all(n != split for n, _, _ in self.extra_declarations):
             self.extra_declarations.append((split, rtype, ()))
         return split
+
+    def forward_arguments(self, call: Node, args_b: tuple) -> tuple:
+        """The arguments of P_fwd: P's, each formal through which P allocates or frees memory
+        followed by the caller's adjoint of the actual (taken from P_b's, ARGSb)."""
+        callee = self.program.procedure(call.kids[0])
+        managed = self.facts.memory_managing_formals(callee.name)
+        if not managed:
+            return call.kids[1]
+        with_adjoint = self.facts.diff_formals(callee.name)
+        adjoints = {self.names.var(v) for v in self.facts.diff_variables(self.procedure.name)}
+        out, k = [], 0
+        for formal in callee.formals:
+            out.append(args_b[k])
+            k += 1
+            if formal in with_adjoint:
+                if formal in managed:
+                    if _root(args_b[k]) not in adjoints:   # a dummy adjoint: no adjoint memory to manage
+                        self.refuse(call, f"a call that allocates or frees the memory of an argument with no adjoint "
+                                          f"({formal})")
+                    out.append(args_b[k])
+                k += 1
+        return tuple(out)
 
     def argument_record(self, call: Node) -> Node:
         """[push ; pop] of the scalars the actual arguments read besides the memory they pass,

@@ -255,7 +255,8 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         """A-refuse applies: a statement of REFUSED, a C declaration inside a nested block."""
         if stmt.op in ("allocate", "deallocate") and self.deferred_allocation(stmt):
             return False   # A-allocate, A-deallocate
-        return (stmt.op in REFUSED and not self.c_memory(stmt) and not self.deferred_free(stmt)) or (stmt.op == "varDecl" and not self.top_level(stmt)
+        return (stmt.op in REFUSED and not self.c_memory(stmt) and not self.deferred_free(stmt)
+                and not self.freed_elsewhere(stmt)) or (stmt.op == "varDecl" and not self.top_level(stmt)
                                                                      and not self.c)  # C: A-decl-nested
 
     def refused_what(self, stmt: Node) -> str:
