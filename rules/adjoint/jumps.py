@@ -389,9 +389,9 @@ class Graph:
             for s in self.successors(b):
                 if b not in self.preds[s.id]:
                     self.preds[s.id].append(b)
-        for b in self.order[1:]:
+        for b in self.order[1:]:   # a nested one is hoisted to the procedure (A-decl-nested): no declaration left
             for item in b.items:
-                if item[0] == "stmt" and item[1].op == "varDecl" and self.ctx.c:
+                if item[0] == "stmt" and item[1].op == "varDecl" and self.ctx.c and self.ctx.top_level(item[1]):
                     self.ctx.refuse(item[1], "a declaration after a jump target")
 
     def statements(self) -> tuple:
