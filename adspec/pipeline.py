@@ -88,11 +88,13 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
     if cuda_file is not None:
         raise UnsupportedError("differentiating CUDA source is not supported yet",
                                cuda_file.ann.get("filename", "<input>"))
-    pieces = {}
+    pieces, relocation = {}, None
     if mode == "adjoint":  # $AD CHECKPOINT-START/END: each piece a checkpointed call
         from .rules.adjoint.forall import as_loops
         from .rules.adjoint.pieces import inlined, outlined
+        from .rules.adjoint.saved_locals import relocated
         files, pieces = outlined(as_loops(files))
+        files, relocation = relocated(files)   # SAVE/static locals of called procedures: global state
     program = build_program(files)
     inout = in_out(program)
     head_warnings = []
@@ -139,11 +141,24 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         procedure_names[proc.source_name] = differentiated.kids[0]
     if pieces:  # the forward sweep's plain calls of the pieces: the pieces themselves
         entries = [(proc, [inlined(u, pieces) for u in us]) for proc, us in entries]
+    copies = []
+    if relocation:  # the primal calls that reach moved state run copies sharing it
+        from .rules.adjoint.saved_locals import primal_copies, renamed_calls
+        nodiff = {name: names.nodiff_proc(name) for name in sorted(relocation.reaching)}
+        entries = [(proc, [renamed_calls(u, nodiff, proc.source_name if file_lang == "fortran" else None)
+                           for u in us]) for proc, us in entries]
+        copies = primal_copies([u for _, us in entries for u in us], program, nodiff, file_lang)
+        for unit, message in relocation.warnings(nodiff):
+            ctx.warn(unit, message)
     if file_lang == "fortran":
         units = fortran_units(_nested_internal_procedures(_called_from_heads(entries, heads), ctx.filename), ctx)
+        units = (relocation.modules if relocation else []) + units + copies
     else:
-        own = [u for _, us in entries for u in us]   # the originals it calls may use other globals
+        own = copies + [u for _, us in entries for u in us]   # the originals it calls may use other globals
         units = c_units(own, ctx, _called_originals(program, own, procedure_names))
+        if relocation:
+            from .rules.adjoint.saved_locals import with_definitions
+            units = with_definitions(units, relocation)
     derived_from = {u.kids[0]: proc.source_name for proc, us in entries for u in us if u.op == "procedure"}
     if mode == "vector":
         units = _vectorized(units, names, procedure_names, file_lang, ctx.filename, files)
@@ -224,24 +239,27 @@ def _without_uncalled_statics(units) -> list:
 def _called_originals(program, units, procedure_names) -> list:
     """C: the original functions the differentiated code still calls (passive calls), so that
     the file compiles alone: a static function is copied (it is invisible from the original
-    file), with the static functions it calls; another one gets its prototype."""
+    file), with the static functions it calls; another one gets its prototype. In the order of
+    the source, which declares each before its callers."""
     differentiated = set(procedure_names.values())
+    order = {name: k for k, name in enumerate(program.procedures)}
     wanted, seen, out = [units], set(), []
     while wanted:
         for node in walk(tuple(wanted.pop())):
             if node.op != "call" or node.kids[0] in differentiated or node.kids[0] in seen:
                 continue
             try:
-                proc = program.procedure(node.kids[0]).node
+                found = program.procedure(node.kids[0])
             except KeyError:  # an external function: declared by the user's headers
                 continue
+            proc = found.node
             seen.add(node.kids[0])
             if "static" in proc.kids[5] and proc.kids[7] is not None:
-                out.append(proc)
+                out.append((order.get(found.name, len(order)), proc))
                 wanted.append([proc])
             else:
-                out.append(proc.replace(body=None))
-    return out
+                out.append((order.get(found.name, len(order)), proc.replace(body=None)))
+    return [proc for _, proc in sorted(out, key=lambda p: p[0])]
 
 
 def _vectorized(units, names, procedure_names, lang, filename, files) -> list:

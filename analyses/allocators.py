@@ -22,14 +22,16 @@ def allocating_formals(program) -> dict:
     """procedure name -> frozenset of the positions of its allocating formals (C pointers)."""
     out = {name: set() for name in program.procedures}
     own = {name: _own_allocations(proc) for name, proc in program.procedures.items()}
+    sites = {name: [] for name in program.procedures}
+    for site in program.call_sites.values():
+        sites[site.caller.name].append(site)
     changed = True
     while changed:
         changed = False
         for name, proc in program.procedures.items():
             found = set(own[name])
-            for site in program.call_sites.values():
-                if site.caller is proc:
-                    found |= {root_of(actual) for pos, actual in site.pairs if pos in out[site.callee.name]}
+            for site in sites[name]:
+                found |= {root_of(actual) for pos, actual in site.pairs if pos in out[site.callee.name]}
             positions = {k for k, f in enumerate(proc.formals) if f in found and _is_pointer(proc, f)}
             if not positions <= out[name]:
                 out[name] |= positions

@@ -39,6 +39,13 @@ def saved_zones(proc) -> int:
     return zones
 
 
+def saved_locals(proc) -> list:
+    """The names of the procedure's own variables that keep their value between calls
+    (saved_zones), sorted."""
+    zones = saved_zones(proc) & ~proc.zones.result_zones   # a bare SAVE does not make the result one
+    return sorted(name for name, loc in proc.zones.vars.items() if loc.all & zones)
+
+
 def _walk(node):
     return walk(node) if node is not None else ()
 

@@ -116,7 +116,27 @@ class DerivativeUses:
         if site is None:
             return external_call_effects(instr, proc).reads | configuration
         summary = summaries.get(site.callee.name)
-        return configuration | (0 if summary is None else site.to_caller(summary))
+        return configuration | self._argument_addresses(proc, instr) | \
+            (0 if summary is None else site.to_caller(summary))
+
+    def _argument_addresses(self, proc, instr) -> int:
+        """What locating the actual arguments reads (indices, pointers): the derivative call
+        passes the same references and its derivative references (`x(idx)`, `xb(idx)`), and
+        the adjoint adds into them after the call, so those reads are needed by I' even where
+        the call itself leaves the forward sweep."""
+        zones, results = proc.zones, proc.call_results
+        found, stack = 0, list(call_arguments(instr))
+        while stack:
+            e = stack.pop()
+            if not isinstance(e, Node):
+                if isinstance(e, tuple):
+                    stack.extend(e)
+                continue
+            if e.op in _REFERENCES:
+                found |= zones.address_reads(e, results)
+            else:
+                stack.extend(e.kids)
+        return found
 
     def uses(self, proc, instr) -> int:
         """use(I') for a non-call instruction (0 when I has no derivative instruction)."""

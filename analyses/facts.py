@@ -55,7 +55,7 @@ def _remembered(predicate):
 
     @wraps(predicate)
     def remembered(self, *args):
-        key = (name, *map(id, args))
+        key = (name, id(args[0]), id(args[1])) if len(args) == 2 else (name, *map(id, args))  # most take two
         hit = self._answers.get(key)
         if hit is None:
             # the arguments are kept with the answer, so that their ids are not reused
@@ -83,6 +83,8 @@ class Facts:
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
         self._enclosing: dict[str, dict] = {}     # proc name -> tbr_elements.enclosing of its body
+        self._modes: dict[tuple, tuple] = {}      # (id(procedure), checkpointed) -> (_called, the procedure)
+        self._sites_by_callee: dict | None = None  # id(callee) -> its call sites
 
     # --- statements and their instructions --------------------------------------------------
     def _sid(self, stmt: Node) -> int:
@@ -333,6 +335,13 @@ class Facts:
         """The source names of the procedures that allocate or free through a formal."""
         return frozenset(self.program.procedure(n).source_name for n, ks in self._allocating_formals().items() if ks)
 
+    def memory_managing_formals(self, proc_name: str) -> frozenset:
+        """The formals through which proc allocates or frees memory that a call passes with
+        a derivative (analyses/allocators.py): P_fwd takes their adjoints too, as its forward
+        sweep allocates and keeps the adjoint blocks with the primal ones."""
+        proc = self.program.procedure(proc_name)
+        return frozenset(proc.formals[p] for p in self._allocated_formals(proc))
+
     def _allocated_formals(self, proc) -> set:
         """The allocating formals of proc that some call passes a structure with a derivative."""
         out = set()
@@ -482,9 +491,7 @@ class Facts:
         somewhere in proc, the head's independents and dependents, the pointers to them."""
         cached = self._active_vars.get(proc.name)
         if cached is None:
-            anywhere = 0
-            for instr in proc.flow.instructions():
-                anywhere |= self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
+            anywhere = self._active_anywhere(proc)
             head = self.results.heads.get(proc.name)
             if head is not None:
                 anywhere |= head[0] | head[1]
@@ -507,6 +514,28 @@ class Facts:
                       and z.name.split("->")[0] in proc.zones.vars}
             cached = self._active_vars[proc.name] = frozenset(names)
         return cached
+
+    def _active_anywhere(self, proc) -> int:
+        """The zones active before or after some instruction of proc."""
+        anywhere = 0
+        for instr in proc.flow.instructions():
+            anywhere |= self.activity.active_before(proc, instr) | self.activity.active_after(proc, instr)
+        return anywhere
+
+    def active_unnamed_globals(self, proc_name: str) -> frozenset:
+        """Names of the global variables active somewhere in proc_name that it never mentions
+        but can name (USE of their module, C file scope): its callees use them (a SAVE local
+        moved to global state, rules/adjoint/saved_locals.py). A head zeroes their adjoints."""
+        proc = self.program.procedure(proc_name)
+        zones = proc.zones
+        out = set()
+        for z in zones_of(self._active_anywhere(proc) & zones.differentiable_mask & zones.caller_globals_mask):
+            var, name = zones.zones[z].var, zones.zones[z].name   # a variable or its fields, not a pointee
+            sym = proc.scope.lookup(var) if var and var not in zones.vars else None
+            if sym is not None and sym.kind == "variable" and (name == var or name.startswith((var + "%", var + "."))) \
+                    and not sym.ptr and not sym.attrs & {"allocatable", "pointer"}:   # their adjoints: the user's
+                out.add(var)
+        return frozenset(out)
 
     def zero_at_entry(self, proc_name: str) -> frozenset:
         """Names of the variables of proc_name whose derivative must be set to zero when it
@@ -692,20 +721,37 @@ class Facts:
         """Some active call of the source reaches proc_name: its adjoint is called, and the
         adjoints of its arguments go in and out as the caller's (paper 4.5)."""
         proc = self.program.procedure(proc_name)
-        return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
-                   for site in self.program.call_sites.values())
+        return any(site.callee is proc and self._active_site(site) for site in self.program.call_sites.values())
+
+    def _active_site(self, site) -> bool:
+        """The call of the site is active, or manages the memory of a structure with a
+        derivative (is_active_call)."""
+        return self.uses.is_active_call(site.caller, site.instr) or bool(self._allocated_actuals(site))
 
     def is_called_split(self, proc_name: str) -> bool:
         """isCalledSplit(P) — paper 5.4: an active call of P is not checkpointed."""
-        proc = self.program.procedure(proc_name)
-        return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
-                   and id(site.instr) not in self.results.snapshots for site in self.program.call_sites.values())
+        return self._called(proc_name, False)
 
     def is_called_joint(self, proc_name: str) -> bool:
         """isCalledJoint(P) — paper 5.4: an active call of P is checkpointed."""
+        return self._called(proc_name, True)
+
+    def _called(self, proc_name: str, checkpointed: bool) -> bool:
+        """An active call of P is (checkpointed) or is not checkpointed; answered once per
+        procedure from P's own call sites: the rules ask it for every assignment
+        (saved_section), and there is a call site per call in the program."""
         proc = self.program.procedure(proc_name)
-        return any(site.callee is proc and self.uses.is_active_call(site.caller, site.instr)
-                   and id(site.instr) in self.results.snapshots for site in self.program.call_sites.values())
+        known = self._modes.get((id(proc), checkpointed))
+        if known is None:
+            if self._sites_by_callee is None:
+                self._sites_by_callee = {}
+                for site in self.program.call_sites.values():
+                    self._sites_by_callee.setdefault(id(site.callee), []).append(site)
+            snapshots = self.results.snapshots
+            known = self._modes[id(proc), checkpointed] = (any(
+                self._active_site(site) and (id(site.instr) in snapshots) == checkpointed
+                for site in self._sites_by_callee.get(id(proc), ())), proc)
+        return known[0]
 
     def tbr_at_exit(self, proc_name: str) -> frozenset:
         """Names of the variables in TBR at the exit of the procedure that it may write (its
@@ -714,7 +760,21 @@ class Facts:
         the caller's own TBR keeps for it (the callee's derivative reads are use(C'))."""
         proc = self.program.procedure(proc_name)
         unwritten = visible_zones(proc) & ~self.results.inout.may_written(proc)
-        return _names(proc, self.results.tbr[proc.name].at_exit & ~unwritten)
+        return _names(proc, self.results.tbr[proc.name].at_exit & ~unwritten & ~self._fresh_blocks(proc))
+
+    def _fresh_blocks(self, proc) -> int:
+        """The heap zones of proc's own allocation sites that nothing else in proc writes
+        (mat_alloc's block): their values are indeterminate at its exit, none to save."""
+        if proc.flow is None:
+            return 0
+        blocks = written = 0
+        for instr in proc.flow.instructions():
+            if instr.node is not None and instr.node.op == "allocate":
+                loc = proc.zones.heap.get(id(instr.node))
+                blocks |= 0 if loc is None or loc.zone is None else 1 << loc.zone
+                continue
+            written |= self.live.out(proc, instr) if instr.kind == "call" else instruction_effects(instr, proc).writes
+        return blocks & ~written
 
     def call_written_names(self, call: Node) -> frozenset:
         """Names of the caller's variables the call may write (out(C))."""
@@ -751,7 +811,17 @@ class Facts:
         site = self.program.call_sites.get(id(instr))
         if site is not None:  # what the callee cannot reach does not matter to its rerun
             zones &= site.to_caller(visible_zones(site.callee))
-        return _names(proc, zones & ~self._result_zone(proc, instr))
+            if "tbr" not in self.results.nooptim:  # nor what it does not read first, unless a derivative
+                # instruction before it reads it (P_b leaves it as the snapshot restored it)
+                zones &= site.to_caller(self.results.inout.read(site.callee)) | self.results.tbr[proc.name].before(instr)
+        return _names(proc, zones & ~self._result_zone(proc, instr), blocks=True)
+
+    def call_moved_pointers(self, call: Node) -> frozenset:
+        """The pointer components of the caller's structures that the call may set (`m.data`
+        for mat_alloc(&m)): the names of the zones of out(C) that hold a pointer."""
+        proc, instr = self._call_instr(call)
+        return frozenset(proc.zones.zones[z].name for z in zones_of(self.live.out(proc, instr))
+                         if proc.zones.zones[z].type is not None and proc.zones.zones[z].type.op == "pointerType")
 
     def modified_after_names(self, call: Node) -> frozenset:
         """Adj-out⁺(C): the caller's variables the sequel of the call (forward and backward)
@@ -766,7 +836,7 @@ class Facts:
         out = self.live.out(proc, instr) & ~self._result_zone(proc, instr)
         if "tbr" not in self.results.nooptim:
             out &= self.results.tbr[proc.name].before(instr)
-        return _names(proc, out)
+        return _names(proc, out, blocks=True)
 
     def result_restored(self, call: Node) -> bool:
         """The temporary receiving a function call's value is in TBR⁻ of the call: a
@@ -959,12 +1029,17 @@ def _loc_of(zones, ref: Node):
     return None
 
 
-def _names(proc, zones: int) -> frozenset:
+def _names(proc, zones: int, blocks: bool = False) -> frozenset:
     """The variables of proc holding the zones; a COMMON fragment is named by the member of
-    proc's own declaration of the block that covers it (its name when proc has none)."""
+    proc's own declaration of the block that covers it (its name when proc has none).
+    blocks: the memory a pointer component of a C structure points to keeps its own name
+    (`*m.data`), for a save of that memory rather than of the structure."""
     out = set()
     for z in zones_of(zones):
         zone = proc.zones.zones[z]
+        if blocks and zone.kind == "heap" and zone.var is not None and zone.name.startswith("*"):
+            out.add(zone.name)
+            continue
         holders = [] if zone.var else [n for n, loc in proc.zones.vars.items()
                                        if loc.all >> z & 1 and zone.name.startswith("/")]
         out.add(zone.var or (holders[0] if len(holders) == 1 else zone.name))

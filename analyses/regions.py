@@ -277,6 +277,16 @@ class _Summary:
     def loop(self, loop: Node, env: dict):
         init, test, step, body = loop.kids
         found = _counted(init, test, step)
+        ends = _two_ends(init, test, step) if found is None else None
+        if ends is not None and not set(ends) & assigned_names(body):
+            inner = dict(env)
+            for var, (first, last) in ends.items():
+                low, high = self.interval(first, env), self.interval(last, env)
+                inner[var] = None if low is None or high is None else (low[0], high[1])
+            for k in (init, test, step):
+                self.visit(k, env, False)
+            self.visit(body, inner, False)
+            return
         if found is None or found[0] in assigned_names(body):
             for k in loop.kids:
                 self.visit(k, env, False)
@@ -394,6 +404,30 @@ def _counted(init, test, step):
     if test.op in ("lt", "gt"):
         bound = Node("sub" if test.op == "lt" else "add", (bound, Node("intCst", (1, None))))
     return var, first, bound, direction
+
+
+def _two_ends(init, test, step) -> dict | None:
+    """{i: (Fi, Fj - 1), j: (Fi + 1, Fj)} of `for (i = Fi, j = Fj; i < j; i++, j--)` (the two
+    in any order, other assignments beside them; `i <= j`: both in [Fi, Fj]): i runs up from
+    Fi and j down from Fj while the test holds, so neither passes the other's first value;
+    None for another form."""
+    def assigns(part):
+        stmts = part.kids if isinstance(part, Node) and part.op == "block" else (part,)
+        return [s for s in stmts if isinstance(s, Node) and s.op == "assign" and s.kids[0].op == "ident"]
+    firsts = {s.kids[0].kids[0]: s.kids[1] for s in assigns(init)}
+    moves = {}
+    for s in assigns(step):
+        var, value = s.kids[0].kids[0], s.kids[1]
+        if value.op in ("add", "sub") and _ident(value.kids[0]) == var and value.kids[1] == Node("intCst", (1, None)):
+            moves[var] = 1 if value.op == "add" else -1
+    if not isinstance(test, Node) or test.op not in ("lt", "le", "gt", "ge") \
+            or _ident(test.kids[0]) is None or _ident(test.kids[1]) is None:
+        return None
+    up, down = (_ident(k) for k in (test.kids if test.op in ("lt", "le") else test.kids[::-1]))
+    if up == down or moves.get(up) != 1 or moves.get(down) != -1 or up not in firsts or down not in firsts:
+        return None
+    gap = Node("intCst", (1 if test.op in ("lt", "gt") else 0, None))
+    return {up: (firsts[up], Node("sub", (firsts[down], gap))), down: (Node("add", (firsts[up], gap)), firsts[down])}
 
 
 def _ident(node) -> str | None:

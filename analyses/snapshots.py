@@ -14,11 +14,14 @@ only reads between the push and the restore is not saved at all.
 
 Every call to a procedure of the source is checkpointed unless a `$AD NOCHECKPOINT` directive
 is attached to it (or to the procedure's header), or checkpointing is off everywhere
-(`-nocheckpoint`).
+(`-nocheckpoint`), or the callee allocates or frees memory through what the call passes
+(C's mat_alloc(&m): its sweeps manage the adjoint memory, see is_checkpointed).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .allocators import allocating_formals
 
 
 
@@ -28,27 +31,33 @@ class Snapshot:
     sbk: int
 
 
-def is_checkpointed(site) -> bool:
+def is_checkpointed(site, allocating: dict) -> bool:
+    """The call is checkpointed: no $AD NOCHECKPOINT, and the callee does not allocate nor
+    free the memory of what the call passes (mat_alloc(&m), allocating: analyses/allocators.py).
+    Such a call is split: its forward sweep must allocate the adjoint block with the primal
+    one, and keep the blocks it frees for the backward sweep, which the plain call run by a
+    checkpoint's forward sweep does not."""
     own = site.instr.node.ann.get("directives", ()) if site.instr.node is not None else ()
     callee = site.callee.node.ann.get("directives", ())
-    return "NOCHECKPOINT" not in own and "NOCHECKPOINT" not in callee
+    moves_memory = any(pos in allocating.get(site.callee.name, ()) for pos, _ in site.pairs)
+    return "NOCHECKPOINT" not in own and "NOCHECKPOINT" not in callee and not moves_memory
 
 
 def only_checkpointed(program, heads) -> frozenset:
     """The procedures that are no head and that only checkpointed calls reach (the
     CKPdataFlow re-analysis of 5.4 applies to their P_b: analyses/diffliveness.py)."""
-    sites = {}
+    sites, allocating = {}, allocating_formals(program)
     for site in program.call_sites.values():
         sites.setdefault(site.callee.name, []).append(site)
     return frozenset(name for name, calls in sites.items()
-                     if name not in heads and all(is_checkpointed(s) for s in calls))
+                     if name not in heads and all(is_checkpointed(s, allocating) for s in calls))
 
 
 def snapshots(program, diff_live, tbr_solution, adj_out_solution, everywhere: bool = True) -> dict:
     """id(call Instr) -> Snapshot, for every checkpointed call site (none when not `everywhere`)."""
-    out = {}
+    out, allocating = {}, allocating_formals(program)
     for site in program.call_sites.values():
-        if not everywhere or not is_checkpointed(site):
+        if not everywhere or not is_checkpointed(site, allocating):
             continue
         proc, instr = site.caller, site.instr
         modified = adj_out_solution[proc.name].after(instr)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..engine.il import Node, jump_targets, walk_statements
+from ..engine.il import EMPTY_ANN, Node, jump_targets, walk_statements
 
 
 def without_unused_labels(unit: Node) -> Node:
@@ -44,7 +44,8 @@ def referenced_labels(body: Node) -> set:
 def _relabelled(node, used: set):
     if isinstance(node, tuple):
         return tuple(_relabelled(k, used) for k in node)
-    if not isinstance(node, Node) or node.op not in _HOLDS_STATEMENTS and "label" not in node.ann:
+    if not isinstance(node, Node) or node.op not in _HOLDS_STATEMENTS and (
+            node.ann is EMPTY_ANN or "label" not in node.ann):   # most generated statements have none
         return node
     kids = tuple(_relabelled(k, used) for k in node.kids) if node.op in _HOLDS_STATEMENTS else node.kids
     ann = node.ann

@@ -9,7 +9,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from ..engine.errors import UnsupportedError
-from ..engine.il import Node, mk
+from ..engine.il import EMPTY_ANN, Node, mk
 
 ATOM = 100  # precedence of literals, names, calls: never parenthesised
 
@@ -105,6 +105,7 @@ class ExprPrinter:
 
     def __init__(self, filename: str = "<il>"):
         self.filename = filename
+        self._forms: dict = {}   # operator -> its e_ method (None: none)
 
     def expr(self, node: Node) -> str:
         return self.render(node)[0]
@@ -119,12 +120,14 @@ class ExprPrinter:
         if op in self.UNARY:
             prec, sym = self.UNARY[op]
             return self.prefixed(sym, prec, node.kids[0])
-        method = getattr(self, "e_" + op, None)
+        method = self._forms.get(op)
+        if method is None:
+            method = self._forms[op] = getattr(self, "e_" + op, None)
         if method is None:
             raise unsupported(node, f"{self.LANGUAGE} has no expression form for IL operator '{op}'",
                               self.filename)
         out = method(node)
-        return out if isinstance(out, tuple) else (out, ATOM)
+        return out if type(out) is tuple else (out, ATOM)
 
     def binary(self, node: Node) -> tuple[str, int]:
         # The left spine of a left-associative chain (a + b - c + ...) is walked in a loop:
@@ -185,15 +188,20 @@ class BlockWriter:
         self.lines = lines
         self.filename = filename
         self.label: str | None = None
+        self._emitters: dict = {}   # operator -> its emit_ method (None: none)
 
     def emit(self, node: Node) -> None:
-        for directive in node.ann.get("directives", ()):
+        ann = node.ann
+        plain = ann is EMPTY_ANN   # most generated statements: no pyrsistent look-up
+        for directive in () if plain else ann.get("directives", ()):
             self.directive(directive)
-        method = getattr(self, "emit_" + node.op, None)
+        method = self._emitters.get(node.op)
+        if method is None:
+            method = self._emitters[node.op] = getattr(self, "emit_" + node.op, None)
         if method is None:
             raise unsupported(node, f"{self.LANGUAGE} back end cannot print IL operator '{node.op}' here",
                               self.filename)
-        self.label = node.ann.get("label")
+        self.label = None if plain else ann.get("label")
         method(node)
         self.label = None
 

@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 from adspec.rules import adjoint, catalogue, naming, tangent  # noqa: F401  (importing the rule modules registers their rule sets)
-from adspec.rules.adjoint import forall, loop_order, merge, pieces, trip_pairs
+from adspec.rules.adjoint import forall, loop_order, merge, pieces, saved_locals, trip_pairs
 from adspec.rules.tangent import vector
 from adspec.engine.rules import RULE_SETS
 
@@ -71,6 +71,8 @@ def reference() -> str:
     out += ['<a id="a-checkpoint-piece"></a>', "## Checkpointed pieces of code (paper 4.10, 5.4)", "",
             inspect.getdoc(pieces), ""]
     out += ['<a id="a-forall"></a>', "## FORALL in adjoint mode", "", inspect.getdoc(forall), ""]
+    out += ['<a id="a-saved-locals"></a>', "## SAVE and static locals in adjoint mode", "",
+            inspect.getdoc(saved_locals), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 

@@ -81,7 +81,7 @@ from typing import Iterator
 
 from pyrsistent import pmap, PMap
 
-__all__ = ["Node", "mk", "OPS", "OpSpec", "check", "ILError", "walk", "called_names", "EMPTY_ANN",
+__all__ = ["Node", "mk", "OPS", "OpSpec", "check", "ILError", "walk", "called_names", "has_op", "EMPTY_ANN",
            "STATEMENT_OPS", "EXPRESSION_OPS", "DECLARATION_OPS"]
 
 EMPTY_ANN: PMap = pmap()
@@ -201,6 +201,10 @@ def sexpr(k) -> str:
     return repr(k)
 
 
+_PLAIN_VALUES = frozenset((str, int, float, bool, type(None)))
+_LEAVES = frozenset(("ident", "intCst", "realCst"))   # nodes whose children are plain values
+
+
 def walk(k) -> Iterator[Node]:
     """Pre-order traversal of every node under k (a Node or a tuple)."""
     stack = [k]
@@ -213,11 +217,32 @@ def walk(k) -> Iterator[Node]:
             push(x.kids[::-1])
         elif kind is tuple:
             push(x[::-1])
+        elif kind in _PLAIN_VALUES:   # names, numbers, None: most leaves' children
+            continue
         elif isinstance(x, Node):
             yield x
             push(x.kids[::-1])
         elif isinstance(x, tuple):
             push(x[::-1])
+
+
+def has_op(k, ops) -> bool:
+    """Whether a node under k (a Node or a tuple, k included) has its operator in ops:
+    `any(n.op in ops for n in walk(k))` without walk's order or generator, for the searches
+    the adjoint asks of every statement and operand."""
+    stack = [k]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        x = pop()
+        kind = type(x)
+        if kind is Node:
+            if x.op in ops:
+                return True
+            if x.op not in _LEAVES:
+                push(x.kids)
+        elif kind is tuple:
+            push(x)
+    return False
 
 
 def called_names(k) -> set:
@@ -231,8 +256,11 @@ def called_names(k) -> set:
         x = pop()
         kind = type(x)
         if kind is Node:
-            if x.op == "call":
+            op = x.op
+            if op == "call":
                 names.add(x.kids[0])
+            elif op in _LEAVES:
+                continue
             push(x.kids)
         elif kind is tuple:
             push(x)
@@ -270,11 +298,12 @@ def walk_statements(k) -> Iterator[Node]:
     pop, push = stack.pop, stack.extend
     while stack:
         x = pop()
-        if isinstance(x, Node):
+        kind = type(x)
+        if kind is Node or (kind is not tuple and kind not in _PLAIN_VALUES and isinstance(x, Node)):
             if x.op not in EXPRESSION_OPS:
                 yield x
                 push(x.kids[::-1])
-        elif isinstance(x, tuple):
+        elif kind is tuple or (kind not in _PLAIN_VALUES and isinstance(x, tuple)):
             push(x[::-1])
 
 

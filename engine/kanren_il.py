@@ -219,7 +219,7 @@ def grounder(term, unbound=UnboundVariable):
         return ground_variable
     if type(term) is tuple and all(type(t) is FreshVar for t in term):
         def ground_variables(s):
-            values = tuple([s.get(t, t) for t in term])
+            values = tuple(map(s.get, term, term))   # s.get(t, t) for each, without a Python frame
             for value in values:   # a real tree, most often: known without a call
                 if (type(value) is not Node or value._ground is not True) and not _known_ground(value):
                     return slow(s)

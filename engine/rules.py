@@ -70,6 +70,7 @@ class _TooDeep(Exception):
 
 
 Fact = namedtuple("Fact", "name args value")
+_new_tuple = tuple.__new__   # Fact(...) without the Python frame of namedtuple's __new__
 
 
 # ---------------------------------------------------------------------------
@@ -247,6 +248,13 @@ def _record(state: dict, *entries) -> dict:
     return state
 
 
+def _record_one(state: dict, entry) -> dict:
+    """_record of one entry (a fact, a check, a derivation: most premises)."""
+    state = state.copy()
+    state[_TRACE] = (entry, state.get(_TRACE))
+    return state
+
+
 def _unwind(trace) -> tuple[list, list]:
     """(facts, child derivations) of a trace, each in the order of the proof."""
     facts, children = [], []
@@ -388,7 +396,7 @@ class Context:
             if value is not wanted:
                 self._failed = (premise, values)  # the values are formatted only for an error
                 return None
-            return _record(state, Fact(name, values, value))
+            return _record_one(state, _new_tuple(Fact, (name, values, value)))
         return Goal(fact_step)
 
     def check(self, predicate: Callable, *args):
@@ -402,7 +410,7 @@ class Context:
             if not predicate(*values):
                 self._failed = (name, values)  # formatted only for an error
                 return None
-            return _record(state, Fact(name, values, True))
+            return _record_one(state, _new_tuple(Fact, (name, values, True)))
         return Goal(check_step)
 
     def compute(self, function: Callable, *args):
@@ -426,7 +434,7 @@ class Context:
             values = values_of(state)
             result, child = self.ruleset.apply(judgment, node, self, *values)
             state = unify_terms(out, result, state)
-            return None if state is False else _record(state, child)
+            return None if state is False else _record_one(state, child)
         return Goal(derive_step)
 
     def derive_all(self, judgment: str, subs, outs, *inputs):

@@ -57,6 +57,7 @@ class Namer:
         self._given: dict[tuple, str] = {}
         self._tried: dict[str, int] = {}   # temp base -> the last suffix tried (names are never freed)
         self._temps: set[str] = set()   # the temporaries that hold a derivative
+        self._vars: set[str] = set()    # the names handed out by var()
         self._derivatives = None   # derivative_names(), until a name is handed out
 
     def _fresh(self, kind: str, base: str) -> str:
@@ -68,6 +69,8 @@ class Namer:
                 name, k = f"{base}{k}", k + 1
             self.used.add(name)
             self._given[key] = name
+            if kind == "var":
+                self._vars.add(name)
             self._derivatives = None
         return name
 
@@ -136,6 +139,10 @@ class Namer:
     def derivative_names(self) -> frozenset:
         """Every name handed out for a derivative variable."""
         if self._derivatives is None:   # asked once per declaration: built again only after a new name
-            self._derivatives = frozenset(name for (kind, _), name in self._given.items() if kind == "var") \
-                | self._temps
+            self._derivatives = frozenset(self._vars) | self._temps
         return self._derivatives
+
+    def is_derivative_name(self, name: str) -> bool:
+        """name in derivative_names(), without building it: the temporaries of a program run
+        to thousands, and each procedure's new ones would have it built again."""
+        return name in self._vars or name in self._temps

@@ -171,6 +171,79 @@ def test_for_loops_with_other_tests(n, tmp_path):
         _compiled(case, tmp_path)
 
 
+COUNTED_FOR = """
+#include <math.h>
+/* for loops whose indices the backward loop cannot replay, their trips counted (A-for-counted):
+   two indices meeting in the middle (the callee's writes through v bounded by them, so the
+   caller saves v[0..n-1] around the call), a stride read from the data, a body that moves
+   its index */
+static void fold(double *v, int n) {
+  int i, j;
+  double t;
+  for (i = 0, j = n - 1; i < j; i++, j--) {
+    t = v[i] * v[j], v[i] = sin(v[j]) + t, v[j] = t;
+  }
+}
+void counted(double *x, double *y, int n) {
+  int i, k, lo, hi;
+  double s = 0.0;
+  for (lo = 0, hi = n - 1; lo <= hi; ++lo, --hi)
+    s += x[lo] * cos(x[hi] * s);
+  fold(x, n);
+  k = 1 + (x[0] > 1.0);
+  for (i = 0; i < n; i += k)
+    s = s * x[i] + sin(s);
+  for (i = 0; i < n; i++) {
+    s = s + x[i] * x[i];
+    if (s > 3.0)
+      i = i + 1;
+  }
+  *y = s * x[1];
+}
+"""
+
+
+@pytest.mark.parametrize("n", [5, 6, 1])
+def test_for_loops_counted(n, tmp_path):
+    """Each backward loop runs the forward loop's trips from the count it pushed, popping
+    the indices the step overwrote. Replaying from the last index value (A-for) would take
+    the wrong trips of the loop that moves its index, and give lo and hi nothing."""
+    case = AdjointCase(COUNTED_FOR, "c", "counted(y x)/(x)", [real("x", 6), real("y", 1), integer("n", n)],
+                       filename="counted.c")
+    _interpreted(case)
+    text = case.adjoint.text
+    assert text.count("pushInteger4(ad_count") >= 4 and "pushReal8Array(x, n);" in text, text
+    if n == 5:
+        _compiled(case, tmp_path)
+
+
+COUNTED_FORMS = """
+#include <math.h>
+/* counted loops declaring their two indices (hoisted, in an outer loop), without an init,
+   halving their index */
+void forms(double *x, double *y, int n) {
+  int i = 1, k;
+  double s = 1.0;
+  for (k = 0; k < 2; k++) {
+    for (int a = 0, b = n - 1; a < b; a++, b--)
+      s = s * cos(x[a] * s) + x[b];
+  }
+  for (; i < n; i++)
+    s = s + sin(s * x[i]);
+  for (i = n - 1; i > 0; i = i / 2)
+    s = s * x[i];
+  *y = s;
+}
+"""
+
+
+def test_for_loops_counted_other_forms(tmp_path):
+    case = AdjointCase(COUNTED_FORMS, "c", "forms(y)/(x)", [real("x", 7), real("y", 1), integer("n", 7)],
+                       filename="forms.c")
+    _interpreted(case)
+    _compiled(case, tmp_path)
+
+
 STRUCT_RESULT = """
 #include <math.h>
 /* a struct returned, assigned, passed on by value to another call, in a loop (its
@@ -210,6 +283,63 @@ def test_struct_results(tmp_path):
                        filename="cpow.c")
     _interpreted(case)
     _compiled(case, tmp_path)
+
+
+STRUCT_INITS = """
+#include <math.h>
+/* structs declared with active initial values (a struct-valued call, a copy, a component
+   of an array of structs) between statements, and a by-value struct formal that its
+   function writes while the caller still reads the actual (its adjoint a local copy) */
+typedef struct { double x, y; int tag; } vec2;
+static vec2 make(double x, double y) {
+  vec2 v;
+  v.x = x * y;
+  v.y = sin(y);
+  v.tag = 0;
+  return v;
+}
+static vec2 scaled(vec2 a, double k) {
+  a.x = a.x * k;
+  a.y = a.y * a.x;
+  return a;
+}
+double inits(double *p, double *q) {
+  double s = p[0] * p[1];
+  vec2 u = make(p[0], s), w = make(p[2], p[1]);
+  q[0] = u.x;
+  vec2 v = u, arr[2];
+  arr[0] = w;
+  arr[1] = scaled(w, p[3]);
+  vec2 z = arr[1];
+  v.y = v.y * z.x;
+  q[1] = v.y + arr[0].x * w.y;
+  return u.x * v.y + z.y * w.x;
+}
+"""
+STRUCT_INITS_ARGS = [real("p", 4), real("q", 2)]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_structs_declared_with_active_initial_values(seed, tmp_path):
+    """A-decl-struct-init: each declaration becomes its declaration and the assignments of
+    its initial values (struct copies component by component). scaled's a is written while
+    inits still reads w: a_b adds into a local adjoint, given to the caller's at the end
+    (adding into the caller's directly counted wb's earlier increments twice)."""
+    case = AdjointCase(STRUCT_INITS, "c", "inits(inits q)/(p)", STRUCT_INITS_ARGS, seed=seed, filename="inits.c")
+    _interpreted(case)
+    text = case.adjoint.text
+    assert "vec2_diff ab = {0};" in text and "ab0->x = ab0->x + ab.x;" in text, text
+    assert "    vec2 v, arr[2];" in text, text
+    if seed == 1:
+        _compiled(case, tmp_path)
+
+
+def test_a_struct_declared_with_an_active_brace_list_is_refused():
+    source_text = ("typedef struct { double x, y; } v2;\n"
+                   "double f(double *p) {\n  v2 u = {p[0], p[1]};\n  return u.x * u.y;\n}\n")
+    with pytest.raises(UnsupportedError, match=r"f\.c:3: adjoint mode does not support a structure declared with an "
+                                               r"active initial value in braces yet"):
+        adspec.differentiate(source_text, head="f(f)/(p)", mode="adjoint", lang="c", filename="f.c")
 
 
 def test_a_struct_result_adjoint_is_of_the_diff_type():

@@ -341,6 +341,49 @@ def test_a_declaration_after_a_label_is_refused():
         adspec.differentiate(src, head="f(y)/(x)", mode="adjoint", lang="c", filename="l.c")
 
 
+DECLARED_AFTER_JUMPS = """
+#include <math.h>
+/* declarations with active initial values in a loop body after jump targets (a continue, a
+   switch's cases, a break out of it): hoisted to the function, their values pushed at each
+   trip for the backward sweep (sin and cos read them) */
+void g(double *x, double *y, int n) {
+  double s = 1.0;
+  int i;
+  for (i = 0; i < n; i++) {
+    if (x[i] > 1.2)
+      continue;
+    double t = sin(x[i] * s), u = t * t;
+    switch (i % 3) {
+    case 0:
+      s = s * t;
+      break;
+    case 1:
+      if (u > 0.5)
+        break;
+      s = s + u * x[i];
+    default:
+      s = s * cos(u);
+    }
+  }
+  *y = s;
+}
+"""
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_nested_declarations_after_jump_targets(seed, tmp_path):
+    """c18's form: the loop is lowered to a flow graph (5.5) and the declaration of t and u,
+    in a block after jump targets, is hoisted (A-decl-nested) rather than refused."""
+    case = AdjointCase(DECLARED_AFTER_JUMPS, "c", "g(y)/(x)", [real("x", (7,)), real("y", (1,)), integer("n", 7)],
+                       seed=seed, filename="g.c")
+    check = case.check()
+    assert check.stack_state == 0 and check.error < TOL, check.report()
+    assert "pushReal8(t);" in case.adjoint.text and "pushReal8(u);" in case.adjoint.text, case.adjoint.text
+    if seed == 1 and RUNTIME.is_dir():
+        compiled = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
+        assert compiled.error < TOL and compiled.interpreter_error < 1e-13, compiled.report()
+
+
 def test_stop_stays_in_the_forward_sweep():
     """STOP ends the run in the forward sweep, as in the original (rules/adjoint/statements.py);
     on a path that does not stop, the adjoint is the usual one."""

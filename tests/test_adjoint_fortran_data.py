@@ -135,6 +135,133 @@ def test_where_elsewhere():
     assert "elsewhere" in case.adjoint.text and ".not." in case.adjoint.text, case.adjoint.text
 
 
+# A-where-saved: the masks are written (by the WHERE's own statements), ELSEWHERE (mask) is
+# evaluated after the statements before it; in a loop, the masks are pushed at each trip
+WHERE_MOVING_MASK = """
+subroutine wm(a, b, x, s, n)
+  integer n, k
+  real(8) a(n), b(n), x, s
+  do k = 1, 3
+    where (a > 1.0d0)
+      a = 0.5d0*a*x
+      b = b + a
+    elsewhere (a < 0.9d0)
+      b = b*a
+      a = a + 0.3d0*x
+    elsewhere
+      a = a*a
+    end where
+  end do
+  s = sum(a*b)
+end subroutine
+"""
+WHERE_MOVING_MASK_ARGS = [real("a", (8,)), real("b", (8,)), real("x"), real("s"), integer("n", 8)]
+WHERE_NESTED = """
+subroutine wn(a, x, s, n)
+  integer n
+  real(8) a(n), x, s
+  where (a > 1.0d0)
+    a = a*x
+    where (a > 1.2d0) a = a - x*x
+  elsewhere
+    a = sin(a)*x
+  end where
+  s = sum(a*a)
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_where_whose_mask_its_statements_write(seed):
+    """The mask a > 1 is saved before a = 0.5*a*x moves a below 1, ELSEWHERE (a < 0.9)'s
+    after it (only where a > 1 was false); in the loop each trip pushes them. A backward
+    sweep evaluating the masks again, or one mask for all trips, gets other elements."""
+    case, check = dot_product(WHERE_MOVING_MASK, "wm(s)/(a b x)", WHERE_MOVING_MASK_ARGS, seed=seed)
+    text = lines(case.adjoint.text)
+    assert "wheremask = a > 1.0d0" in text and "where (.not. wheremask .and. .not. wheremask0)" in text, \
+        case.adjoint.text
+    assert text.count("call pushbooleanarray(wheremask, size(wheremask))") == 1 \
+        and text.count("call popbooleanarray(wheremask0, size(wheremask0))") == 1, case.adjoint.text
+    assert check.adjoint_side != 0.0
+
+
+def test_where_nested_runs_once():
+    """A WHERE nested in a WHERE: its mask is the outer one .and. its own, evaluated after
+    a = a*x; outside any loop the temporaries keep their values for the backward sweep
+    (no push)."""
+    case, _ = dot_product(WHERE_NESTED, "wn(s)/(a x)", [real("a", (8,)), real("x"), real("s"), integer("n", 8)])
+    text = lines(case.adjoint.text)
+    assert "wheremask0 = wheremask" in text and not any("booleanarray" in line for line in text), case.adjoint.text
+
+
+WHERE_CALLED = WHERE_NESTED + """
+subroutine top(a, x, s, n)
+  integer n
+  real(8) a(n), x, s
+  call wn(a, x, s, n)
+  s = s * x
+  call wn(a, x, s, n)
+end subroutine
+"""
+
+
+def test_where_in_a_procedure_called_split(tmp_path):
+    """-nocheckpoint: WN_FWD pushes the masks (two runs of the WHERE before the backward
+    sweeps), WN_BWD allocates its own temporaries to the masks' extents and pops them."""
+    args = [real("a", (8,)), real("x"), real("s"), integer("n", 8)]
+    case, _ = dot_product(WHERE_CALLED, "top(s)/(a x)", args, nooptim=frozenset({"checkpoint"}))
+    text = lines(case.adjoint.text)
+    assert "allocate(wheremask(size(a, 1)))" in text and "call pushbooleanarray(wheremask, size(wheremask))" in text, \
+        case.adjoint.text
+    check = AdjointCase(WHERE_CALLED, "fortran", "top(s)/(a x)", args, nooptim=frozenset({"checkpoint"})
+                        ).compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
+
+
+def test_where_mask_of_changing_shape_in_a_loop_refused():
+    source = ("subroutine r(a, x, n)\n  integer n, k\n  real(8) a(n), x\n  do k = 1, n\n"
+              "    where (a(1:k) > 1.0d0) a(1:k) = a(1:k)*x\n  end do\nend subroutine\n")
+    with pytest.raises(UnsupportedError, match=r":5: adjoint mode does not support a WHERE in a loop whose mask's "
+                                               r"shape may change from one run to the next yet"):
+        AdjointCase(source, "fortran", "r(a)/(a x)", [real("a", (5,)), real("x"), integer("n", 5)])
+
+
+IMPLICIT_LOCALS = """
+      SUBROUTINE IMPL(X, Y, N)
+      IMPLICIT DOUBLE PRECISION (A-H, O-Z)
+      DIMENSION X(N), W(2)
+      Y = 0.0D0
+      DO 10 I = 1, N
+         CALL STEP(X(I), Y)
+   10 CONTINUE
+      W(1) = Y * X(1)
+      W(2) = W(1) * Y
+      Y = W(1) + W(2)
+      END
+
+      SUBROUTINE STEP(XI, Y)
+      IMPLICIT DOUBLE PRECISION (A-H, O-Z)
+      T = XI * Y + 1.0D0
+      Y = Y + T * T
+      END
+"""
+
+
+def test_implicitly_typed_locals(tmp_path):
+    """T and Y's partials in STEP, the loop's T: locals no statement declares get adjoints
+    declared like them (tb real(8) by the same IMPLICIT) and zeroed where the backward sweep
+    starts, at each call of STEP_B. Arrays typed by IMPLICIT and dimensioned by DIMENSION
+    (X, W): their derivatives too (they were scalars, xd(i) a call, in both modes)."""
+    dot_product(IMPLICIT_LOCALS, "impl(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)])
+    case, _ = dot_product(IMPLICIT_LOCALS, "impl(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)],
+                          nooptim=UNMERGED)
+    text = lines(case.adjoint.text)
+    assert "real(8) :: tb" in text and "tb = 0.0d0" in text and "dimension xb(n), wb(2)" in text, case.adjoint.text
+    check = AdjointCase(IMPLICIT_LOCALS, "fortran", "impl(y)/(x)", [real("x", (4,)), real("y"), integer("n", 4)]
+                        ).compiled_check(tmp_path, flags=("-O2",), checked=True)
+    assert check.error < 1e-12 and check.interpreter_error < 1e-13, check.report()
+
+
 REDUCTIONS = """
 subroutine red(a, b, c, s, n)
   integer n
@@ -324,6 +451,8 @@ COMPILED = {
                                                    integer("n", 6)]),
     "WHERE saving values": (WHERE_SAVED, "ws(s)/(a b r)", [real("a", (6,)), real("b", (6,)), real("t", (6,)),
                                                            real("r"), real("s"), integer("n", 6)]),
+    "WHERE whose mask is written": (WHERE_MOVING_MASK, "wm(s)/(a b x)", WHERE_MOVING_MASK_ARGS),
+    "WHERE nested": (WHERE_NESTED, "wn(s)/(a x)", [real("a", (8,)), real("x"), real("s"), integer("n", 8)]),
     "moves": (MOVES, "mv(y)/(m v x)", [real("m", (4, 4)), real("v", (4,)), real("x"), real("y"), integer("n", 4)]),
     "overlapping lhs": (OVERLAP, "ov(y)/(a x)", [real("a", (6,)), real("x"), real("y"), integer("n", 6)]),
 }

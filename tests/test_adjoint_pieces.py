@@ -246,8 +246,43 @@ def test_pointer_assignment_compiled(tmp_path):
     assert check.error < TOL and check.interpreter_error < 1e-13, check.report()
 
 
+POINTER_AGAIN = """
+subroutine g(x, z, y)
+  real(8), target :: x(4), z(3)
+  real(8) :: y
+  real(8), pointer :: p(:)
+  p => x(2:4:2)
+  y = p(1) * p(2)
+  p = p * y
+  p => null()
+  p => z
+  y = y * sin(p(1)) + p(3)
+  p(2) = p(2) * y
+  p => x(1:3)
+  y = y * p(3) + z(2)
+end subroutine
+"""
+
+
+def test_pointer_associated_again(tmp_path):
+    """A-pointer-again: the backward sweep takes p and pb back to each earlier association
+    where the forward sweep moved them (p => z undone to null(), null() to x(2:4:2)): the
+    partials read p(1), p(3) of the target they were computed on, and p = p * y increments
+    xb(2:4:2). Leaving pb on x(1:3) would put those increments on other elements."""
+    case = AdjointCase(POINTER_AGAIN, "fortran", "g(y x z)/(x z)", [real("x", (4,)), real("z", (3,)), real("y")],
+                       filename="g.f90")
+    checked(case)
+    text = case.adjoint.text
+    backward = text[text.index("p => x(1:3)"):]
+    assert re.search(r"p => z\n\s*pb => zb\n", backward) and re.search(r"p => x\(2:4:2\)\n\s*pb => xb\(2:4:2\)", backward), \
+        text
+    if RUNTIME.is_dir():
+        check = case.compiled_check(tmp_path, flags=("-O2",), checked=True)
+        assert check.error < TOL and check.interpreter_error < 1e-13, check.report()
+
+
 @pytest.mark.parametrize("body, line", [
-    ("  p => x\n  y = p(1)\n  p => z\n  y = y * p(1)\n", 6),
+    ("  if (y > 1) p => z\n  p => x\n  y = y * p(1)\n", 7),
     ("  do i = 1, 2\n    p => x(i:)\n    y = y * p(1) * z(i)\n  end do\n", 7),
 ])
 def test_pointer_moved_refused(body, line):

@@ -129,3 +129,34 @@ void head(double *x, double *y, double *s, int k) {
 
 def test_c_loop_index_left_by_break_saved_before_the_next_loop():
     dot_product_test(C_INDEX_AFTER_BREAK, "c")   # relative error 0.48 before
+
+
+# Found by hypothesis (2026-11-27, test_random_programs_with_calls..., Fortran; shrunk by hand):
+# the checkpointed call leaves the forward sweep, and with it the only read of m there was,
+# but the adjoint call and the increment after it index x(...) and xb(...) with m: the
+# actuals' indices are use(I') of the call. m = k was sliced away; relative error 0.149.
+CALL_ACTUAL_INDEX = """
+real(8) function f(v)
+   real(8) :: v
+   f = sin(v)*0.5d0
+end function f
+
+subroutine g(a, v)
+   real(8) :: a(4), v
+   a(2) = a(2) + sin(v)
+end subroutine g
+
+subroutine head(x, y, s, k)
+   real(8) :: x(4), y(4), s, t
+   integer :: k, m, i, j, l, w, b
+   real(8) :: f
+   t = 0.5d0
+   m = k
+   call g(x, x(mod(m+14,4)+1))
+end subroutine head
+"""
+
+
+def test_index_of_a_call_actual_kept_where_the_call_leaves_the_forward_sweep():
+    result = dot_product_test(CALL_ACTUAL_INDEX, "fortran")
+    assert result.error < TOLERANCE and abs(result.tangent_side) > 0

@@ -6,6 +6,11 @@
   the partials built from the real operands.
 - `engine.datastack.roomy`: a recursion that goes up and down across CPython's 16 KiB frame
   chunks maps and unmaps a chunk at every crossing (page faults); from a roomy frame it does not.
+- The adjoint's shortcuts (issue 16, `adspec -b` on the 10,000-line files): `il.has_op` and
+  `il.called_names` answer what a walk answers; `scalar_operation` of a Fortran operation
+  takes array_operation's search for its own; isCalledSplit/Joint found once per procedure
+  from its own call sites equal the search over every call site; `Namer.is_derivative_name`
+  is membership in `derivative_names()`. Each on the adjoint of the corpus programs.
 """
 from __future__ import annotations
 
@@ -89,3 +94,86 @@ def test_differentiate_runs_on_a_roomy_stack():
     assert adspec.pipeline.differentiate.__wrapped__.__name__ == "differentiate"
     assert adspec.pipeline.differentiate.__name__ == "differentiate"
     assert adspec.pipeline.differentiate.__code__ is roomy(lambda: None).__code__
+
+
+# --- the adjoint's shortcuts ---------------------------------------------------------------------
+def _adjoint_corpus():
+    """(path, head) of the Fortran corpus programs that adjoint mode differentiates."""
+    from adspec.engine.errors import UnsupportedError
+    for param in PROGRAMS:
+        name, head, _ = param.values
+        try:
+            adspec.differentiate(str(program_path(name)), head=head, mode="adjoint")
+        except UnsupportedError:
+            continue
+        yield str(program_path(name)), head
+
+
+def test_has_op_and_called_names_answer_what_a_walk_answers():
+    from adspec.engine.il import called_names, has_op, walk
+    asked = [frozenset({"call"}), frozenset({"arrayTriplet"}), frozenset({"ident"}), frozenset({"mul", "div"}),
+             frozenset({"forall"}), frozenset({"ifExpr", "fieldAccess"})]
+    trees = 0
+    for param in PROGRAMS:
+        name, head, _ = param.values
+        tree = adspec.differentiate(str(program_path(name)), head=head, mode="tangent").tree
+        for unit in walk(tree):
+            trees += 1
+            for ops in asked:
+                assert has_op(unit, ops) == any(n.op in ops for n in walk(unit))
+            assert called_names(unit) == {n.kids[0] for n in walk(unit) if n.op == "call"}
+    assert trees > 10000
+
+
+def test_adjoint_shortcuts_answer_what_the_long_way_answers(monkeypatch):
+    from adspec.analyses.facts import Facts
+    from adspec.engine.il import Node
+    from adspec.rules.adjoint.context import AdjointContext, _outside_calls
+    from adspec.rules.naming import Namer
+    seen = {"operations": 0, "procedures": 0, "names": 0}
+    scalar = AdjointContext._scalar_operation
+
+    def searched(ctx, expr):   # the search the shortcut leaves out for Fortran operations
+        if ctx.array_operation(expr):
+            return False
+        if expr.op == "intrinsic" and ctx.linear_intrinsic(expr) and any(
+                isinstance(a, Node) and a.op == "namedArg" for a in expr.kids[1]):
+            return False
+        nodes = list(_outside_calls(expr))
+        if any(n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in nodes):
+            return False
+        indexed = {id(n.kids[0]) for n in nodes if n.op == "arrayAccess"}
+        return not any(n.op == "ident" and id(n) not in indexed and (s := ctx.symbol_of(n)) is not None and s.dims
+                       for n in nodes)
+
+    def checked_scalar(ctx, expr):
+        answer = scalar(ctx, expr)
+        assert answer == searched(ctx, expr), expr
+        seen["operations"] += 1
+        return answer
+
+    called = Facts._called
+
+    def checked_called(facts, name, checkpointed):
+        answer = called(facts, name, checkpointed)
+        proc = facts.program.procedure(name)
+        assert answer == any(site.callee is proc and facts._active_site(site)
+                             and (id(site.instr) in facts.results.snapshots) == checkpointed
+                             for site in facts.program.call_sites.values())
+        seen["procedures"] += 1
+        return answer
+
+    is_derivative_name = Namer.is_derivative_name
+
+    def checked_name(namer, name):
+        answer = is_derivative_name(namer, name)
+        assert answer == (name in namer.derivative_names())
+        seen["names"] += 1
+        return answer
+
+    monkeypatch.setattr(AdjointContext, "_scalar_operation", checked_scalar)
+    monkeypatch.setattr(Facts, "_called", checked_called)
+    monkeypatch.setattr(Namer, "is_derivative_name", checked_name)
+    programs = list(_adjoint_corpus())
+    assert len(programs) > 30
+    assert seen["operations"] > 300 and seen["procedures"] > 30 and seen["names"] > 30

@@ -269,6 +269,8 @@ FORTRAN_SCALAR(complex8, Complex8)
 FORTRAN_SCALAR(complex16, Complex16)
 FORTRAN_ARRAY(complex8, Complex8)
 FORTRAN_ARRAY(complex16, Complex16)
+/* A LOGICAL array (a WHERE's mask saved): its 4-byte values as they are, n at a time. */
+FORTRAN_ARRAY(boolean, int)
 CONTROL(1) CONTROL(2) CONTROL(3) CONTROL(4) CONTROL(5) CONTROL(6) CONTROL(7) CONTROL(8)
 
 /* A boolean is one bit: a Fortran LOGICAL comes back as 1 or 0 (.TRUE. or .FALSE.). */

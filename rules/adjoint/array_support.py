@@ -16,6 +16,8 @@ from ..tangent.expressions import OPERATOR_OPS, operands
 from .array_moves import MOVES, ArrayMoves
 from .expressions import _scaled, increment
 
+_SEARCHED = frozenset(OPERATOR_OPS + ("intrinsic",))   # see operands_searched
+
 NOMASK = Node("boolCst", (True,))
 # reductions whose value has the rank of their argument less one with dim=, else 0
 _REDUCTIONS = frozenset("sum product maxval minval norm2 count any all".split())
@@ -23,6 +25,7 @@ _REDUCTIONS = frozenset("sum product maxval minval norm2 count any all".split())
 # (array_moves.py), refused for the others (A-arr-refuse)
 _MOVES = frozenset("spread reshape pack cshift eoshift matmul transpose".split())
 _INQUIRIES = frozenset("size lbound ubound shape".split())
+_LOGICAL_OPS = frozenset("eq ne lt le gt ge and or not eqv neqv".split())
 _ON_ARRAYS = _REDUCTIONS | _MOVES | {"dot_product"}
 # statements that may write a variable given as their argument
 _WRITERS = ("call", "intrinsic", "io")
@@ -62,7 +65,7 @@ class ArraySupport(ArrayMoves):
             typ, ranked = self.type_of_ref(expr)   # a component: p%w, ps(:)%mass
             sections = [i for n in _parts(expr) if n.op == "arrayAccess" for i in n.kids[1] if i.op == "arrayTriplet"]
             return ranked if typ is not None and len(sections) <= 1 else None
-        if expr.op in OPERATOR_OPS:
+        if expr.op in OPERATOR_OPS or expr.op in _LOGICAL_OPS:   # a mask: t(:) < 1 .and. .not. k
             ranks = [self.value_rank(k) for k in expr.kids]
             return None if None in ranks else max(ranks)
         if expr.op == "arrayAccess" and expr.kids[0].op == "ident":   # a(maxloc(x, 1)): the indices' ranks
@@ -79,9 +82,12 @@ class ArraySupport(ArrayMoves):
     def array_operation(self, expr: Node) -> bool:
         """Fortran: an operator or intrinsic with an array among its operands (a whole array,
         a section, an array constructor): its adjoint is an array adjoint (fig. 14)."""
-        if self.lang != "fortran" or expr.op not in OPERATOR_OPS + ("intrinsic",):
-            return False
-        return self._holds_array(expr)
+        return self.operands_searched(expr) and self._holds_array(expr)
+
+    def operands_searched(self, expr: Node) -> bool:
+        """array_operation looks through expr's nodes (outside function calls' arguments)
+        for sections, array constructors and whole arrays: Fortran operators and intrinsics."""
+        return self.lang == "fortran" and expr.op in _SEARCHED
 
     def _holds_array(self, node: Node) -> bool:
         """An array constructor, a section, an intrinsic on arrays or a whole array (not
@@ -99,7 +105,11 @@ class ArraySupport(ArrayMoves):
             answer = (sym := self.symbol_of(node)) is not None and bool(sym.dims)
         else:
             kids = node.kids[1:] if node.op == "arrayAccess" and node.kids[0].op == "ident" else node.kids
-            answer = any(self._holds_array(n) for n in _child_nodes(kids))
+            answer = False
+            for kid in _child_nodes(kids):
+                if self._holds_array(kid):
+                    answer = True
+                    break
         self._array_operands[id(node)] = (node, self.procedure, answer)
         return answer
 
@@ -192,11 +202,11 @@ class ArraySupport(ArrayMoves):
                        for k in range(1, len(items) + 1))
         return items, picked, (Node("assign", (temp, val)),)
 
-    def fresh_array(self, base: str, rank: int, kind: int) -> Node:
-        """An allocatable real temporary of that rank (allocated on assignment, F2003)."""
-        name = self.names.temp(base, derivative=True)
+    def fresh_array(self, base: str, rank: int, kind: int, typ: str = "real") -> Node:
+        """An allocatable temporary of that rank (allocated on assignment, F2003)."""
+        name = self.names.temp(base, derivative=typ == "real")
         dims = tuple(Node("dim", (None, None)) for _ in range(rank))
-        self.extra_declarations.append((name, Node("type", ("real", kind, None)), dims))
+        self.extra_declarations.append((name, Node("type", (typ, kind, None)), dims))
         return Node("ident", (name,))
 
     # --- statements ---------------------------------------------------------------------------
@@ -294,8 +304,13 @@ class ArraySupport(ArrayMoves):
                 return False
         return True
 
-    def mask_changed(self, stmt: Node) -> bool:
-        return not self.mask_unchanged(stmt)
+    def masks_kept(self, stmt: Node) -> bool:
+        """maskUnchanged, and the WHERE has one mask (no ELSEWHERE (mask), no WHERE nested in
+        it): the backward sweep evaluates the mask again (A-where)."""
+        return self.mask_unchanged(stmt) and not any(n.op == "where" for n in walk(stmt) if n is not stmt)
+
+    def masks_saved(self, stmt: Node) -> bool:
+        return not self.masks_kept(stmt)
 
     def where_sweeps(self, stmt: Node, then_pairs: tuple, else_pairs: tuple) -> Node:
         """The WHERE with the forward sweeps of its statements, and the backward sweeps,
@@ -313,16 +328,127 @@ class ArraySupport(ArrayMoves):
             where = Node("where", (mask, then, other if stmt.kids[2] is not None else None), stmt.ann)
             kept = (where,) if then.kids or other.kids else ()   # all sliced away (4.9)
             return Node("block", (Node("block", kept), Node("block", backward)))
-        forward = []
-        for stmts, part_mask in parts:
-            run = []
-            for s in stmts + (None,):
-                if (s is None or s.op != "assign") and run:
-                    forward.append(Node("where", (part_mask, Node("block", tuple(run)), None), stmt.ann))
-                    run = []
-                if s is not None:
-                    (run if s.op == "assign" else forward).append(s)
-        return Node("block", (Node("block", tuple(forward)), Node("block", backward)))
+        forward = _masked_runs([(s, part_mask) for stmts, part_mask in parts for s in stmts], stmt.ann)
+        return Node("block", (Node("block", forward), Node("block", backward)))
+
+    # --- WHERE with its masks saved (A-where-saved) ----------------------------------------------
+    def saved_where_parts(self, stmt: Node) -> tuple:
+        """(STATEMENTS, CONTROLS, SETUPS, MASKS) of a WHERE whose masks the backward sweep
+        cannot evaluate again. Each mask M gets a logical temporary K, assigned where Fortran
+        evaluates M: the WHERE's before its first statement, an ELSEWHERE (mask)'s (a WHERE
+        nested in the ELSEWHERE part) after the statements before it, and only where the
+        pending control mask P holds (`K = P; where (K) K = M`: K is then P .and. M). Each
+        statement runs under its control mask, K or P .and. .not. K: a WHERE construct is the
+        sequence of its statements, each one masked. SETUPS[i] are the mask assignments to run
+        before STATEMENTS[i]; a mask no statement follows is not kept."""
+        stmts, controls, setups, masks, waiting, waiting_masks = [], [], [], [], [], []
+        logical = 4
+
+        def part(where: Node, pending: Node | None):
+            mask, then, other = where.kids
+            held = self.fresh_array("wheremask", self.known_rank(mask, where), logical, "logical")
+            if pending is None:
+                waiting.append(Node("assign", (held, mask), where.ann))
+            else:
+                waiting.extend((Node("assign", (held, pending), where.ann),
+                                Node("where", (held, Node("block", (Node("assign", (held, mask)),)), None), where.ann)))
+            waiting_masks.append(held)
+            other_control = Node("not", (held,)) if pending is None else Node("and", (pending, Node("not", (held,))))
+            for body, control in ((then, held), (other, other_control)):
+                for s in body.kids if body is not None else ():
+                    if s.op == "where":
+                        part(s, control)
+                        continue
+                    stmts.append(s)
+                    controls.append(control)
+                    setups.append(Node("block", tuple(waiting)))
+                    masks.extend(waiting_masks)
+                    waiting.clear()
+                    waiting_masks.clear()
+        part(stmt, None)
+        return tuple(stmts), tuple(controls), tuple(setups), tuple(masks)
+
+    def mask_record(self, stmt: Node, masks: tuple) -> Node:
+        """[PUSH ; POP] of the mask temporaries: nothing where the WHERE runs at most once in
+        a run of P_b (no loop holds it, no jump in the procedure, P not called split), so the
+        temporaries still hold their values in the backward sweep; else each run of the
+        WHERE pushes them and the backward sweep pops them, in the shapes the forward sweep
+        gave them last (the masks' shapes must not change from one run to the next)."""
+        if not masks or self.executed_once(stmt):
+            return Node("block", (Node("block", ()), Node("block", ())))
+        extents = self.mask_extents(stmt.kids[0]) if self.fixed_shape(stmt.kids[0]) else None
+        if extents is None:
+            self.refuse(stmt, "a WHERE in a loop whose mask's shape may change from one run to the next")
+        logical = Node("type", ("logical", 4, None))
+        pushes = tuple(self.push_array(k, logical, "push") for k in masks)
+        pops = []
+        for k in reversed(masks):   # P_bwd (split mode) pops into a temporary of its own, not allocated yet
+            allocation = Node("allocate", (k, tuple(Node("dim", (None, e)) for e in extents), None))
+            pops += [Node("if", (Node("not", (Node("intrinsic", ("allocated", (k,))),)), Node("block", (allocation,)),
+                                 None)), self.push_array(k, logical, "pop")]
+        return Node("block", (Node("block", pushes), Node("block", tuple(pops))))
+
+    def mask_extents(self, mask: Node) -> tuple | None:
+        """The extents of the mask's value, from an array of its rank in it: SIZE(a, d) of a
+        whole array, U - L + 1 of a section's triplets without stride (L, U: its bounds,
+        else the array's); None when none is found."""
+        rank = self.value_rank(mask)
+        stack = [mask]
+        while stack:
+            n = stack.pop()
+            if n.op == "ident":
+                sym = self.symbol_of(n)
+                if sym is not None and sym.dims and len(sym.dims) == rank:
+                    return tuple(Node("intrinsic", ("size", (n, Node("intCst", (d, None))))) for d in range(1, rank + 1))
+                continue
+            if n.op == "arrayAccess" and n.kids[0].op == "ident":
+                base, subscripts = n.kids
+                triplets = [(d, t) for d, t in enumerate(subscripts, 1) if t.op == "arrayTriplet"]
+                if len(triplets) == rank and all(t.kids[2] is None for _, t in triplets):
+                    one = Node("intCst", (1, None))
+                    return tuple(Node("add", (Node("sub", (t.kids[1] or Node("intrinsic", ("ubound", (base, Node("intCst", (d, None))))),
+                                                           t.kids[0] or Node("intrinsic", ("lbound", (base, Node("intCst", (d, None))))))), one))
+                                 for d, t in triplets)
+                stack.extend(_child_nodes(subscripts))
+                continue
+            stack.extend(_child_nodes(n.kids))
+        return None
+
+    def executed_once(self, stmt: Node) -> bool:
+        """stmt runs at most once per run of P_b's forward sweep: no loop holds it, the
+        procedure has no jump, and it is not called split (P_fwd and P_bwd are two runs)."""
+        body = self.procedure.node.kids[7]
+        path = _path_to(body, stmt)
+        return path is not None and not any(n.op in _LOOPS for n in path) \
+            and not any(n.op in _JUMPS for n in walk(body)) and not self.facts.is_called_split(self.procedure.name)
+
+    def fixed_shape(self, mask: Node) -> bool:
+        """The mask's arrays are explicit-shape (not allocatable, not pointers) and its
+        sections' bounds are integers nothing in the procedure changes."""
+        from ...analyses.tbr_sections import invariant
+        body = self.procedure.node
+        for n in walk(mask):
+            sym = self.symbol_of(n) if n.op == "ident" else None
+            if sym is not None and sym.dims and ({"allocatable", "pointer"} & set(sym.attrs)
+                                                 or any(d.kids[1] is None or d.kids[1].op == "star" for d in sym.dims)):
+                return False
+            if n.op == "arrayTriplet" and not all(b is None or invariant(b, body) for b in n.kids):
+                return False
+        return True
+
+    def saved_where_sweeps(self, stmt: Node, controls: tuple, setups: tuple, pairs: tuple, record: Node) -> Node:
+        """[SETUPS and the forward sweeps of the statements, each run of assignments of one
+        control in a WHERE of it; PUSH ; POP; the backward sweeps in reverse order] (each
+        backward sweep is already under its control mask)."""
+        from .context import flattened
+        items = []
+        for control, setup, pair in zip(controls, setups, pairs):
+            items.extend((s, None) for s in setup.kids)
+            items.extend((s, control) for s in flattened(pair.kids[0]).kids)
+        push, pop = record.kids
+        forward = _masked_runs(items, stmt.ann) + push.kids
+        backward = pop.kids + tuple(p.kids[1] for p in reversed(pairs))
+        return Node("block", (Node("block", forward), Node("block", backward)))
 
     def where_parts(self, stmt: Node) -> tuple:
         """(THEN statements, ELSE statements, the mask of each part): ELSEWHERE is under .not. M."""
@@ -366,6 +492,40 @@ def _unrolled(items: tuple) -> tuple:
     return tuple(out)
 
 
+def _masked_runs(items: list, ann) -> tuple:
+    """The statements of (statement, control mask) items, each run of assignments under one
+    control in one WHERE of it; the others (pushes, None control) as they are."""
+    out, run, run_mask = [], [], None
+    for s, mask in items + [(None, None)]:
+        if run and (s is None or s.op != "assign" or mask is None or mask != run_mask):
+            out.append(Node("where", (run_mask, Node("block", tuple(run)), None), ann))
+            run = []
+        if s is None:
+            continue
+        if s.op == "assign" and mask is not None:
+            run.append(s)
+            run_mask = mask
+        else:
+            out.append(s)
+    return tuple(out)
+
+
+def _path_to(root: Node, target: Node):
+    """The statements from root down to target (by identity), target excluded; None if absent."""
+    stack = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        for kid in _child_nodes(node.kids):
+            stack.append((kid, path + (node,)))
+    return None
+
+
+_LOOPS = frozenset(("do", "for", "while", "doWhile", "forall"))
+_JUMPS = frozenset(("goto", "computedGoto", "arithmeticIf"))
+
+
 def _parts(ref: Node) -> list:
     """The reference and the references it is a part of (p%w(2): itself, p%w, p)."""
     out = []
@@ -381,10 +541,12 @@ def _root(ref: Node) -> str | None:
     return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
 
 
-def _child_nodes(kids: tuple):
+def _child_nodes(kids: tuple, out: list | None = None) -> list:
     """The nodes that are children of a node with these kids (those in lists included)."""
+    out = [] if out is None else out
     for kid in kids:
-        if isinstance(kid, Node):
-            yield kid
-        elif isinstance(kid, tuple):
-            yield from _child_nodes(kid)
+        if type(kid) is Node:
+            out.append(kid)
+        elif type(kid) is tuple:
+            _child_nodes(kid, out)
+    return out

@@ -137,17 +137,9 @@ def a_array_nop(stmt, out, ctx, mask):
     return lall(), eq(out, pattern("block", EMPTY, EMPTY))
 
 
-@ADJOINT.rule("A-array-nested", judgment="adjmask", ops=("where",), section="4.11",
-              source="reconstructed: docs/rules.md#a-array", premises=(),
-              conclusion="where (M2) ..., MASK  →  file:line: refused")
-def a_array_nested(stmt, out, ctx, mask):
-    """A WHERE inside a WHERE would need the conjunction of the masks: refused for now."""
-    return lall(), ctx.compute(lambda s: ctx.refuse(s, "WHERE nested in WHERE"), stmt, out)
-
-
 @ADJOINT.rule("A-where", judgment="adjoint", ops=("where",), section="4.11",
               source="reconstructed: docs/rules.md#a-array",
-              premises=("isLiveForDiff(WHERE)", "maskUnchanged(M)", "THENi, M →adjmask [THENi→ ; THENi←]",
+              premises=("isLiveForDiff(WHERE)", "masksKept(WHERE)", "THENi, M →adjmask [THENi→ ; THENi←]",
                         "ELSEi, .not. M →adjmask [ELSEi→ ; ELSEi←]"),
               conclusion="where (M) THEN elsewhere ELSE  →\n"
                          "  [where (M) {THEN→} elsewhere {ELSE→} ; ELSEn← ... ELSE1←; THENn← ... THEN1←]")
@@ -155,23 +147,39 @@ def a_where(stmt, out, ctx):
     """Fig. 14 third row: the WHERE's masks are kept by the adjoint, each backward
     instruction under the mask of its statement (`where (t(:)<0) ab(:) = 0.0`), a scalar's
     increment summing under it. The backward sweep evaluates the mask again: no statement
-    of the procedure may write its variables (else refused, A-where-refuse)."""
+    of the procedure may write its variables, and it is the WHERE's only mask (else
+    A-where-saved)."""
     thens, elses, mask, other, then_pairs, else_pairs = (var() for _ in range(6))
     guard = lall(eq(stmt, pattern("where", var(), var(), var())), ctx.fact("is_live_for_diff", stmt),
-                 ctx.check(ctx.mask_unchanged, stmt))
+                 ctx.check(ctx.masks_kept, stmt))
     body = lall(ctx.compute(ctx.where_parts, stmt, (thens, elses, mask, other)),
                 ctx.derive_all("adjmask", thens, then_pairs, mask), ctx.derive_all("adjmask", elses, else_pairs, other),
                 ctx.compute(ctx.where_sweeps, stmt, then_pairs, else_pairs, out))
     return guard, body
 
 
-@ADJOINT.rule("A-where-refuse", judgment="adjoint", ops=("where",), section="4.11",
+@ADJOINT.rule("A-where-saved", judgment="adjoint", ops=("where",), section="4.11",
               source="reconstructed: docs/rules.md#a-array",
-              premises=("isLiveForDiff(WHERE)", "¬maskUnchanged(M)"), conclusion="where (M) ...  →  file:line: refused")
-def a_where_refuse(stmt, out, ctx):
-    """The mask's variables are written: the backward sweep would need the mask saved."""
-    guard = lall(ctx.fact("is_live_for_diff", stmt), ctx.check(ctx.mask_changed, stmt))
-    return guard, ctx.compute(lambda s: ctx.refuse(s, "WHERE whose mask's variables are written"), stmt, out)
+              premises=("isLiveForDiff(WHERE)", "¬masksKept(WHERE)",
+                        "WHERE →maskParts (S1, C1, SET1) .. (Sn, Cn, SETn), K1..Km",
+                        "Si, Ci →adjmask [Si→ ; Si←]", "K1..Km →maskRecord [PUSH ; POP]"),
+              conclusion="WHERE  →  [SET1; where (C1) S1→; ...; SETn; where (Cn) Sn→; PUSH ;\n"
+                         "           POP; Sn← ... S1←]")
+def a_where_saved(stmt, out, ctx):
+    """Fig. 14 third row with the masks saved: the backward sweep cannot evaluate them again
+    (the WHERE's statements, or others of the procedure, write their variables; an
+    ELSEWHERE (mask) is evaluated after the statements before it). Each mask goes into a
+    logical temporary Kj where Fortran evaluates it, each statement Si runs under its control
+    mask Ci (of the Kj, which nothing else writes), forward as backward; in a loop the
+    Kj are pushed after the WHERE and popped before its backward sweep (maskRecord)."""
+    stmts, controls, setups, masks, pairs, record = (var() for _ in range(6))
+    guard = lall(eq(stmt, pattern("where", var(), var(), var())), ctx.fact("is_live_for_diff", stmt),
+                 ctx.check(ctx.masks_saved, stmt))
+    body = lall(ctx.compute(ctx.saved_where_parts, stmt, (stmts, controls, setups, masks)),
+                ctx.derive_each("adjmask", stmts, pairs, controls),
+                ctx.compute(ctx.mask_record, stmt, masks, record),
+                ctx.compute(ctx.saved_where_sweeps, stmt, controls, setups, pairs, record, out))
+    return guard, body
 
 
 @ADJOINT.rule("A-where-dead", judgment="adjoint", ops=("where",), section="4.9", source="verbatim",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ...engine.bitsets import zones_of
 from ...engine.errors import SourceError, UnsupportedError
-from ...engine.il import Node, walk
+from ...engine.il import Node, walk, walk_statements
 from ..tangent.globals import global_owner
 
 LOOPS = ("do", "for", "while", "doWhile")
@@ -75,27 +75,75 @@ class CDataContext:
         return self.names.var(name)
 
     def component_with_adjoint(self, ref: Node) -> bool:
-        """A-ref-field applies: C refuses a pointer component (its adjoint pointer would be
-        unset: pointer components of adjoint structures are not managed yet)."""
+        """A-ref-field applies: C refuses a pointer component whose adjoint pointer nothing
+        sets (managed_component says which are set)."""
         if self.c:
             owner = self.type_of_c_ref(ref.kids[0])
             found = self.types.structures.table.fields(owner).get(ref.kids[1]) if owner is not None else None
-            if found is not None and found[1].kids[3] and not self.allocated_component(ref):
+            if found is not None and found[1].kids[3] and not self.managed_component(ref):
                 self.refuse(self.statement_of(ref), f"the adjoint of the pointer component {ref.kids[1]} of a structure")
         return True
 
-    def allocated_component(self, ref: Node) -> bool:
-        """ref is a pointer component of a local structure (`a.data`, `rows[k].data`) that
-        the function only sets by its own mallocs: the adjoint component is set by the
-        matching callocs (A-malloc-diff), and freed with it."""
+    def managed_component(self, ref: Node) -> bool:
+        """ref is a pointer component (`a.data`, `rows[k].data`, `m->data`) of a local
+        structure or of one a formal points to, that the function moves only by its own
+        mallocs and the active calls it passes the structure to: the adjoint component is
+        set alongside, by the matching callocs (A-malloc-diff), by the callees' split sweeps
+        (mat_alloc_fwd), or, for a formal's, by the caller (the tangent's diff mem management:
+        the caller's adjoint structure holds the adjoint pointer)."""
         key = pointer_key(ref)
-        if key is None or ref.op != "fieldAccess" or key not in self._allocations:
+        if key is None or ref.op != "fieldAccess" or _root(ref) not in self.procedure.scope.symbols:
             return False
-        sym = self.symbol_of(ref)
-        if sym is None or sym.formal is not None or _root(ref) not in self.procedure.scope.symbols:
+        known = self._managed.get((key, pointer_zone_name(ref)))
+        if known is None:
+            body = self.procedure.node.kids[7]
+            known = not any(n.op in ("assign", "pointerAssign") and pointer_key(n.kids[0]) == key for n in walk(body)) \
+                and not any(n.op == "call" and _moves(self, n, ref) and not self.facts.is_active_call(n)
+                            for n in walk(body))
+            self._managed[(key, pointer_zone_name(ref))] = known
+        return known
+
+    def allocated_component(self, ref: Node) -> bool:
+        """A managed pointer component that this function allocates (its pointer is saved
+        with the adjoint's where an allocation may run twice)."""
+        return pointer_key(ref) in self._allocations and self.managed_component(ref)
+
+    def freed_here(self, stmt: Node) -> bool:
+        """free(P) of a block that this function allocated: P is a local pointer (or a
+        component of a local structure) that only this function's mallocs set."""
+        target = stmt.kids[0]
+        if pointer_key(target) not in self._allocations or _root(target) in self.procedure.formals:
             return False
         body = self.procedure.node.kids[7]
-        return not any(n.op in ("assign", "pointerAssign") and pointer_key(n.kids[0]) == key for n in walk(body))
+        return not any(n.op == "call" and _moves(self, n, target) for n in walk(body))
+
+    def freed_elsewhere(self, stmt: Node) -> bool:
+        """A-free-kept applies: C frees, through a managed pointer component with an adjoint,
+        a block that may come from elsewhere (a caller, another helper). Refused in a
+        procedure its caller checkpoints or no active call reaches (a head): the block's
+        allocation, whose backward point frees it, is not in the adjoint code there."""
+        if not self.c or stmt.op != "deallocate" or self.freed_here(stmt) or self.deferred_free(stmt):
+            return False
+        target = stmt.kids[0]
+        if target.op != "fieldAccess" or not self.managed_component(target) \
+                or not self.facts.has_derivative(target, stmt):
+            return False
+        name = self.procedure.name
+        if _root(target) in self.procedure.formals and (not self.facts.is_called(name) or self.facts.is_called_joint(name)
+                                                        or name in self.facts.results.heads):
+            self.refuse(stmt, "freeing memory of the caller in a procedure that is a head or whose call is "
+                              "checkpointed")
+        return True
+
+    def kept_block(self, stmt: Node) -> Node:
+        """[push(P); push(Pb) ; pop(Pb); pop(P)]: the forward sweep keeps the block and its
+        adjoint (the backward sweep reads the one, increments the other); the backward sweep,
+        at the point of the free, gets the pointers back for what runs before it backward,
+        down to the allocation's backward point, which frees both."""
+        target = stmt.kids[0]
+        target_b, _ = self.ruleset.apply("ref", target, self)
+        return Node("block", (Node("block", (self.push_pointer(target), self.push_pointer(target_b))),
+                              Node("block", (self.pop_pointer(target_b), self.pop_pointer(target)))))
 
     def pointer_variable(self, ref: Node) -> bool:
         """ref is a C pointer itself (`p`, not `*p` nor `p[i]`)."""
@@ -277,9 +325,11 @@ class CDataContext:
         """Before a procedure: its statements inside loops, and how often each pointer is
         allocated (an allocation that may run twice overwrites a pointer the backward sweep
         frees)."""
-        self._in_loops = {id(s) for loop in walk(body) if loop.op in LOOPS for s in walk(loop.kids)}
-        self._allocations = {}
-        for stmt in walk(body):
+        # statements only (an allocation is one): the expressions are most of the nodes
+        self._in_loops = {id(s) for loop in walk_statements(body) if loop.op in LOOPS
+                          for s in walk_statements(loop.kids) if s.op == "allocate"}
+        self._allocations, self._managed = {}, {}
+        for stmt in walk_statements(body):
             key = pointer_key(stmt.kids[0]) if stmt.op == "allocate" else None
             if key is not None:
                 self._allocations[key] = self._allocations.get(key, 0) + 1
@@ -289,12 +339,15 @@ class CDataContext:
         procedure allocates, whose block the backward sweep frees in its place."""
         if not self.c or stmt.op not in ("allocate", "deallocate"):
             return False
-        if stmt.op == "deallocate":
-            target = stmt.kids[0]
-            if pointer_key(target) not in self._allocations or _root(target) in self.procedure.formals:
-                if self.deferred_free(stmt):
-                    return False  # A-free-deferred
-                self.refuse(stmt, "freeing memory that the function does not allocate itself")
+        if stmt.op == "deallocate" and not self.freed_here(stmt):
+            if self.deferred_free(stmt) or self.freed_elsewhere(stmt):
+                return False  # A-free-deferred, A-free-kept
+            self.refuse(stmt, "freeing memory that the function does not allocate itself")
+        if stmt.op == "allocate" and _root(stmt.kids[0]) in self.procedure.formals:
+            name = self.procedure.name
+            if not self.facts.is_called(name) or self.facts.is_called_joint(name) or name in self.facts.results.heads:
+                self.refuse(stmt, "allocating memory for the caller in a procedure that is a head or whose call is "
+                                  "checkpointed")
         return True
 
     def pointer_rvars(self, stmt: Node) -> tuple:
@@ -343,7 +396,8 @@ class CDataContext:
 
 
 def pointer_key(ref: Node) -> str | None:
-    """The pointer a reference names, its indices dropped (`p`, `a.data`, `rows[].data`):
+    """The pointer a reference names, its indices dropped (`p`, `a.data`, `rows[].data`,
+    `*r.data` for r->data):
     allocations are counted per key."""
     if ref.op == "ident":
         return ref.kids[0]
@@ -353,6 +407,9 @@ def pointer_key(ref: Node) -> str | None:
     if ref.op == "arrayAccess":
         base = pointer_key(ref.kids[0])
         return None if base is None else f"{base}[]"
+    if ref.op == "deref":
+        base = pointer_key(ref.kids[0])
+        return None if base is None else f"*{base}"
     return None
 
 
@@ -376,3 +433,28 @@ def _reversed(stmts: tuple) -> tuple:
         else:
             out.append(s)
     return tuple(out)
+
+
+def _moves(ctx, call: Node, ref: Node) -> bool:
+    """The call may set the pointer ref (a pointer component of the caller's structure)."""
+    try:
+        return pointer_zone_name(ref) in ctx.facts.call_moved_pointers(call)
+    except ValueError:   # not a call of a procedure of the program (an intrinsic, malloc)
+        return False
+
+
+def pointer_zone_name(ref: Node) -> str | None:
+    """The name of the zone of a pointer reference: `m.data`, `rows.data` (the elements of an
+    array are one zone), `m->data`."""
+    if ref.op == "ident":
+        return ref.kids[0]
+    if ref.op == "arrayAccess":
+        return pointer_zone_name(ref.kids[0])
+    if ref.op == "fieldAccess":
+        base = ref.kids[0]
+        if base.op == "deref":
+            inner = pointer_zone_name(base.kids[0])
+            return None if inner is None else f"{inner}->{ref.kids[1]}"
+        inner = pointer_zone_name(base)
+        return None if inner is None else f"{inner}.{ref.kids[1]}"
+    return None

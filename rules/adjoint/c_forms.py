@@ -142,6 +142,9 @@ class CForms:
 
 def _scopes(body: Node) -> dict:
     """id(declaration) -> the block it is declared in (its scope), for the declarations
-    directly in a block of body."""
-    return {id(k): b for b in walk(body) if b.op == "block" for k in b.kids
-            if isinstance(k, Node) and k.op == "varDecl"}
+    directly in a block of body; a for loop's `for (int i = 0, j = n; ...)`: the loop."""
+    blocks = {id(k): b for b in walk(body) if b.op == "block" for k in b.kids
+              if isinstance(k, Node) and k.op == "varDecl"}
+    loops = {id(f.kids[0]): f for f in walk(body) if f.op == "for" and f.kids[0] is not None
+             and f.kids[0].op == "varDecl"}
+    return {**blocks, **loops}

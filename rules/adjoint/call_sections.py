@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ...analyses.regions import Affine, Regions, affine, assigned_names
 from ...engine.il import Node, walk
+from .c_data import _moves, pointer_key
 
 INTEGER = Node("type", ("integer", 4, None))
 
@@ -66,7 +67,51 @@ class SectionSupport:
         word = self._kind_word(target, sites[0].kids[2]) + "Array"
         return self._saved_sections(name, ((Affine.of(0), count.minus(Affine.of(1))),), word, restored)
 
-    def _saved_sections(self, name: str, sections: tuple, word: str, restored) -> tuple:
+    def component_of_block(self, zone: str) -> Node | None:
+        """The pointer component of a local structure (`m.data`, not `rows[k].data`) through
+        which the memory of the zone is reached: the zone `*m.data`, or an allocation site
+        heap@LINE that only `m.data = malloc(..)` fills; None for any other zone."""
+        if zone.startswith("*"):
+            owner, _, field = zone[1:].partition(".")
+            target = Node("fieldAccess", (Node("ident", (owner,)), field)) if field and "." not in field else None
+        else:
+            line = int(zone[5:]) if zone.startswith("heap@") and zone[5:].isdigit() else None
+            sites = [s for s in walk(self.procedure.node.kids[7]) if isinstance(s, Node) and s.op == "allocate"
+                     and s.line == line]
+            target = sites[0].kids[0] if len(sites) == 1 else None
+        if target is None or target.op != "fieldAccess" or target.kids[0].op != "ident":
+            return None
+        sym = self.symbol_of(target.kids[0])
+        return target if sym is not None and sym.formal is None and not sym.dims and not sym.ptr else None
+
+    def component_block_saved(self, component: Node, node: Node, restored=frozenset()) -> tuple:
+        """(forward, backward) for the block the pointer component (`m.data`) points to at
+        the call node: the block of the last allocation into it before the call's statement,
+        at the top of the body, whole (its length expression reads no variable the procedure
+        changes); refused where another allocation, an assignment or a call may have moved
+        the pointer since."""
+        body = self.procedure.node.kids[7].kids
+        key = pointer_key(component)
+        here = next((i for i, s in enumerate(body) if any(n is node for n in walk(s))), 0)
+        sites = [(i, s) for i, top in enumerate(body) for s in walk(top)
+                 if isinstance(s, Node) and s.op == "allocate" and pointer_key(s.kids[0]) == key]
+        before = [(i, s) for i, s in sites if i < here]
+        last = before[-1] if before else None
+        count = affine(last[1].kids[1][0]) if last is not None and len(last[1].kids[1]) == 1 else None
+        between = body[last[0] + 1:here + 1] if last is not None else ()
+        moved = last is None or last[1] is not body[last[0]] or any(i == here for i, _ in sites) \
+            or any(n.op in ("assign", "pointerAssign") and pointer_key(n.kids[0]) == key
+                   for n in walk(self.procedure.node.kids[7])) \
+            or any(n.op == "call" and _moves(self, n, component) for s in between for n in walk(s))
+        assigned = assigned_names(self.procedure.node.kids[7])
+        if moved or count is None or any(n.op == "ident" and n.kids[0] in assigned - restored
+                                         for n in walk(count.node())):
+            self.refuse(node, f"saving the memory {self._show(component)} points to around a call (its size is "
+                              f"not known here)")
+        word = self._kind_word(component, last[1].kids[2]) + "Array"
+        return self._saved_sections(component, ((Affine.of(0), count.minus(Affine.of(1))),), word, restored)
+
+    def _saved_sections(self, name: str | Node, sections: tuple, word: str, restored) -> tuple:
         proc = self.procedure
         assigned = assigned_names(proc.node.kids[7])
         forward, backward = [], []
@@ -77,7 +122,7 @@ class SectionSupport:
             offset, count = low.node(), count.node()
             forward_ints = backward_ints = ()
             pushed = popped = (self._section(name, offset, count), count)
-            if any(n.op == "ident" and n.kids[0] in assigned - restored for n in walk(Node("block", pushed))):
+            if any(n.op == "ident" and n.kids[0] in assigned - restored for n in walk(Node("block", (offset, count)))):
                 # the bounds read variables the procedure changes: the backward sweep pops them first
                 temps = self.fresh("ad_offset", INTEGER), self.fresh("ad_count", INTEGER)
                 forward_ints = tuple(Node("call", (self._stack_name("push", "Integer4"), (v,))) for v in (offset, count))
@@ -98,10 +143,10 @@ class SectionSupport:
             return call
         return Node("if", (Node("gt", (count, Node("intCst", (0, None)))), Node("block", (call,)), None))
 
-    def _section(self, name: str, offset: Node, count: Node) -> Node:
+    def _section(self, name: str | Node, offset: Node, count: Node) -> Node:
         """The section's first argument to push/pop: C NAME + OFFSET (NAME for a zero offset),
         Fortran NAME(OFFSET:OFFSET+COUNT-1) (offsets are indices there)."""
-        ref = Node("ident", (name,))
+        ref = Node("ident", (name,)) if isinstance(name, str) else name
         if not self.c:
             last = Affine.of(-1).plus(affine(offset)).plus(affine(count)).node()
             return Node("arrayAccess", (ref, (Node("arrayTriplet", (offset, last, None)),)))
@@ -112,3 +157,4 @@ class SectionSupport:
         if found is None or found.program is not self.program:
             found = self._region_summaries = Regions(self.program)
         return found
+

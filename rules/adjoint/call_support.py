@@ -6,11 +6,13 @@ a procedure that is called (they go in and out as the caller's). A mixin of Adjo
 (rules/adjoint/context.py): `self` is the context."""
 from __future__ import annotations
 
-from ...engine.il import EMPTY_ANN, Node, walk
+from ...analyses.common import saved_locals
+from ...engine.il import EMPTY_ANN, Node, walk, walk_statements
 from ..tangent.call_helpers import _in_dummy_order, _is_optional
 from ..tangent.context import _replaced
 from ..tangent.types import is_void
 from .array_support import _root
+from .c_data import pointer_key
 from .dummy_arrays import DummyArrays
 from .call_sections import SectionSupport
 
@@ -27,9 +29,18 @@ class CallSupport(SectionSupport, DummyArrays):
         pushes, pops = [], []
         scalars = frozenset(n for n in names if (s := self.procedure.scope.lookup(n)) is not None
                             and not s.dims and not s.ptr)
+        blocks = {}   # the blocks reached through pointer components of local structures, once each
         for name in sorted(names, key=lambda n: (n in scalars, n)):  # sections first: their bounds
             # may read the scalars, popped before them
             sym = self.procedure.scope.lookup(name)
+            component = self.component_of_block(name) if sym is None and self.c and node.op == "call" else None
+            if component is not None:
+                if pointer_key(component) not in blocks:
+                    blocks[pointer_key(component)] = True
+                    forward, backward = self.component_block_saved(component, node, scalars)
+                    pushes.extend(forward)
+                    pops.extend(backward)
+                continue
             if sym is None and self.c and name.startswith("heap@"):   # a block this procedure allocates
                 forward, backward = self.heap_saved(name, node, scalars)
                 pushes.extend(forward)
@@ -74,8 +85,8 @@ class CallSupport(SectionSupport, DummyArrays):
             extent = high if self.c or low is None or low == Node("intCst", (1, None)) else \
                 Node("add", (Node("sub", (high, low)), Node("intCst", (1, None))))
             size = extent if size is None else Node("mul", (size, extent))
-        assigned = {n.kids[0].kids[0] for n in walk(self.procedure.node.kids[7])
-                    if isinstance(n, Node) and n.op == "assign" and n.kids[0].op == "ident"}
+        assigned = {n.kids[0].kids[0] for n in walk_statements(self.procedure.node.kids[7])
+                    if n.op == "assign" and n.kids[0].op == "ident"}
         if any(n.op == "ident" and n.kids[0] in assigned for n in walk(size)):
             return None
         return size
@@ -105,7 +116,18 @@ class CallSupport(SectionSupport, DummyArrays):
                 sym = self.procedure.scope.lookup(n.kids[0]) if isinstance(n, Node) and n.op == "ident" else None
                 if sym is not None and not sym.attrs & {"parameter", "intent(in)"}:
                     out.add(n.kids[0])
-        return frozenset(out)
+        kept = self._kept_pointers(call, out)
+        return frozenset(out - kept)
+
+    def _kept_pointers(self, call: Node, names: set) -> set:
+        """The C pointers to structures among names (`a` of `a->nrows`) whose value and memory
+        neither the call nor the sequel's sweeps change (Adj-out⁺(C)): the actual reads the
+        same there (the structures themselves, of a number not known here, could not be saved)."""
+        pointers = {n for n in names if self.c and (sym := self.procedure.scope.lookup(n)) is not None
+                    and sym.ptr == 1 and not sym.dims and self.c_structure(Node("deref", (Node("ident", (n,)),)))}
+        if not pointers:
+            return set()
+        return pointers - self.facts.modified_after_names(call) - self.facts.call_written_names(call)
 
     def call_matters(self, call: Node) -> bool:
         """A call that is not differentiated stays: it is diff-live, or it overwrites a
@@ -376,9 +398,7 @@ class CallSupport(SectionSupport, DummyArrays):
         not write (C: every by-value formal), `in-zero` for what it overwrites wholly before
         reading, `in-out` otherwise."""
         proc = self.procedure
-        saved = sorted(n for n, sym in proc.scope.symbols.items() if sym.kind == "variable" and sym.formal is None
-                       and "parameter" not in sym.attrs and (sym.attrs & {"save", "static"}
-                                                             or (not self.c and sym.init is not None)))
+        saved = saved_locals(proc)   # what rules/adjoint/saved_locals.py did not move to global state
         if saved:  # P_b reruns P: the value it kept from the last call is gone, its adjoint would be too
             self.refuse(proc.node, f"SAVE or static local variables ({', '.join(saved)}) in a procedure whose "
                                    f"adjoint is called")
@@ -432,8 +452,15 @@ class CallSupport(SectionSupport, DummyArrays):
         if valued:  # P_fwd returns P's value: Fortran, a function whose RESULT is P's result variable
             fwd_kind, fwd_type, fwd_result = "function", rtype, None if self.c else result or name
         body = Node("block", forward.kids + (saved.kids[0],) + returned)
-        fwd = Node("procedure", (self.names.sweep_proc(source, "fwd"), fwd_kind, params, fwd_result, fwd_type, attrs,
-                                 decls + self.temporary_declarations(), flattened(body), ()), proc.ann)
+        managed = {self.names.var(f) for f in self.facts.memory_managing_formals(name)}
+        if managed and valued:
+            self.refuse(proc, "a function that allocates or frees the memory of its arguments, called in split mode")
+        fwd_params = tuple(a for a in bwd.kids[2] if a in params or a in managed)   # the adjoint memory too
+        fwd_decls = tuple(d.with_kids(d.kids[0], d.kids[1], tuple(x for x in d.kids[2] if x.kids[0] in managed))
+                          for d in bwd.kids[6] if d.op == "varDecl" and any(x.kids[0] in managed for x in d.kids[2]))
+        fwd = Node("procedure", (self.names.sweep_proc(source, "fwd"), fwd_kind, fwd_params, fwd_result, fwd_type,
+                                 attrs, decls + fwd_decls + self.temporary_declarations(), flattened(body), ()),
+                   proc.ann)
         return Node("block", (fwd, bwd))
 
     def _returned_value(self, proc: Node) -> tuple:
@@ -457,6 +484,28 @@ class CallSupport(SectionSupport, DummyArrays):
             self.extra_declarations.append((split, rtype, ()))
         return split
 
+    def forward_arguments(self, call: Node, args_b: tuple) -> tuple:
+        """The arguments of P_fwd: P's, each formal through which P allocates or frees memory
+        followed by the caller's adjoint of the actual (taken from P_b's, ARGSb)."""
+        callee = self.program.procedure(call.kids[0])
+        managed = self.facts.memory_managing_formals(callee.name)
+        if not managed:
+            return call.kids[1]
+        with_adjoint = self.facts.diff_formals(callee.name)
+        adjoints = {self.names.var(v) for v in self.facts.diff_variables(self.procedure.name)}
+        out, k = [], 0
+        for formal in callee.formals:
+            out.append(args_b[k])
+            k += 1
+            if formal in with_adjoint:
+                if formal in managed:
+                    if _root(args_b[k]) not in adjoints:   # a dummy adjoint: no adjoint memory to manage
+                        self.refuse(call, f"a call that allocates or frees the memory of an argument with no adjoint "
+                                          f"({formal})")
+                    out.append(args_b[k])
+                k += 1
+        return tuple(out)
+
     def argument_record(self, call: Node) -> Node:
         """[push ; pop] of the scalars the actual arguments read besides the memory they pass,
         pushed after P_fwd (which leaves its trajectory above them) and popped before P_bwd:
@@ -468,17 +517,17 @@ class CallSupport(SectionSupport, DummyArrays):
         return self.saved(reads, call)
 
     def copied_formals(self) -> frozenset:
-        """C by-value formals of a called procedure that the procedure assigns (seed 001):
-        their adjoint is a local `xb`, added to the caller's `*xb0` at the end; the others
-        (only read) use the caller's `*xb` directly."""
+        """C by-value formals of a called procedure that the procedure assigns, whole or a
+        component of a struct (seed 001): their adjoint is a local `xb`, added to the caller's
+        `*xb0` at the end; the others (only read) use the caller's `*xb` directly."""
         proc = self.procedure
         if proc is None or not self.c or not self.facts.is_called(proc.name):
             return frozenset()
         known = self._copied.get(proc.name)
         if known is None:
             body = proc.node.kids[7]
-            assigned = {n.kids[0].kids[0] for n in walk(body) if isinstance(n, Node) and n.op == "assign"
-                        and n.kids[0].op == "ident"}
+            assigned = {_root(n.kids[0]) for n in walk(body) if isinstance(n, Node) and n.op == "assign"
+                        and n.kids[0].op in ("ident", "fieldAccess")}
             assigned |= {n.kids[0].kids[0] for n in walk(body) if isinstance(n, Node) and n.op == "address"
                          and n.kids[0].op == "ident"}
             known = self._copied[proc.name] = frozenset(
@@ -490,12 +539,28 @@ class CallSupport(SectionSupport, DummyArrays):
         return self.names.var(formal) + "0"
 
     def copied_transfers(self) -> tuple:
-        """*xb0 = *xb0 + xb at the end of P_b, for each copied formal."""
+        """*xb0 = *xb0 + xb at the end of P_b, for each copied formal (a struct's component by
+        component: C has no + of structs)."""
         out = []
         for formal in sorted(self.copied_formals()):
             outer = Node("deref", (Node("ident", (self.copied_parameter(formal),)),))
-            out.append(Node("assign", (outer, Node("add", (outer, Node("ident", (self.names.var(formal),)))))))
+            local = Node("ident", (self.names.var(formal),))
+            if self.c_structure(Node("ident", (formal,))):
+                out.extend(self.over_components((outer, local), self.type_of_c_ref(Node("ident", (formal,))), None,
+                                                lambda refs, t: (Node("assign", (refs[0], Node("add", refs))),)))
+            else:
+                out.append(Node("assign", (outer, Node("add", (outer, local)))))
         return tuple(out)
+
+    def copied_declaration(self, formal: str) -> Node:
+        """The local adjoint of a copied formal, zero: `double xb = 0.0`, `T_diff ab = {0}`."""
+        sym = self.procedure.scope.lookup(formal)
+        ref = Node("ident", (formal,))
+        if self.c_structure(ref):
+            typ, zero = self.derivative_type(sym.type), Node("arrayConstructor", ((Node("intCst", (0, None)),),))
+        else:
+            typ, zero = sym.type, self.zero_like(ref)
+        return Node("varDecl", (typ, (), (Node("declarator", (self.names.var(formal), None, zero, 0)),)))
 
 
 def _keyword(name: str, actual: Node, keyword) -> Node:

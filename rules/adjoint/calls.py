@@ -14,8 +14,9 @@ adjoint, which P_b receives last (fig. 8).
 A call that is not differentiated keeps its plain call, with the values it overwrites that
 a derivative instruction before it reads (out(C) ∩ TBR⁻(C)) pushed and popped, and the
 adjoints of what it overwrites reset after (4.6). Split mode ($AD NOCHECKPOINT, or every
-call under -nocheckpoint) calls P_fwd and P_bwd instead, for subroutines. Active calls of
-procedures without source, and functions called split, are refused.
+call under -nocheckpoint, or a C call whose callee allocates or frees memory through what
+it is passed) calls P_fwd and P_bwd instead, for subroutines. Active calls of procedures
+without source, and functions called split, are refused.
 """
 from __future__ import annotations
 
@@ -40,7 +41,9 @@ def a_call_joint(stmt, out, ctx):
     sweep pushes SNP and runs the plain call; the backward sweep pops SNP, so that P_b,
     which runs both sweeps of P, starts from the values P found; SBK = ∅, so the paper's
     `look` is not needed. SNP is the analyses' (analyses/snapshots.py: out(C) ∪ Adj-out⁺(C),
-    within TBR⁻(C) ∪ Diff-live⁻(C)), restricted to what the callee can reach, plus the scalars
+    within TBR⁻(C) ∪ Diff-live⁻(C)), restricted to what the callee can reach and reads first
+    (in(P): its rerun reads nothing else) or a derivative instruction before C reads (TBR⁻(C):
+    P_b leaves it as the snapshot restored it), plus the scalars
     the actual arguments read besides the memory they pass (the index k of `a(k)`, the
     variables of an expression argument): P_b gets the actual as the call saw it. Restoring
     a value at the point of the call is always safe in store-all: the backward sweep before
@@ -97,23 +100,28 @@ def _joint_parts(call, name, push, pop, inits, args_b, posts, name_b, ctx, stmt=
               source="reconstructed: docs/rules.md#a-call-split",
               premises=("isActiveCall(CALL)", "isSourceCall(CALL)", "¬isJoint(CALL)",
                         "ARGS →recordArgs [PUSH(AVARS) ; POP(AVARS)]", "ARGS →actualArgs INITS, ARGSb, POSTS",
+                        "ARGSb →forwardArgs ARGSf  (ARGS, the adjoints of the memory P allocates or frees)",
                         "P →procNameFwd Pfwd", "P →procNameBwd Pbwd"),
-              conclusion="call P(ARGS)  →  [call Pfwd(ARGS); PUSH(AVARS) ; POP(AVARS); INITS; call Pbwd(ARGSb); POSTS]")
+              conclusion="call P(ARGS)  →  [call Pfwd(ARGSf); PUSH(AVARS) ; POP(AVARS); INITS; call Pbwd(ARGSb); POSTS]")
 def a_call_split(stmt, out, ctx):
     """The basic model of 4.5, for a call marked $AD NOCHECKPOINT or under -nocheckpoint:
     P_fwd in the forward sweep (it leaves P's trajectory on the stack), P_bwd in the
     backward sweep, with the arguments of P_b. No snapshot: P is not run again. AVARS are
     the scalars the actual arguments read besides the memory they pass (the k of `a(k)`),
     as for the joint call: P_bwd gets the actuals as the call saw them. A function called
-    as a statement (C, its value dropped) is called the same way."""
-    name, args, push, pop, inits, args_b, posts, fwd, bwd = (var() for _ in range(9))
+    as a statement (C, its value dropped) is called the same way. A C procedure that
+    allocates or frees memory through what it is passed (mat_alloc(&m)) is always called
+    split (analyses/snapshots.py): P_fwd allocates the adjoint block with the primal one and
+    keeps the blocks it frees, so it takes the adjoints of that memory too (ARGSf)."""
+    name, args, push, pop, inits, args_b, posts, fwd, bwd, args_f = (var() for _ in range(10))
     guard = lall(eq(stmt, pattern("call", name, args)), ctx.fact("is_active_call", stmt),
                  ctx.fact("is_source_call", stmt), ctx.no_fact("is_joint", stmt))
     body = lall(ctx.compute(ctx.argument_record, stmt, pattern("block", push, pop)),
                 ctx.compute(ctx.adjoint_arguments, stmt, stmt, pattern("block", inits, args_b, posts)),
+                ctx.compute(ctx.forward_arguments, stmt, args_b, args_f),
                 ctx.compute(lambda n: ctx.split_call_name(n, "fwd"), name, fwd),
                 ctx.compute(lambda n: ctx.split_call_name(n, "bwd"), name, bwd),
-                eq(out, pattern("block", pattern("block", pattern("call", fwd, args), push),
+                eq(out, pattern("block", pattern("block", pattern("call", fwd, args_f), push),
                                 pattern("block", pop, inits, pattern("call", bwd, args_b), posts))))
     return guard, body
 

@@ -6,7 +6,7 @@ tangent's (rules/tangent/context.py): one Namer in "adjoint" mode gives `xb` and
 from __future__ import annotations
 
 from ...engine.errors import UnsupportedError
-from ...engine.il import EMPTY_ANN, Node, walk
+from ...engine.il import EMPTY_ANN, Node, has_op, walk
 from ...engine.kanren_il import pattern
 from ..tangent.context import TangentContext
 from ..tangent.expressions import CHAIN_OPS  # A-expr-chain's operators
@@ -22,6 +22,8 @@ from .loop_order import reordered
 from .trip_pairs import paired
 from .merge import distinct_elements, improved, references_to, zero_declared
 from .statements import StatementSupport
+
+_TRIPLET, _ACCESSES, _CHOICE = frozenset(("arrayTriplet",)), frozenset(("arrayAccess", "deref")), frozenset(("ifExpr",))
 
 INTEGER = Node("type", ("integer", 4, None))
 
@@ -170,7 +172,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
     # --- side conditions ---------------------------------------------------------------------------
     def scalar_reference(self, ref: Node) -> bool:
         """ref denotes one scalar: no array section, not a whole array."""
-        if any(n.op == "arrayTriplet" for n in walk(ref)):
+        if has_op(ref, _TRIPLET):
             return False
         if self.whole_structure(ref):   # a structure's adjoint has components (A-assign-struct)
             return False
@@ -181,8 +183,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
             return True
         if self.c_structure(ref):  # a whole struct: A-assign-struct
             return False
-        accesses = sum(1 for n in walk(ref) if n.op in ("arrayAccess", "deref"))
-        return not sym.dims or accesses > 0
+        return not sym.dims or has_op(ref, _ACCESSES)
 
     def array_reference(self, ref: Node) -> bool:
         return not self.scalar_reference(ref)
@@ -204,7 +205,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         lhs = stmt.kids[0]
         refs = references_to(stmt.kids[1], _root(lhs))
         return lhs in refs and all(r == lhs or distinct_elements(r, lhs) for r in refs) and not self.hidden_alias(stmt) \
-            and not any(n.op == "ifExpr" for n in walk(stmt.kids[1]))  # its adjoint is no sum of increments
+            and not has_op(stmt.kids[1], _CHOICE)  # its adjoint is no sum of increments
 
     def possible_alias(self, stmt: Node) -> bool:
         return self.may_alias(stmt) and not self.self_reference(stmt)
@@ -257,7 +258,8 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         """A-refuse applies: a statement of REFUSED, a C declaration inside a nested block."""
         if stmt.op in ("allocate", "deallocate") and self.deferred_allocation(stmt):
             return False   # A-allocate, A-deallocate
-        return (stmt.op in REFUSED and not self.c_memory(stmt) and not self.deferred_free(stmt)) or (stmt.op == "varDecl" and not self.top_level(stmt)
+        return (stmt.op in REFUSED and not self.c_memory(stmt) and not self.deferred_free(stmt)
+                and not self.freed_elsewhere(stmt)) or (stmt.op == "varDecl" and not self.top_level(stmt)
                                                                      and not self.c)  # C: A-decl-nested
 
     def refused_what(self, stmt: Node) -> str:
@@ -291,6 +293,8 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         if expr.op == "intrinsic" and self.linear_intrinsic(expr) and any(
                 isinstance(a, Node) and a.op == "namedArg" for a in expr.kids[1]):
             return False
+        if self.operands_searched(expr):   # array_operation found no section, constructor nor whole array
+            return True
         nodes = list(_outside_calls(expr))  # a function's arguments are its own (A-expr-call)
         if any(n.op in ("arrayConstructor", "impliedDo", "arrayTriplet") for n in nodes):
             return False
@@ -332,17 +336,31 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         the backward loop replays its iterations from F and the last value of I, whatever
         TEST; anything else is refused."""
         init, cond, step, body = loop.kids
-        if init is not None and init.op == "varDecl":
-            init = self._hoisted_index(loop, init)
-        index = init.kids[0] if init is not None and init.op == "assign" else None
-        stride = _constant_stride(step, index)
-        if index is None or index.op != "ident" or stride is None or cond is None \
-                or any(n.op == "call" for n in walk(cond)):  # the test may be any: the pushed I - S counts
+        if not self.replayable_for(loop):
             self.refuse(loop, "this form of C for loop (the backward loop needs for (i = F; TEST; i += S) with "
                               "a constant stride S and a TEST without calls)")
-        if any(n.op == "assign" and _root(n.kids[0]) == index.kids[0] for n in walk(body)):
-            self.refuse(loop, f"a for loop whose body assigns its index {index.kids[0]}")
-        return index, init.kids[1], Node("intCst", (stride, None))
+        if init.op == "varDecl":
+            init = self._hoisted_index(loop, init)
+        index = init.kids[0]
+        return index, init.kids[1], Node("intCst", (_constant_stride(step, index), None))
+
+    def replayable_for(self, loop: Node) -> bool:
+        """`for (I = F; TEST; I = I ± S)` (I declared there or not) with a constant stride S,
+        a TEST that calls nothing (it may be any: the pushed I - S counts) and a body that
+        does not assign I: the backward loop replays the indices (A-for); else the trips are
+        counted (A-for-counted)."""
+        init, cond, step, body = loop.kids
+        if init is not None and init.op == "varDecl" and len(init.kids[2]) == 1 and not init.kids[2][0].kids[1] \
+                and not init.kids[2][0].kids[3] and init.kids[2][0].kids[2] is not None:
+            declarator = init.kids[2][0]
+            init = Node("assign", (Node("ident", (declarator.kids[0],)), declarator.kids[2]))
+        index = init.kids[0] if init is not None and init.op == "assign" else None
+        return index is not None and index.op == "ident" and _constant_stride(step, index) is not None \
+            and cond is not None and not any(n.op == "call" for n in walk(cond)) \
+            and not any(n.op == "assign" and _root(n.kids[0]) == index.kids[0] for n in walk(body))
+
+    def counted_for(self, loop: Node) -> bool:
+        return not self.replayable_for(loop)
 
     def _hoisted_index(self, loop: Node, decl: Node) -> Node | None:
         """`for (int i = F; ...)`: i is declared once for the procedure, so that the forward
@@ -384,6 +402,8 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         function, the adjoint of its result last (fig. 8): P_b is a subroutine (void in C)."""
         name, kind, params, result, rtype, attrs, decls, _, contains = proc.kids
         diff = self.facts.diff_variables(name)
+        if name in self.facts.results.heads and not self.facts.is_called(name):
+            diff = diff | self.facts.active_unnamed_globals(name)   # a callee's state: zeroed here too
         declared = {d.kids[0] for decl in decls + tuple(proc.kids[7].kids if proc.kids[7] is not None else ())
                     if isinstance(decl, Node) and decl.op == "varDecl" and "common" not in decl.kids[1]
                     for d in decl.kids[2]}
@@ -391,7 +411,9 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         scope = self.program.procedure(name).scope
         zones = self.program.procedure(name).zones
         temps = {v for v, loc in zones.vars.items() if loc.zone is not None and zones.zones[loc.zone].kind == "temp"}
-        shared = self.active_globals_of(proc, diff, declared | temps | set(self._hoisted), params, result or name, commons)
+        implicit = self.implicit_locals(diff - declared - temps - set(params) - {result or name} - commons)
+        shared = self.active_globals_of(proc, diff, declared | temps | set(self._hoisted) | {d.kids[2][0].kids[0] for d in implicit},
+                                        params, result or name, commons)
         complex_ = sorted(v for v in diff if scope.lookup(v) is not None and scope.lookup(v).type is not None
                           and scope.lookup(v).type.op == "type" and scope.lookup(v).type.kids[0] == "complex")
         if complex_:  # their adjoints need the conjugate partials
@@ -406,7 +428,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         global_zeros, global_statuses = self.global_initialisations(name, diff)
         zeros, statuses = zeros + global_zeros, statuses + list(global_statuses)
         self.buffers[self.procedure.name] = self.memory_buffers(name, statuses)
-        zeros += self._local_zeros(decls, diff - set(formals) - {result_name} - set(shared))  # passive formals' too
+        zeros += self._local_zeros(decls + implicit, diff - set(formals) - {result_name} - set(shared))  # passive formals' too
         shared_zeros, shared_statuses = self.global_zeros(shared)
         zeros, statuses = zeros + shared_zeros, statuses + shared_statuses
         if valued:
@@ -434,9 +456,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
             renames = {self.names.var(f): self.copied_parameter(f) for f in copied}
             args = tuple(renames.get(a, a) for a in args)
             declared = tuple(_renamed_parameters(d, renames) for d in declared) + tuple(
-                Node("varDecl", (scope.lookup(f).type, (), (Node("declarator", (self.names.var(f), None,
-                                                                               self.zero_like(Node("ident", (f,))), 0)),)))
-                for f in sorted(copied))
+                self.copied_declaration(f) for f in sorted(copied))
         body = flattened(Node("block", forward.kids + backward.kids + self.copied_transfers() + self.deferred_frees()))
         new_kind = "function" if self.c else "subroutine"
         void = Node("type", ("void", None, None)) if self.c else None
@@ -453,7 +473,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
     def _adjoint_declaration(self, decl: Node, formals) -> Node:
         """The declaration of adjoints: no INTENT (the adjoint of an input is written); C: the
         adjoint of a by-value formal is a pointer."""
-        if decl.op != "varDecl" or not any(d.kids[0] in self.names.derivative_names() for d in decl.kids[2]):
+        if decl.op != "varDecl" or not any(self.names.is_derivative_name(d.kids[0]) for d in decl.kids[2]):
             return decl
         attrs = tuple(a for a in decl.kids[1] if not a.startswith("intent") and a != "const")  # adjoints are written
         originals = {self.names.var(f): f for f in formals}
@@ -514,6 +534,24 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         ref_b = Node("ident", (self.names.var(ref.kids[0]),))
         return Node("deref", (ref_b,)) if self.by_value_formal(ref) else ref_b
 
+    def implicit_locals(self, names) -> tuple:
+        """The declarations of the implicitly typed locals among names (Fortran: no statement
+        declares them); their adjoints, typed alike, are declared with the temporaries, and
+        zeroed with the other locals' (the tangent's derivatives are declared the same way)."""
+        scope = self.procedure.scope
+        dimensioned = {d.kids[0] for decl in self.procedure.node.kids[6] if decl.op == "attrDecl"
+                       and decl.kids[0] == "dimension" for d in decl.kids[1]}   # their adjoints: derivative_declarations
+        out = []
+        for name in sorted(names):
+            sym = scope.lookup(name)
+            if self.c or sym is None or sym.kind != "variable" or scope.owner_of(name)[0] is not scope \
+                    or sym.common is not None:
+                continue
+            out.append(Node("varDecl", (sym.type, (), (Node("declarator", (name, sym.dims, None, 0)),))))
+            if name not in dimensioned:
+                self.extra_declarations.append((self.names.var(name), sym.type, sym.dims or ()))
+        return tuple(out)
+
     def _local_zeros(self, decls, locals_) -> tuple:
         """The adjoints that are no arguments (of locals, and of formals with no adjoint
         argument) start the backward sweep at 0 (C locals: their declarations zero them, A-decl);
@@ -546,9 +584,25 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         diff = self.facts.diff_variables(self.procedure.name)
         pairs = [(d.kids[2], Node("ident", (self.names.var(d.kids[0]),))) for d in reversed(decl.kids[2])
                  if d.kids[0] in diff and d.kids[2] is not None]
-        if any(self.c_structure(Node("ident", (d.kids[0],))) for d in decl.kids[2] if d.kids[2] is not None):
-            self.refuse(decl, "a structure declared with an active initial value")  # C has no + of structs
         return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+
+    def structure_initial_value(self, decl: Node) -> bool:
+        """A C struct declared with an initial value (A-decl-struct-init): C has no + of structs."""
+        return any(self.c_structure(Node("ident", (d.kids[0],))) for d in decl.kids[2] if d.kids[2] is not None)
+
+    def no_structure_initial_value(self, decl: Node) -> bool:
+        return not self.structure_initial_value(decl)
+
+    def split_declaration(self, decl: Node) -> tuple:
+        """(the declaration without initial values, the assignments Vi = INITi) (they answer
+        the facts of the declaration: same annotations); an initial value in braces, which
+        is no expression, is refused."""
+        if any(d.kids[2] is not None and d.kids[2].op == "arrayConstructor" for d in decl.kids[2]):
+            self.refuse(decl, "a structure declared with an active initial value in braces")
+        bare = decl.with_kids(decl.kids[0], tuple(a for a in decl.kids[1] if a != "const"),
+                              tuple(d.with_kids(d.kids[0], d.kids[1], None, d.kids[3]) for d in decl.kids[2]))
+        return bare, tuple(Node("assign", (Node("ident", (d.kids[0],)), d.kids[2]), decl.ann)
+                           for d in decl.kids[2] if d.kids[2] is not None)
 
     @staticmethod
     def _show(ref: Node) -> str:
@@ -588,12 +642,13 @@ def _splice(block: Node, out: list) -> None:
     """Appends to out the statements of block, those of its nested blocks in place (one list
     for every depth: the rules' blocks of blocks nest as deep as a procedure is long)."""
     for kid in block.kids:
-        if isinstance(kid, Node) and kid.op == "block":
+        op = kid.op if type(kid) is Node else None
+        if op == "block":
             _splice(kid, out)
-        elif isinstance(kid, Node) and kid.op in ("if", "do", "for", "while", "doWhile"):
-            out.append(kid.with_kids(*(flattened(k) if isinstance(k, Node) and k.op == "block" else k
+        elif op in ("if", "do", "for", "while", "doWhile"):
+            out.append(kid.with_kids(*(flattened(k) if type(k) is Node and k.op == "block" else k
                                        for k in kid.kids)))
-        elif isinstance(kid, Node) and kid.op == "switch":
+        elif op == "switch":
             cases = tuple(c.with_kids(c.kids[0], flattened(c.kids[1])) for c in kid.kids[1])
             out.append(kid.with_kids(kid.kids[0], cases, kid.kids[2]))
         else:

@@ -145,7 +145,7 @@ def a_do(stmt, out, ctx):
 
 @ADJOINT.rule("A-for", judgment="adjoint", ops=("for",), section="5.4",
               source="reconstructed: docs/rules.md#a-for",
-              premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]",
+              premises=("isLiveForDiff(LOOP)", "structured(LOOP)", "replayableFor(LOOP)", "INSTRS →  [INSTRS→ ; INSTRS←]",
                         "integer →newFreeVars VF, VT", "LOOP →save [push(I)? ; pop(I)?]",
                         "LOOP, INSTRS→, INSTRS← →trips [TRIP→ ; TRIP←]",
                         "LOOP, (I - S, VF), (VT, VF) →bounds [SAVE ; RESTORE]"),
@@ -164,7 +164,7 @@ def a_for(stmt, out, ctx):
     index, first, stride, forward_body, backward_body, vf, vt, save, restore, back_cond, last = (var() for _ in range(11))
     trip_f, trip_b, saved, restored = var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("for", init, cond, step, instrs)), ctx.fact("is_live_for_diff", stmt),
-                 ctx.check(ctx.structured, stmt))
+                 ctx.check(ctx.structured, stmt), ctx.check(ctx.replayable_for, stmt))
     body = lall(ctx.compute(ctx.for_loop_parts, stmt, (index, first, stride)),
                 ctx.derive("adjoint", instrs, pattern("block", forward_body, backward_body)),
                 ctx.compute(ctx.loop_variables, stmt, (vf, vt)),
@@ -253,7 +253,7 @@ def a_decl(stmt, out, ctx):
 @ADJOINT.rule("A-decl-init", judgment="adjoint", ops=("varDecl",), section="5.4",
               source="reconstructed: docs/rules.md#a-decl",
               premises=("atTopOfBody(DECL)", "hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT)",
-                        "DECL →decls DECL; DECLb = 0",
+                        "¬structureInitialValue(DECL)", "DECL →decls DECL; DECLb = 0",
                         "INITi, Vib →adjexpr INSTRSi  (each Vi with an adjoint)"),
               conclusion="T V1 = INIT1, ...  →  [T V1 = INIT1, ...; T V1b = 0, ... ; INSTRSn; ...; INSTRS1]")
 def a_decl_init(stmt, out, ctx):
@@ -262,11 +262,35 @@ def a_decl_init(stmt, out, ctx):
     Nothing is pushed: the variable held no value before."""
     decls, inits, values, instrs = var(), var(), var(), var()
     guard = lall(eq(stmt, pattern("varDecl", var(), var(), var())), ctx.check(ctx.top_level, stmt),
-                 ctx.check(ctx.active_initial_value, stmt))
+                 ctx.check(ctx.active_initial_value, stmt), ctx.check(ctx.no_structure_initial_value, stmt))
     body = lall(ctx.compute(ctx.adjoint_declaration, stmt, decls),
                 ctx.compute(ctx.initial_adjoints, stmt, (inits, values)),
                 ctx.derive_each("adjexpr", inits, instrs, values, stmt),
                 eq(out, pattern("block", decls, pattern("block", rest=instrs))))
+    return guard, body
+
+
+@ADJOINT.rule("A-decl-struct-init", judgment="adjoint", ops=("varDecl",), section="5.4",
+              source="reconstructed: docs/rules.md#a-decl",
+              premises=("atTopOfBody(DECL)", "hasDerivativeInstruction(DECL) ∧ isActiveExpr(INIT)",
+                        "structureInitialValue(DECL)  (a struct Vi = INITi, INITi no {...})",
+                        "DECL →splitDecl T V1, ...; V1 = INIT1, ...", "T V1, ... →decls T V1, ...; T V1b = 0, ...",
+                        "Vi = INITi →  [Vi = INITi→ ; Vi = INITi←]  (each Vi with an initial value)"),
+              conclusion="T V1 = INIT1, ...  →  [T V1, ...; T V1b = 0, ...; V1 = INIT1→; ... ; ...; V1 = INIT1←]")
+def a_decl_struct_init(stmt, out, ctx):
+    """C has no + of structs, so a struct's initial value has no adjexpr: the declaration is
+    split into the declaration and the assignment of each initial value (as A-decl-nested
+    does for a declaration in a nested block), which the assignment rules differentiate (a
+    struct copy component by component, A-assign-c-struct). Nothing is pushed: the
+    variables held no value before."""
+    bare, assigns, decls, pairs = var(), var(), var(), var()
+    guard = lall(eq(stmt, pattern("varDecl", var(), var(), var())), ctx.check(ctx.top_level, stmt),
+                 ctx.check(ctx.active_initial_value, stmt), ctx.check(ctx.structure_initial_value, stmt))
+    body = lall(ctx.compute(ctx.split_declaration, stmt, (bare, assigns)),
+                ctx.compute(ctx.adjoint_declaration, bare, decls), ctx.derive_all("adjoint", assigns, pairs),
+                ctx.compute(lambda d, ps: Node("block", (Node("block", (d,) + tuple(p.kids[0] for p in ps)),
+                                                         Node("block", tuple(p.kids[1] for p in reversed(ps))))),
+                            decls, pairs, out))
     return guard, body
 
 

@@ -13,14 +13,15 @@ is refused at its line.
 from __future__ import annotations
 
 from ...engine.errors import UnsupportedError
-from ...engine.il import Node, substituted, walk
+from ...engine.il import Node, has_op, substituted, walk
 
 INTEGER = Node("type", ("integer", None, None))
+_FORALL = frozenset(("forall",))
 
 
 def as_loops(files) -> list:
     """The files with their FORALLs turned into DO nests (the Fortran files' procedures)."""
-    if not any(n.op == "forall" for f in files for n in walk(f)):
+    if not has_op(tuple(files), _FORALL):
         return files
     return [_Rewriter(f.ann.get("filename", "<input>")).unit(f) for f in files]
 

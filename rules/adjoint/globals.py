@@ -6,7 +6,8 @@ global's value at the end of P, on exit the adjoint of its value at the start, s
 caller's backward sweep goes on with it (joint calls accumulate into it, never reset it).
 A head is called by no differentiated code: the globals it sees are no dependents, the
 adjoints of their final values are 0, so the head's P_b zeroes them before its backward
-sweep, as it zeroes its locals'. Around a call, globals are variables like the others: the
+sweep, as it zeroes its locals' (those only its callees mention too, when it can name them:
+Facts.active_unnamed_globals, such as the SAVE locals rules/adjoint/saved_locals.py moves). Around a call, globals are variables like the others: the
 snapshot holds those the callee overwrites and the caller needs (a COMMON member by the
 caller's own name for it), P_b leaves their adjoints as their values at the call's start
 need them, and a passive callee's writes reset them (4.6). C's file-scope globals are C

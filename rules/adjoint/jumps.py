@@ -25,7 +25,7 @@ from collections import Counter
 
 import networkx as nx
 
-from ...engine.il import Node, jump_targets, walk
+from ...engine.il import Node, jump_targets, walk, walk_statements
 from ...engine.kanren_il import eq, lall, member, pattern, var
 from .context import INTEGER, _bits, flattened
 from .ruleset import ADJOINT
@@ -58,7 +58,7 @@ class Shapes:
         self.ctx, self.procedure = ctx, ctx.procedure
         body = ctx.procedure.node.kids[7]
         self.any = body is not None and any(
-            n.op in JUMPS or (n.op == "switch" and n.kids[2]) for n in walk(body.kids))
+            n.op in JUMPS or (n.op == "switch" and n.kids[2]) for n in walk_statements(body.kids))  # jumps are statements
         self.memo: dict[int, tuple] = {}
         self.total = self._summary(body)[0] if self.any else Counter()
 
@@ -389,9 +389,9 @@ class Graph:
             for s in self.successors(b):
                 if b not in self.preds[s.id]:
                     self.preds[s.id].append(b)
-        for b in self.order[1:]:
+        for b in self.order[1:]:   # a nested one is hoisted to the procedure (A-decl-nested): no declaration left
             for item in b.items:
-                if item[0] == "stmt" and item[1].op == "varDecl" and self.ctx.c:
+                if item[0] == "stmt" and item[1].op == "varDecl" and self.ctx.c and self.ctx.top_level(item[1]):
                     self.ctx.refuse(item[1], "a declaration after a jump target")
 
     def statements(self) -> tuple:

@@ -49,9 +49,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from functools import lru_cache
-from itertools import islice
 
-from ...engine.il import Node, walk, walk_statements
+from ...engine.il import Node, has_op, walk, walk_statements
 from ..tangent.expressions import OPERATOR_OPS
 
 REFERENCES = ("ident", "arrayAccess", "deref")
@@ -59,6 +58,9 @@ POPPED = Node("ident", ("<popped>",))   # the value a pop gives, in a run
 WINDOW = 64   # M-split looks for repeated expressions within runs of this many statements
 SPLIT_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))
 _UNSPLIT = frozenset(REFERENCES + ("realCst", "intCst"))   # nodes _substituted does not go into
+_RUN_ENDS = frozenset(("fieldAccess", "address", "call", "pointerSum"))   # see _in_a_run
+_TRIPLET = frozenset(("arrayTriplet",))
+_CONSTANTS = frozenset(("realCst", "intCst"))
 
 
 def improved(block: Node, ctx, arguments, zero=frozenset()) -> Node:
@@ -99,7 +101,7 @@ def _has_aliases(ctx) -> bool:
     """Memory reachable by two names (C pointers assigned in the body, EQUIVALENCE, Fortran
     pointers): the root-name test of `_may_be` would not see it; nothing is rewritten."""
     proc = ctx.procedure.node
-    for node in walk(proc.kids[6] + ((proc.kids[7],) if proc.kids[7] is not None else ())):
+    for node in walk_statements(proc.kids[6] + ((proc.kids[7],) if proc.kids[7] is not None else ())):
         if node.op in ("equivalence", "pointerAssign"):
             return True
         if node.op == "assign" and node.kids[0].op == "ident":
@@ -113,6 +115,7 @@ class _Improver:
     def __init__(self, ctx, off, arguments):
         self.ctx, self.off, self.arguments = ctx, off, arguments
         self.kinds = {}   # temp name -> its real kind
+        self.ref_kinds = {}   # id(reference) -> (the reference, its kind by its declaration)
         self.pops = {}    # id of a run's `R = <popped>` -> the pop statement
         self.originals = ctx.names.originals()   # adjoint name -> its variable's
         self.adjoints = set(self.originals)        # and the adjoint temporaries
@@ -264,8 +267,14 @@ class _Improver:
         name = _root(ref)
         if name in self.kinds:
             return self.kinds[name]
+        known = self.ref_kinds.get(id(ref))   # M-split asks it of the same leaves again and again
+        if known is None or known[0] is not ref:
+            known = self.ref_kinds[id(ref)] = (ref, self._declared_kind(ref, name))
+        return known[1]
+
+    def _declared_kind(self, ref: Node, name: str):
         sym = self.ctx.procedure.scope.lookup(self.originals.get(name, name))
-        if any(n.op == "arrayTriplet" for n in walk(ref)) or ref.op == "ident" and sym is not None and sym.dims:
+        if has_op(ref, _TRIPLET) or ref.op == "ident" and sym is not None and sym.dims:
             return None
         typ = sym.type if sym is not None else None
         while typ is not None and typ.op == "pointerType":
@@ -345,9 +354,14 @@ class _Run:
 
 # --- trees --------------------------------------------------------------------------------------
 def _root(ref: Node):
-    while isinstance(ref, Node) and ref.op in ("arrayAccess", "deref"):
+    while type(ref) is Node:
+        op = ref.op
+        if op == "ident":
+            return ref.kids[0]
+        if op != "arrayAccess" and op != "deref":
+            return None
         ref = ref.kids[0]
-    return ref.kids[0] if isinstance(ref, Node) and ref.op == "ident" else None
+    return None
 
 
 @lru_cache(maxsize=65536)
@@ -355,17 +369,23 @@ def _references(expr) -> tuple:
     """The references expr reads, outermost (ab(i + 1), not the ab in it), those inside
     indices included."""
     out, stack = [], [expr]
+    pop, push = stack.pop, stack.extend
     while stack:
-        node = stack.pop()
-        if isinstance(node, tuple):
-            stack.extend(node)
-        elif isinstance(node, Node) and node.op in REFERENCES:
-            out.append(node)
-            stack.extend(_indices(node))
-            if node.op == "deref":   # the pointer is read too
-                stack.append(node.kids[0])
-        elif isinstance(node, Node):
-            stack.extend(node.kids)
+        node = pop()
+        kind = type(node)
+        if kind is tuple:
+            push(node)
+        elif kind is Node:
+            op = node.op
+            if op == "ident":
+                out.append(node)
+            elif op in REFERENCES:
+                out.append(node)
+                push(_indices(node))
+                if op == "deref":   # the pointer is read too
+                    stack.append(node.kids[0])
+            elif op not in _CONSTANTS:
+                push(node.kids)
     return tuple(out)
 
 
@@ -385,22 +405,26 @@ def _in_a_run(stmt) -> bool:
     """An assignment of references, operators and constants (a field, an address or a call
     reads memory the root-name test does not see: it ends the run)."""
     return isinstance(stmt, Node) and stmt.op == "assign" and stmt.kids[0].op in REFERENCES \
-        and not any(n.op in ("fieldAccess", "address", "call", "pointerSum") for n in walk(stmt))
+        and not has_op(stmt, _RUN_ENDS)
 
 
 def references_to(expr, root: str, out: list | None = None) -> list:
     """The references to variable root in expr, outermost first (a(n+1), not its a), after
     those already in out."""
     out = [] if out is None else out
-    if isinstance(expr, tuple):
-        for k in expr:
-            references_to(k, root, out)
-    elif isinstance(expr, Node):
-        if expr.op in REFERENCES and _root(expr) == root:
-            out.append(expr)
-            references_to(tuple(_indices(expr)), root, out)
-        else:
-            references_to(expr.kids, root, out)
+    stack = [expr]   # pre-order, without recursion: the rules ask it of every assignment
+    pop, push = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is tuple:
+            push(node[::-1])
+        elif kind is Node:
+            if node.op in REFERENCES and _root(node) == root:
+                out.append(node)
+                push(_indices(node)[::-1])
+            else:
+                push(node.kids[::-1])
     return out
 
 
@@ -413,22 +437,24 @@ def _indices(ref: Node) -> list:
     return out
 
 
-def _leaves(expr: Node):
+def _leaves(expr: Node) -> list:
     """The operands at the bottom of an expression of operators (None for anything else)."""
-    if expr.op in SPLIT_OPS:
-        args = expr.kids[1] if expr.op == "intrinsic" else expr.kids
-        for a in args:
-            yield from _leaves(a) if isinstance(a, Node) else (None,)
-    elif expr.op in REFERENCES + ("realCst", "intCst"):
-        yield expr
-    else:
-        yield None
+    out, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        if type(node) is not Node:
+            out.append(None)
+        elif node.op in SPLIT_OPS:
+            stack.extend(node.kids[1] if node.op == "intrinsic" else node.kids)
+        else:
+            out.append(node if node.op in _UNSPLIT else None)
+    return out
 
 
 def _costly(expr: Node) -> bool:
     """Worth a temporary of its own: more than one operation, or a division, a power or
     an intrinsic (tau - w(i, j) alone is not)."""
-    return expr.op in ("div", "power", "intrinsic") or any(n.op in SPLIT_OPS for n in islice(walk(expr), 1, None))
+    return expr.op in ("div", "power", "intrinsic") or has_op(expr.kids, SPLIT_OPS)
 
 
 class _Occurrences:
@@ -486,10 +512,15 @@ class _Occurrences:
 def _counted(expr: Node) -> dict:
     """The operator and intrinsic expressions in expr (expr included), each with its number
     of places."""
-    counts = {}
-    for node in walk(expr):
-        if node.op in SPLIT_OPS:
-            counts[node] = counts.get(node, 0) + 1
+    counts, stack = {}, [expr]
+    while stack:
+        node = stack.pop()
+        if type(node) is Node:
+            if node.op in SPLIT_OPS:
+                counts[node] = counts.get(node, 0) + 1
+            stack.extend(node.kids)
+        elif type(node) is tuple:
+            stack.extend(node)
     return counts
 
 
@@ -499,10 +530,13 @@ def _scan(node: Node, window: tuple) -> tuple:
     counted in counts, its number of nodes put in sizes, its id in holding if it holds an
     adjoint (a name in adjoints); returns (node's number of nodes, whether it holds one)."""
     places, k, counts, sizes, adjoints, holding = window
-    split = node.op in SPLIT_OPS
+    op = node.op
+    if op == "ident":
+        return 1, node.kids[0] in adjoints
+    split = op in SPLIT_OPS
     if split:
         counts[node] = counts.get(node, 0) + 1
-        if node.op not in ("neg", "pos"):
+        if op not in ("neg", "pos"):
             places(node, []).append(k)
     size, adjoint = _scan_kids(node.kids, window)
     size += 1
@@ -510,8 +544,6 @@ def _scan(node: Node, window: tuple) -> tuple:
         sizes[id(node)] = size
         if adjoint:
             holding.add(id(node))
-    elif node.op == "ident":
-        adjoint = node.kids[0] in adjoints
     return size, adjoint
 
 
@@ -519,6 +551,9 @@ def _scan_kids(kids: tuple, window: tuple) -> tuple:
     size, adjoint = 0, False
     for kid in kids:
         if type(kid) is Node:
+            if kid.op in _CONSTANTS:   # a leaf: no call
+                size += 1
+                continue
             n, a = _scan(kid, window)
         elif type(kid) is tuple:   # a list of operands
             n, a = _scan_kids(kid, window)

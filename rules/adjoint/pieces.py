@@ -13,7 +13,7 @@ call left in the forward sweep is replaced by the piece itself after differentia
 from __future__ import annotations
 
 from ...engine.errors import UnsupportedError
-from ...engine.il import Node, jump_targets, substituted, walk
+from ...engine.il import EXPRESSION_OPS, Node, jump_targets, substituted, walk
 
 START, END = "CHECKPOINT-START", "CHECKPOINT-END"
 _JUMPS = ("goto", "computedGoto", "arithmeticIf")
@@ -30,7 +30,20 @@ def _marks(node) -> tuple:
 
 
 def has_pieces(files) -> bool:
-    return any(START in _marks(n) or END in _marks(n) for f in files for n in walk(f))
+    """A piece directive in the files: the readers put directives on statements (and C's
+    closing comments), so the expressions, most of the nodes, are not searched (a call or an
+    intrinsic may be a statement)."""
+    stack = list(files)
+    while stack:
+        node = stack.pop()
+        if type(node) is tuple:
+            stack.extend(node)
+        elif isinstance(node, Node) and (node.op not in EXPRESSION_OPS or node.op in ("call", "intrinsic")):
+            marks = _marks(node)
+            if START in marks or END in marks:
+                return True
+            stack.extend(node.kids)
+    return False
 
 
 def outlined(files) -> tuple:

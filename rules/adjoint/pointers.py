@@ -11,6 +11,11 @@ overwritten that the backward sweep needs is pushed, here with Tapenade's pushPo
   whole (calloc); both are freed in the backward sweep, at the mirror of the allocation. The
   primal `free` of the forward sweep is that one, moved: the backward sweep may read the
   block's values (the partials) and increments its adjoint until there.
+- free of a block that may come from elsewhere (a caller's, a helper's: mat_free(m) of what
+  mat_alloc(m) allocated): the forward sweep keeps it and pushes the two pointers, the
+  backward sweep pops them back at the point of the free; the allocation's mirror, in this
+  procedure or another, frees both (A-free-kept). Passive memory a helper allocated waits
+  for the end of P_b (A-free-deferred).
 """
 from __future__ import annotations
 
@@ -132,7 +137,7 @@ def a_free(stmt, out, ctx):
     """The free happens in the backward sweep, at the mirror of the allocation (A-malloc):
     freeing in the forward sweep would leave the backward sweep reading freed memory, as the
     partials read the block's values and the adjoint block is incremented. A free of memory
-    the function does not allocate (a formal) is refused: its mirror is not here."""
+    the function may not have allocated is A-free-kept's or A-free-deferred's."""
     guard = lall(eq(stmt, pattern("deallocate", var())), ctx.check(ctx.c_memory, stmt))
     return guard, eq(out, pattern("block", EMPTY, EMPTY))
 
@@ -145,7 +150,25 @@ def a_free_deferred(stmt, out, ctx):
     """Memory a helper allocated, freed here: the mirror of its allocation is in no sweep
     of this procedure, and the backward sweep may still read the block (indices in it).
     The forward sweep keeps the block and its address; P_b frees it as it ends, after the
-    last read. Memory with adjoints is not in this slice (its adjoint block is the
-    allocating helper's)."""
+    last read. Memory with an adjoint is A-free-kept's."""
     guard = lall(eq(stmt, pattern("deallocate", var())), ctx.check(ctx.deferred_free, stmt))
     return guard, ctx.compute(ctx.kept_free, stmt, out)
+
+
+@ADJOINT.rule("A-free-kept", judgment="adjoint", ops=("deallocate",), section="4.2",
+              source="reconstructed: docs/rules.md#a-malloc",
+              premises=("freedElsewhere(P)  (a block with an adjoint, perhaps allocated by a caller or a helper)",
+                        "P →ref Pb"),
+              conclusion="free(P)  →  [push(P); push(Pb) ; pop(Pb); pop(P)]")
+def a_free_kept(stmt, out, ctx):
+    """The block may come from elsewhere (mat_free(m) frees what mat_alloc(m) allocated):
+    the backward sweep reads it (the partials) and increments its adjoint from this point
+    back to the backward point of its allocation, which frees both (A-malloc-diff), in
+    this procedure's sweeps or a caller's. So the forward sweep frees nothing and keeps the
+    two pointers; the backward sweep puts them back at the point of the free, for what runs
+    before it backward. The procedure is called split (analyses/snapshots.py): a
+    checkpoint's plain call would free the block in the forward sweep."""
+    target, target_b = var(), var()
+    guard = lall(eq(stmt, pattern("deallocate", target)), ctx.check(ctx.freed_elsewhere, stmt))
+    body = lall(ctx.derive("ref", target, target_b), ctx.compute(ctx.kept_block, stmt, out))
+    return guard, body

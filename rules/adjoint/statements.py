@@ -17,6 +17,7 @@ from .ruleset import ADJOINT
 
 EMPTY = pattern("block")
 NULL = Node("intrinsic", ("null", ()))
+_JUMPS = ("goto", "computedGoto", "arithmeticIf")
 
 
 @ADJOINT.rule("A-read", judgment="adjoint", ops=("io",), section="5.4",
@@ -69,6 +70,48 @@ class StatementSupport:
 
     def points_again(self, stmt) -> bool:
         return not self.points_once(stmt)
+
+    def _associations(self, stmt) -> list | None:
+        """The associations of stmt's pointer, in source order, when A-pointer-again holds
+        (see it); else None."""
+        from ...analyses.tbr_sections import unassigned
+        name = self._show(stmt.kids[0])
+        body = self.procedure.node.kids[7]
+        sym = self.procedure.scope.lookup(name)
+        if sym is None or sym.formal is not None or sym.common or "save" in sym.attrs or sym.init is not None \
+                or self.procedure.node.kids[0] == name or any(n.op in _JUMPS for n in walk(body)):
+            return None
+        found = [n for n in walk(body) if n.op == "pointerAssign" and self._show(n.kids[0]) == name]
+        if any(not self.top_level(n) for n in found):
+            return None
+        places = [id(k) for k in body.kids]
+        for earlier, later in zip(found, found[1:]):
+            target = earlier.kids[1]
+            subscripts = [i for n in walk(target) if n.op == "arrayAccess" for i in walk(n.kids[1])]
+            if not unassigned({n.kids[0] for n in subscripts if n.op == "ident"}, body):
+                return None
+            between = body.kids[places.index(id(earlier)):places.index(id(later))]
+            root = self._show(target)
+            moved = ("allocate", "deallocate", "pointerAssign")   # what would give the target other memory
+            if target != NULL and any(n.op in moved and self._show(n.kids[0]) == root for n in walk(Node("block", between))):
+                return None
+        return found
+
+    def in_sequence(self, stmt) -> bool:
+        return self._associations(stmt) is not None
+
+    def out_of_sequence(self, stmt) -> bool:
+        return not self.in_sequence(stmt)
+
+    def previous_association(self, stmt, pointer_b) -> Node:
+        """P => PREV; Pb => PREVb for the association before stmt ({} for the first)."""
+        found = self._associations(stmt)
+        k = [id(n) for n in found].index(id(stmt))
+        if k == 0:
+            return Node("block", ())
+        target = found[k - 1].kids[1]
+        return Node("block", (Node("pointerAssign", (stmt.kids[0], target)),
+                              Node("pointerAssign", (pointer_b, self.pointer_target_adjoint(target, found[k - 1])))))
 
     def associated_only(self, name: str) -> bool:
         """A Fortran pointer the procedure never allocates: its adjoint is its targets'
@@ -149,13 +192,38 @@ def a_pointer_diff(stmt, out, ctx):
     return guard, body
 
 
+@ADJOINT.rule("A-pointer-again", judgment="adjoint", ops=("pointerAssign",), section="4.2",
+              source="reconstructed: docs/rules.md#a-pointer-assign",
+              premises=("isDiff(P)", "¬pointsOnce(P => TARGET)", "inSequence(P => TARGET)",
+                        "TARGET →pointerValue TARGETb", "P →ref Pb",
+                        "P => TARGET →previousTarget [PREV; PREVb]  (nothing for the first)"),
+              conclusion="P => TARGET  →  [Pb => TARGETb; P => TARGET ; P => PREV; Pb => PREVb]")
+def a_pointer_again(stmt, out, ctx):
+    """A local pointer associated several times, each time by a statement at the top of the
+    body of a procedure without jumps: its associations run once each, in the order of the
+    source. The backward sweep passes them in reverse order, and at each one P and Pb go
+    back to the association before (the previous target, null() included), which the
+    adjoint instructions between the two read through Pb. The previous target is evaluated
+    again there: its subscripts read no variable the procedure changes, and no statement
+    between the two (de)allocates or associates its variable."""
+    lhs, target, lhs_b, target_b, back = (var() for _ in range(5))
+    guard = lall(eq(stmt, pattern("pointerAssign", lhs, target)), ctx.fact("has_derivative", lhs, stmt),
+                 ctx.check(ctx.points_again, stmt), ctx.check(ctx.in_sequence, stmt))
+    body = lall(ctx.compute(ctx.pointer_target_adjoint, target, stmt, target_b), ctx.derive("ref", lhs, lhs_b),
+                ctx.compute(ctx.previous_association, stmt, lhs_b, back),
+                eq(out, pattern("block", pattern("block", pattern("pointerAssign", lhs_b, target_b), stmt), back)))
+    return guard, body
+
+
 @ADJOINT.rule("A-pointer-moved", judgment="adjoint", ops=("pointerAssign",), section="4.2",
               source="reconstructed: docs/rules.md#a-pointer-assign",
-              premises=("isDiff(P)", "¬pointsOnce(P => TARGET)"), conclusion="P => TARGET  →  file:line: refused")
+              premises=("isDiff(P)", "¬pointsOnce(P => TARGET)", "¬inSequence(P => TARGET)"),
+              conclusion="P => TARGET  →  file:line: refused")
 def a_pointer_moved(stmt, out, ctx):
-    """An active pointer associated again (or in a loop): the backward sweep would need its
-    earlier associations back, which this slice does not save."""
+    """An active pointer associated again in a loop, a branch, a procedure with jumps, or a
+    pointer that is no local (its association at the entry is the caller's): the backward
+    sweep would need its earlier associations back, which this slice does not save."""
     lhs = var()
     guard = lall(eq(stmt, pattern("pointerAssign", lhs, var())), ctx.fact("has_derivative", lhs, stmt),
-                 ctx.check(ctx.points_again, stmt))
+                 ctx.check(ctx.points_again, stmt), ctx.check(ctx.out_of_sequence, stmt))
     return guard, ctx.compute(lambda s: ctx.refuse(s, "an active pointer associated more than once"), stmt, out)

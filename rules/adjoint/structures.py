@@ -6,20 +6,24 @@ component by component: Fortran's (A-assign-struct) also pushes the integer comp
 (A-assign-c-struct) has no aliasing temporary (its two sides are different memory)."""
 from __future__ import annotations
 
-from ...engine.il import EMPTY_ANN, Node, walk
+from ...engine.il import EMPTY_ANN, Node, walk, walk_statements
 from ...engine.kanren_il import eq, lall, pattern, var
 from .ruleset import ADJOINT
 
 
 @ADJOINT.rule("A-ref-field", judgment="ref", ops=("fieldAccess",), section="4.2",
               source="reconstructed: docs/rules.md#a-ref-field",
-              premises=("componentWithAdjoint(REF.F)  (no C pointer, else refused)", "REF →ref REFb"), conclusion="REF.F  →ref  REFb.F")
+              premises=("componentWithAdjoint(REF.F)  (a C pointer one: set with the primal's, else refused)",
+                        "REF →ref REFb"), conclusion="REF.F  →ref  REFb.F")
 def a_ref_field(ref, out, ctx):
     """Reconstructed from 4.2 (association by name, the tangent's T-ref-access): the adjoint
     of a component is the same component of the adjoint, whose type is the T_diff of the
     structure's type (it keeps every component that can have an adjoint, under its own name):
     `v.y` → `vb.y`, `p->x` → `pb->x`, `s[1].y` → `sb[1].y`; a by-value struct v has the
-    pointer adjoint vb (A-ref-value): `v.y` → `vb->y`."""
+    pointer adjoint vb (A-ref-value): `v.y` → `vb->y`. A C pointer component (`r->data`)
+    has one where something sets it with the primal's: the function's callocs, the callees
+    that allocate through the structure, or the caller, for a formal's (Tapenade's diff
+    mem management: its adjoint structure comes with rb->data pointing to the adjoints)."""
     base, field, base_b = var(), var(), var()
     guard = lall(eq(ref, pattern("fieldAccess", base, field)), ctx.check(ctx.component_with_adjoint, ref))
     return guard, lall(ctx.derive("ref", base, base_b), eq(out, pattern("fieldAccess", base_b, field)))
@@ -109,8 +113,8 @@ class StructureAdjoints:
         if self.lang != "fortran" or proc.node.kids[7] is None:
             return
         diff = self.facts.diff_variables(proc.name)
-        for stmt in walk(proc.node.kids[7]):
-            if isinstance(stmt, Node) and stmt.op == "assign" and self.whole_structure(stmt.kids[0]) \
+        for stmt in walk_statements(proc.node.kids[7]):
+            if stmt.op == "assign" and self.whole_structure(stmt.kids[0]) \
                     and _root(stmt.kids[0]) in diff:
                 lhs, rhs = stmt.kids
                 if self.type_of_ref(lhs)[1] or (_root(rhs) == _root(lhs) and rhs != lhs):

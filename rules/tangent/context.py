@@ -533,7 +533,10 @@ class TangentContext(CallHelpers, Context):
         if self.lang != "fortran":
             self.refuse_unions(decls, diff_names)
             return derivative_declarations(decls, diff_names, self.names.var, derivative_type=self.derivative_type)
-        out = derivative_declarations(decls, diff_names, self.names.var, self.active_commons(), self.derivative_type)
+        node = self.procedure.node   # its dummies and function result: a bare SAVE leaves them
+        dummies = self.procedure.formals + ((node.kids[3] or node.kids[0],) if node.kids[1] == "function" else ())
+        out = derivative_declarations(decls, diff_names, self.names.var, self.active_commons(), self.derivative_type,
+                                      dummies)
         local_types = self.types.definitions_of(self.procedure.scope)
         if local_types:
             last = max(i for i, d in enumerate(out) if d.op == "typeDef")

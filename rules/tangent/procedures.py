@@ -100,14 +100,17 @@ def differentiated_arguments(formals, diff_formal, var_name) -> tuple:
     return tuple(out)
 
 
-def derivative_declarations(decls, diff_names, var_name, active_commons=None, derivative_type=None) -> tuple:
+def derivative_declarations(decls, diff_names, var_name, active_commons=None, derivative_type=None,
+                            formals=()) -> tuple:
     """Each declaration of a variable with a derivative is followed by the same declaration
     of its derivative (same type and dimensions; no initial value, no PARAMETER).
     active_commons: {COMMON block name: its derivative block name} for the blocks that hold
     an active variable somewhere in the program; `common /c/ a, n(3)` of such a block is
     followed by `common /c_d/ ad, nd(3)`, the whole layout mirrored (docs/rules.md#t-proc).
     derivative_type: the type of a derivative given its variable's (Fortran `type(T)` →
-    `type(T_diff)`, C `struct s_diff`); the same type when None."""
+    `type(T_diff)`, C `struct s_diff`); the same type when None. formals: the procedure's
+    dummy arguments and function result, which a bare SAVE does not make SAVE (their
+    derivatives get no initial value)."""
     active_commons = active_commons or {}
     mirrored = set()  # every member of an active block gets a derivative: the layouts stay identical
     for decl in decls:
@@ -115,10 +118,16 @@ def derivative_declarations(decls, diff_names, var_name, active_commons=None, de
             mirrored |= {_common_member(v) for v in decl.kids[1]}
     diff_names = set(diff_names) | mirrored
     statements = _AttributeStatements(decls)
+    typed = {d.kids[0] for decl in decls if decl.op == "varDecl" for d in decl.kids[2]}
     out, deferred = [], {}  # deferred: index of a declaration -> derivative declarations to put after it
     for i, decl in enumerate(decls):
         out.append(decl)
         out.extend(deferred.pop(i, ()))
+        if decl.op == "attrDecl" and decl.kids[0] == "dimension":   # an implicitly typed array: so is its derivative
+            implicit = tuple(d.with_kids(var_name(d.kids[0]), *d.kids[1:]) for d in decl.kids[1]
+                             if d.kids[0] in diff_names and d.kids[0] not in typed)
+            if implicit:
+                out.append(Node("attrDecl", ("dimension", implicit), decl.ann))
         if decl.op == "common" and decl.kids[0] in active_commons:
             members = tuple(_renamed_member(v, var_name) for v in decl.kids[1])
             out.append(Node("common", (active_commons[decl.kids[0]], members), decl.ann))
@@ -126,7 +135,8 @@ def derivative_declarations(decls, diff_names, var_name, active_commons=None, de
             continue
         typ, attrs, declarators = decl.kids
         derived = tuple(Node("declarator", (var_name(d.kids[0]), d.kids[1] or statements.dims.get(d.kids[0]),
-                                            _saved_zero(typ, attrs, d, statements.saves(d.kids[0])), d.kids[3]),
+                                            _saved_zero(typ, attrs, d, statements.saves(d.kids[0])
+                                                        and d.kids[0] not in formals), d.kids[3]),
                              d.ann)
                         for d in declarators if d.kids[0] in diff_names)
         if derived:
