@@ -57,9 +57,15 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     if adjoint and "checkpoint" not in nooptim:
         from .snapshots import only_checkpointed
         checkpointed = only_checkpointed(program, heads)
+    resets = None
+    if adjoint and "diffliveness" not in nooptim:
+        from .facts import Facts
+        before_live = Facts(program, AnalysisResults(program, heads, inout, dep, diff_dep, act, uses, None, None,
+                                                     None, None, frozenset(nooptim)))
+        resets = before_live.instruction_resets_a_derivative
     live = phase("Diff-live", lambda: diff_liveness(program, dep, uses, inout, order,
                                                      everything_live="diffliveness" in nooptim,
-                                                     checkpointed=checkpointed))
+                                                     checkpointed=checkpointed, resets=resets))
     tbr_solution = adj = snaps = None
     if adjoint:   # imported here: the tangent modes need not load (nor compile) them
         from .adjout import adjoint_out

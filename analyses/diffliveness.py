@@ -33,8 +33,9 @@ class DiffLivenessAnalysis(ZoneSetAnalysis):
     name = "Diff-live"
     direction = BACKWARD
 
-    def __init__(self, program, dep_solution, uses, controls, call_order: str, diffuse: dict | None = None):
-        self.program, self.uses, self.controls = program, uses, controls
+    def __init__(self, program, dep_solution, uses, controls, call_order: str, diffuse: dict | None = None,
+                 resets=None):
+        self.program, self.uses, self.controls, self.resets = program, uses, controls, resets
         self.call_order = call_order
         self.relations = DependencyAnalysis(program, differentiable=False)
         self.relations.summaries = dep_solution.summaries
@@ -63,6 +64,8 @@ class DiffLivenessAnalysis(ZoneSetAnalysis):
         else:
             derivative_uses = self.uses.uses(proc, instr)
             has_derivative = self.uses.has_derivative(proc, instr)
+        if not has_derivative and self.resets is not None:
+            has_derivative = self.resets(proc, instr)
         if has_derivative or controls.out(proc, instr) & value:
             before |= controls.of(proc, instr)
         return before | derivative_uses
@@ -151,15 +154,19 @@ class EverythingLive(DiffLiveness):
 
 
 def diff_liveness(program, dep_solution, uses, inout, order: str = "good", everything_live: bool = False,
-                  checkpointed: frozenset = frozenset()) -> DiffLiveness:
+                  checkpointed: frozenset = frozenset(), resets=None) -> DiffLiveness:
     """checkpointed: the procedures whose only differentiated form is P_b, run by checkpointed
     calls (CKPdataFlow of 5.4): P_b's forward sweep is followed at once by its backward sweep,
     so nothing after P's exit reads what P computes; their sets are the bottom-up run's,
-    from ∅ at the exit, rather than their call sites'."""
+    from ∅ at the exit, rather than their call sites'.
+    resets(proc, instr): the instruction resets a derivative to zero (4.6), with no use(I'):
+    in the adjoint that reset runs in the backward sweep as often as the instruction ran, so
+    the controls around it must be replayed, and what their tests read is diff-live."""
     controls = Controls(program, inout)
-    bottom_up = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, BOTTOM_UP), order=order)
+    bottom_up = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, BOTTOM_UP,
+                                                    resets=resets), order=order)
     top_down = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, TOP_DOWN,
-                                                   diffuse=bottom_up.summaries), order=order)
+                                                   diffuse=bottom_up.summaries, resets=resets), order=order)
     kind = EverythingLive if everything_live else DiffLiveness
     inside = {name: bottom_up[name] for name in checkpointed}
     return kind(program, top_down, bottom_up.summaries, controls, uses, inside)

@@ -229,6 +229,13 @@ class Facts:
             for s in walk(stmt.kids)
             if s.ann.get("sid") is not None)  # statements, not calls in expressions
 
+    def instruction_resets_a_derivative(self, proc, instr) -> bool:
+        """Diff-liveness's view of _resets_a_derivative (analyses/diffliveness.py): instr is a
+        statement's instruction whose derivative code is a reset. Needs the activity only."""
+        node = instr.node
+        return isinstance(node, Node) and node.op in ("assign", "call") and node.ann.get("sid") is not None \
+            and self._resets_a_derivative(node)
+
     def _resets_a_derivative(self, stmt: Node) -> bool:
         """The tangent of stmt sets a derivative to zero (T-assign-zero, T-call-passive, and
         T-seq for the passive function calls in its expressions)."""

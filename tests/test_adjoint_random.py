@@ -160,3 +160,26 @@ end subroutine head
 def test_index_of_a_call_actual_kept_where_the_call_leaves_the_forward_sweep():
     result = dot_product_test(CALL_ACTUAL_INDEX, "fortran")
     assert result.error < TOLERANCE and abs(result.tangent_side) > 0
+
+
+# Found by hypothesis (2026-11-27, C, shrunk by hand): a WHILE whose body only resets s's
+# derivative (s gets a constant twice, through a pointer) had a test diff-liveness found
+# useless, so A-while-undecided dropped both sweeps and *sb = 0 with them: relative error 1.
+# A reset is derivative code: the controls around it are replayed (Diff-live's `resets`).
+RESET_UNDER_A_WHILE = """
+#include <math.h>
+void head(double *x, double *y, double *s, int k) {
+    int w;
+    w = 0;
+    while (w < 3) {
+        *s = sin(0.5);
+        *s = sin(0.5);
+        w = w + 1;
+    }
+}
+"""
+
+
+def test_derivative_reset_under_a_while_whose_test_is_otherwise_useless():
+    result = dot_product_test(RESET_UNDER_A_WHILE, "c")   # both sides 0: s's adjoint is reset
+    assert result.error < TOLERANCE and "*sb = 0.0" in result.adjoint_text
