@@ -303,7 +303,7 @@ class _WideGen(_Gen):
         return mk("switch", selector, tuple(cases), self.lang == "c")
 
     def loop(self, var, body):
-        if self.draw(st.integers(0, 2)) != 0:
+        if self.draw(st.booleans()):
             return super().loop(var, body)
         self.classes.add("stride")
         lo, hi, step = self.draw(st.sampled_from(STRIDED))
