@@ -63,12 +63,14 @@ void g(double *a, double v) {
 _helpers_cache: dict = {}
 
 
-def helpers(lang):
-    """The helper procedures as IL, parsed by the front end (so that they round-trip as such)."""
-    if lang not in _helpers_cache:
+def helpers(lang, sources=None):
+    """The helper procedures (HELPERS_SOURCE or `sources`) as IL, parsed by the front end (so
+    that they round-trip as such)."""
+    text = (sources or HELPERS_SOURCE)[lang]
+    if text not in _helpers_cache:
         import adspec
-        _helpers_cache[lang] = adspec.parse(HELPERS_SOURCE[lang], lang=lang).units
-    return _helpers_cache[lang]
+        _helpers_cache[text] = adspec.parse(text, lang=lang).units
+    return _helpers_cache[text]
 
 
 def ident(name):

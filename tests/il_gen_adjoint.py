@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-import adspec
 from adspec.engine.il import mk, walk
-from il_gen import LOOP_VARS, N, HELPERS_SOURCE, _Gen, _decl, _program, _real8, ident, int_cst, real_cst
+from il_gen import (HELPERS_SOURCE, LOOP_VARS, N, _decl, _Gen, _program, _real8, helpers, ident, int_cst,
+                    real_cst)
 
 WIDE_HELPERS_SOURCE = {
     "fortran": HELPERS_SOURCE["fortran"] + f"""
@@ -85,13 +85,6 @@ CLASSES = {
 }
 # (lo, hi, step) of DO loops over 1..N; C's are the same shifted to 0..N-1 (hi inclusive)
 STRIDED = ((1, N, 2), (1, N, 3), (N, 1, -2), (N - 1, 1, -2), (N, 1, -3), (2, N, 2), (1, N - 1, 2), (N, 1, -1))
-_units_cache: dict = {}
-
-
-def wide_helpers(lang):
-    if lang not in _units_cache:
-        _units_cache[lang] = adspec.parse(WIDE_HELPERS_SOURCE[lang], lang=lang).units
-    return _units_cache[lang]
 
 
 class _WideGen(_Gen):
@@ -192,7 +185,8 @@ class _WideGen(_Gen):
                       self.bounded(mk("intrinsic", "sum", (self.array_expr(self.length()),))))
         self.classes.add("where")
         length, masked_by = self.length(), d(st.sampled_from(ARRAYS))
-        mask = mk(d(st.sampled_from(("gt", "lt"))), mk("mul", self.section(masked_by, length), self.array_expr(length, 2)),
+        mask = mk(d(st.sampled_from(("gt", "lt"))),
+                  mk("mul", self.section(masked_by, length), self.array_expr(length, 2)),
                   real_cst(d(st.sampled_from(("0.5", "0.25")))))
         # mostly arrays the mask does not read (adspec refuses the others so far)
         targets = ARRAYS if d(st.integers(0, 3)) == 0 else tuple(n for n in ARRAYS if n != masked_by)
@@ -211,8 +205,9 @@ class _WideGen(_Gen):
         d = self.draw
         free = [v for v in LOOP_VARS if v not in loop_vars]
         choice = d(st.integers(0, 4 if depth < 3 else 2))
-        if choice == 0:
-            return (self.call(loop_vars),)
+        if choice == 0:   # maybe the same helper again on other arrays
+            first = self.call(loop_vars)
+            return (first, self.call(loop_vars, first.kids[0])) if d(st.booleans()) else (first,)
         if choice == 1 and free and depth < 3:
             return (self.state_update(free[0], loop_vars, depth),)
         if choice == 2:
@@ -224,9 +219,9 @@ class _WideGen(_Gen):
             return (self.select(loop_vars, depth),)
         return (self.real_assignment(loop_vars),)
 
-    def call(self, loop_vars):
+    def call(self, loop_vars, name=None):
         d = self.draw
-        name = d(st.sampled_from(HELPERS))
+        name = name or d(st.sampled_from(HELPERS))
         self.called.append(name)
         if self.called.count(name) > 1:
             self.classes.add("repeated call")
@@ -337,8 +332,8 @@ def _init(lang):
 
 def _locals(lang):
     if lang == "fortran":
-        q = mk("varDecl", _real8(), (), (mk("declarator", "q", (mk("dim", None, int_cst(N)), mk("dim", None, int_cst(2))),
-                                            None, 0),))
+        dims = (mk("dim", None, int_cst(N)), mk("dim", None, int_cst(2)))
+        q = mk("varDecl", _real8(), (), (mk("declarator", "q", dims, None, 0),))
         return _decl(_real8(), ("z", N)), q
     return _decl(_real8(), ("z", N)), mk("varDecl", _real8(), (), (mk("declarator", "p", None, None, 1),))
 
@@ -348,5 +343,5 @@ def wide_programs(draw, lang):
     """(IL file, frozenset of the construct classes it contains: CLASSES[lang])."""
     gen = _WideGen(draw, lang)
     body = gen.block((), 0)
-    tree = _program(lang, body, units=wide_helpers(lang), locals_=_locals(lang), init=_init(lang))
+    tree = _program(lang, body, units=helpers(lang, WIDE_HELPERS_SOURCE), locals_=_locals(lang), init=_init(lang))
     return tree, frozenset(gen.classes)
