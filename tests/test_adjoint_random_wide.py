@@ -43,9 +43,9 @@ def test_wide_random_programs_pass_the_dot_product_test(lang):
         classes.append(kinds)
     with parsed_once():
         check()
-    # differentiated on 2026-11-27: Fortran 85 of 120 (WHERE, SUM of a broadcast), C 92 of 120
-    # (arrays of unknown size saved around calls)
-    assert 2 * len(checked) >= 3 * len(refused), refused
+    # differentiated on 2026-11-27: Fortran 83 to 92 of 120 (refused: WHERE, SUM of a broadcast),
+    # C 90 to 92 of 120 (arrays of unknown size saved around calls)
+    assert len(checked) >= len(refused), f"{len(checked)} differentiated, {len(refused)} refused: {refused}"
     shares = {kind: sum(kind in c for c in (generated if kind in REFUSED_SO_FAR else classes))
               for kind in CLASSES[lang]}
     assert all(n >= len(checked) // SHARE for n in shares.values()), f"{shares} of {len(checked)} differentiated"
