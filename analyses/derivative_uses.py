@@ -147,9 +147,10 @@ class DerivativeUses:
         return cached
 
     def _compute(self, proc, instr) -> int:
-        if not self.has_derivative(proc, instr):
-            return 0
         node = instr.node
+        if not self.has_derivative(proc, instr):
+            return _pointer_reset_reads(proc, node)
+
         active = self.activity.active_before(proc, instr)
         walker = _PartialsWalker(proc, active)
         if node.op == "assign":
@@ -293,3 +294,18 @@ def _union(sets) -> int:
     for s in sets:
         out |= s
     return out
+
+
+def _pointer_reset_reads(proc, node) -> int:
+    """An assignment without derivative through a C pointer (p[i] = ..., *p = ...) may still
+    have its lhs adjoint reset (pb[i] = 0.0, 4.6), which reads p and the index: kept diff-live,
+    so that the forward sweep sets pb where the reset needs it."""
+    if proc.lang != "c" or node.op != "assign":
+        return 0
+    base = node.lhs
+    while base.op in ("arrayAccess", "fieldAccess"):
+        base = base.kids[0]
+    loc = proc.zones.vars.get(base.kids[0]) if base.op == "ident" else None
+    if base.op == "deref" or (loc is not None and loc.pointer):
+        return proc.zones.address_reads(node.lhs, proc.call_results)
+    return 0

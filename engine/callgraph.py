@@ -25,6 +25,7 @@ import networkx as nx
 from .bitsets import Relation, bit, zones_of
 from .errors import SourceError
 from .il import Node, mk
+from .zones import RefZones
 
 REFERENCE_OPS = frozenset(("ident", "arrayAccess", "fieldAccess", "deref"))
 
@@ -178,7 +179,7 @@ class CallSite:
                 value &= ~targets.zones  # an array name passed as a pointer: only its address
             self._pair(sides, own, value, False, writes=False)
             return
-        ref = self._ref(actual) if self._c_array(own, pos) else None
+        ref = self._c_array_actual(actual) if self._c_array(own, pos) else None
         if ref is not None:
             self._pair(sides, own, ref.zones, ref.total, writes=True)
         else:
@@ -210,6 +211,18 @@ class CallSite:
             return False
         zone = self.callee.zones.zones[own[0]]
         return zone.is_array and zone.name == self.callee.formals[pos]
+
+    def _c_array_actual(self, actual: Node):
+        """The caller memory a C array formal is: an array actual itself, or what a pointer
+        actual (x, p, &x[1], x + 1) points to, never totally (its size is the callee's)."""
+        ref = self._ref(actual)
+        try:
+            targets = self.caller.zones.targets(actual)
+        except SourceError:
+            return ref
+        if not targets or (ref is not None and ref.zones == targets):
+            return ref
+        return RefZones(targets, False)
 
     def _ref(self, actual: Node, ref=None):
         """The caller memory an actual denotes (RefZones), None when it is not a reference."""

@@ -63,12 +63,14 @@ void g(double *a, double v) {
 _helpers_cache: dict = {}
 
 
-def helpers(lang):
-    """The helper procedures as IL, parsed by the front end (so that they round-trip as such)."""
-    if lang not in _helpers_cache:
+def helpers(lang, sources=None):
+    """The helper procedures (HELPERS_SOURCE or `sources`) as IL, parsed by the front end (so
+    that they round-trip as such)."""
+    text = (sources or HELPERS_SOURCE)[lang]
+    if text not in _helpers_cache:
         import adspec
-        _helpers_cache[lang] = adspec.parse(HELPERS_SOURCE[lang], lang=lang).units
-    return _helpers_cache[lang]
+        _helpers_cache[text] = adspec.parse(text, lang=lang).units
+    return _helpers_cache[text]
 
 
 def ident(name):
@@ -302,24 +304,27 @@ def _decl(type_node, *names_dims):
         for name, dim in names_dims))
 
 
-def _program(lang, body):
-    init = (mk("assign", ident("t"), real_cst("0.5")), mk("assign", ident("m"), ident("k")))
+def _program(lang, body, units=None, locals_=(), init=()):
+    """The file of the helpers (or `units`) and head over x, y, s, k with this body; `locals_`
+    declared and `init` run first too (il_gen_adjoint's local arrays)."""
+    units = helpers(lang) if units is None else units
+    init = (mk("assign", ident("t"), real_cst("0.5")), mk("assign", ident("m"), ident("k"))) + tuple(init)
     if lang == "fortran":
         decls = (_decl(_real8(), ("x", N), ("y", N), ("s", None), ("t", None)),
                  _decl(_int4(), ("k", None), *((v, None) for v in INT_LOCALS)),
-                 _decl(_real8(), ("f", None)))
+                 _decl(_real8(), ("f", None))) + tuple(locals_)
         proc = mk("procedure", "head", "subroutine", ("x", "y", "s", "k"), None, None, (), decls,
                   mk("block", *init, *body.stmts), ())
-        return mk("file", *helpers(lang), proc, lang="fortran", form="free")
+        return mk("file", *units, proc, lang="fortran", form="free")
     params = (mk("varDecl", _real8(), (), (mk("declarator", "x", None, None, 1),)),
               mk("varDecl", _real8(), (), (mk("declarator", "y", None, None, 1),)),
               mk("varDecl", _real8(), (), (mk("declarator", "s", None, None, 1),)),
               mk("varDecl", mk("type", "integer", 4, None), (), (mk("declarator", "k", None, None, 0),)))
     locals_ = (_decl(_real8(), ("t", None)),
-               _decl(mk("type", "integer", 4, None), *((v, None) for v in INT_LOCALS)))
+               _decl(mk("type", "integer", 4, None), *((v, None) for v in INT_LOCALS))) + tuple(locals_)
     proc = mk("procedure", "head", "function", ("x", "y", "s", "k"), None, mk("type", "void", None, None), (),
               params, mk("block", *locals_, *init, *body.stmts), ())
-    return mk("file", *helpers(lang), proc, lang="c")
+    return mk("file", *units, proc, lang="c")
 
 
 @st.composite

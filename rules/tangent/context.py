@@ -731,8 +731,12 @@ class TangentContext(CallHelpers, Context):
             for d in decl.kids[2]:
                 if d.kids[0] not in reset:
                     continue
-                if self.lang == "c" and d.kids[1]:
-                    self.unsupported(decl, f"a derivative array ({d.kids[0]}) to reset at the entry")
+                if self.lang == "c" and d.kids[1]:   # a C array: a loop over its dimensions, when known
+                    zeros = self._whole_zero(self.procedure.scope.lookup(d.kids[0]))
+                    if zeros is None:
+                        self.unsupported(decl, f"a derivative array ({d.kids[0]}) to reset at the entry")
+                    out.extend(zeros)
+                    continue
                 ref, ref_d = Node("ident", (d.kids[0],)), Node("ident", (self.names.var(d.kids[0]),))
                 paths = self.facts.zero_at_entry_fields(name, d.kids[0])
                 out.extend(self.zero_fields(ref, ref_d, paths, EMPTY_ANN, decl))
