@@ -215,15 +215,40 @@ def grounder(term, unbound=UnboundVariable):
     if type(term) is FreshVar:
         def ground_variable(s):
             value = s.get(term, term)
+            if type(value) is Node and value._ground is True:   # a real tree, most often
+                return value
             return value if _known_ground(value) else slow(s)
         return ground_variable
     if type(term) is tuple and all(type(t) is FreshVar for t in term):
-        def ground_variables(s):
-            values = tuple(map(s.get, term, term))   # s.get(t, t) for each, without a Python frame
-            for value in values:   # a real tree, most often: known without a call
-                if (type(value) is not Node or value._ground is not True) and not _known_ground(value):
-                    return slow(s)
-            return values
+        # one, two or no variables, most often (a premise on the node, or the node and an
+        # input): read without the generic loop
+        if not term:
+            def ground_variables(s):
+                return term
+        elif len(term) == 1:
+            first, = term
+
+            def ground_variables(s):
+                value = s.get(first, first)
+                if (type(value) is Node and value._ground is True) or _known_ground(value):
+                    return (value,)
+                return slow(s)
+        elif len(term) == 2:
+            first, second = term
+
+            def ground_variables(s):
+                one, two = s.get(first, first), s.get(second, second)
+                if ((type(one) is Node and one._ground is True) or _known_ground(one)) and \
+                        ((type(two) is Node and two._ground is True) or _known_ground(two)):
+                    return one, two
+                return slow(s)
+        else:
+            def ground_variables(s):
+                values = tuple(map(s.get, term, term))   # s.get(t, t) for each, without a Python frame
+                for value in values:   # a real tree, most often: known without a call
+                    if (type(value) is not Node or value._ground is not True) and not _known_ground(value):
+                        return slow(s)
+                return values
         return ground_variables
     return slow
 

@@ -177,3 +177,26 @@ def test_adjoint_shortcuts_answer_what_the_long_way_answers(monkeypatch):
     programs = list(_adjoint_corpus())
     assert len(programs) > 30
     assert seen["operations"] > 300 and seen["procedures"] > 30 and seen["names"] > 30
+
+
+def test_grounder_of_few_variables_answers_what_ground_value_answers():
+    """kanren_il.grounder's reads of no, one, two or more variables (the premises' inputs)
+    give what ground_value gives, through chains of variables and partly bound trees, and
+    raise the caller's exception on an unbound variable."""
+    from adspec.engine.il import Node
+    from adspec.engine.kanren_il import UnboundVariable, ground_value, grounder, pattern, var
+
+    a, b, c, d, free = var(), var(), var(), var(), var()
+    tree = Node("ident", ("x",))
+    state = {a: tree, b: c, c: pattern("add", a, Node("realCst", ("1.0",))), d: ("y", None, 3)}
+
+    class Unbound(Exception):
+        pass
+
+    for term in [(), (a,), (b,), (d,), (a, b), (b, d), (a, b, d), (d, a, b, a), a, b, d]:
+        assert grounder(term, Unbound)(state) == ground_value(term, state), term
+    for term in [(free,), (a, free), (free, a), (a, b, free), free]:
+        with pytest.raises(Unbound):
+            grounder(term, Unbound)(state)
+        with pytest.raises(UnboundVariable):
+            ground_value(term, state)

@@ -492,7 +492,7 @@ class _Occurrences:
         for stmt in stmts:
             counts = self.known[id(stmt)][1]
             replaced = [0]
-            new = _substituted(stmt, (expr, self.sizes[id(expr)], temp, self.sizes, replaced)) \
+            new = _substituted(stmt, (expr, self.sizes[id(expr)], temp, self.sizes, replaced, hash(expr))) \
                 if counts.get(expr, 0) else stmt
             if new is not stmt:
                 counts = dict(counts)
@@ -566,16 +566,17 @@ def _scan_kids(kids: tuple, window: tuple) -> tuple:
 
 def _substituted(node: Node, rewrite: tuple) -> Node:
     """node with each occurrence of expr replaced by temp, rewrite = (expr, its size, temp,
-    the sizes of the window's expressions by id, [the number of places replaced]): not
+    the sizes of the window's expressions by id, [the number of places replaced], its hash): not
     inside references (a real expr is in no index), nor in a smaller expression; node
     itself when expr is not in it."""
-    expr, size, temp, sizes, replaced = rewrite
+    expr, size, temp, sizes, replaced, hashed = rewrite
     kids, new = node.kids, None
     for i, kid in enumerate(kids):
         if type(kid) is Node:
             if kid.op in _UNSPLIT or sizes.get(id(kid), size) < size:
                 continue
-            if kid.op == expr.op and kid == expr:
+            # the scan hashed the window's expressions: a different hash spares a deep comparison
+            if kid.op == expr.op and (kid._hash is None or kid._hash == hashed) and kid == expr:
                 done = temp
                 replaced[0] += 1
             else:
