@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 
 import adspec
 from adspec.engine.il import walk
-from il_gen import JUMP_OPS, N, examples, programs
+from il_gen import HELPERS_SOURCE, JUMP_OPS, N, examples, programs
 from adjoint_check import AdjointCase, parsed_once
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -135,17 +135,7 @@ def test_c_loop_index_left_by_break_saved_before_the_next_loop():
 # the checkpointed call leaves the forward sweep, and with it the only read of m there was,
 # but the adjoint call and the increment after it index x(...) and xb(...) with m: the
 # actuals' indices are use(I') of the call. m = k was sliced away; relative error 0.149.
-CALL_ACTUAL_INDEX = """
-real(8) function f(v)
-   real(8) :: v
-   f = sin(v)*0.5d0
-end function f
-
-subroutine g(a, v)
-   real(8) :: a(4), v
-   a(2) = a(2) + sin(v)
-end subroutine g
-
+CALL_ACTUAL_INDEX = HELPERS_SOURCE["fortran"] + """
 subroutine head(x, y, s, k)
    real(8) :: x(4), y(4), s, t
    integer :: k, m, i, j, l, w, b
