@@ -727,8 +727,7 @@ class Facts:
     def is_called(self, proc_name: str) -> bool:
         """Some active call of the source reaches proc_name: its adjoint is called, and the
         adjoints of its arguments go in and out as the caller's (paper 4.5)."""
-        proc = self.program.procedure(proc_name)
-        return any(site.callee is proc and self._active_site(site) for site in self.program.call_sites.values())
+        return self._called(proc_name, True) or self._called(proc_name, False)
 
     def _active_site(self, site) -> bool:
         """The call of the site is active, or manages the memory of a structure with a
