@@ -50,7 +50,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from functools import lru_cache
 
-from ...engine.il import Node, has_op, walk, walk_statements
+from ...engine.il import EXPRESSION_OPS, Node, has_op, walk, walk_statements
 from ..tangent.expressions import OPERATOR_OPS
 
 REFERENCES = ("ident", "arrayAccess", "deref")
@@ -119,6 +119,7 @@ class _Improver:
         self.pops = {}    # id of a run's `R = <popped>` -> the pop statement
         self.originals = ctx.names.originals()   # adjoint name -> its variable's
         self.adjoints = set(self.originals)        # and the adjoint temporaries
+        self.summaries = {}   # id(statement) -> (it, its _Summary): see summary
 
     # --- blocks and runs -----------------------------------------------------------------------
     def block(self, block: Node, top: bool = False, zero=frozenset(), seeding: bool = False) -> Node:
@@ -128,10 +129,11 @@ class _Improver:
         out, run, zero = [], [], set(zero)
         at_run = frozenset()   # the scalars known to be 0 where the run starts
         for kid in block.kids:
-            if _in_a_run(kid) or _is_pop(kid):
+            plain = _in_a_run(kid)
+            if plain or _is_pop(kid):
                 if not run and seeding:
                     at_run = frozenset(zero)
-                if _in_a_run(kid):
+                if plain:
                     run.append(kid)
                 else:  # in the run as `R = <popped>`: a write of R that no rewrite moves
                     target = kid.kids[1][0]
@@ -146,10 +148,12 @@ class _Improver:
             out.extend(self.run(run, zero=at_run))
             run = []
             out.append(self.inside(kid, zero))
-            if zero and any(n.op == "call" and not _is_pop(n) for n in walk(kid)):
-                zero.clear()   # a call may change a global's adjoint
-            elif zero:
-                zero -= {n.kids[0] for n in walk(kid) if n.op == "ident"}
+            if zero:
+                calls, names, _ = self.summary(kid)
+                if calls:
+                    zero.clear()   # a call may change a global's adjoint
+                else:
+                    zero -= names
         out.extend(self.run(run, at_exit=top, zero=at_run))
         return Node("block", tuple(out), block.ann)
 
@@ -162,10 +166,63 @@ class _Improver:
             cases = tuple(c.with_kids(c.kids[0], self.block(c.kids[1])) for c in stmt.kids[1])
             return stmt.with_kids(stmt.kids[0], cases, stmt.kids[2])
         body = stmt.kids[-1] if stmt.op in ("do", "for") else None
-        trip = _zero_at_each_trip(body, zero) if body is not None and not {"spareinit", "spareinit-trip"} & self.off \
+        trip = self._zero_at_each_trip(body, zero) if body is not None and not {"spareinit", "spareinit-trip"} & self.off \
             else frozenset()
         return stmt.with_kids(*(self.block(k, zero=trip, seeding=True) if k is body and trip else self.block(k)
                                 if isinstance(k, Node) and k.op == "block" else k for k in stmt.kids))
+
+    def _zero_at_each_trip(self, body: Node, zero) -> frozenset:
+        """M-fold-trip: the scalars of zero (0 before the loop) that are 0 again at the end of
+        each trip of the loop whose body is `body`: the last statement of the body that refers
+        to one is `R = 0`, and no jump leaves a trip early."""
+        reset = {s.kids[0].kids[0] for s in body.kids if isinstance(s, Node) and s.op == "assign"
+                 and s.kids[0].op == "ident" and _is_zero(s.kids[1])} & zero
+        if not reset:
+            return frozenset()
+        last = {}   # name -> the last statement of the body that refers to it
+        for stmt in body.kids:
+            _, names, jumps = self.summary(stmt)
+            if jumps:
+                return frozenset()
+            for name in reset & names:
+                last[name] = stmt
+        return frozenset(name for name in reset if last[name].op == "assign"
+                         and last[name].kids[0] == Node("ident", (name,)) and _is_zero(last[name].kids[1]))
+
+    def summary(self, stmt) -> tuple:
+        """(whether stmt calls a procedure or function other than a pop, the names of the
+        identifiers in it, whether a jump is in it), for the original statements of the
+        sweep: computed once from those of the statements in it, where walking each control
+        statement whole at each level of a nest would be quadratic in its depth."""
+        known = self.summaries.get(id(stmt))
+        if known is not None and known[0] is stmt:
+            return known[1]
+        calls, names, jumps = False, set(), False
+        stack = [stmt.kids] if type(stmt) is Node else []
+        pop, push = stack.pop, stack.extend
+        while stack:
+            x = pop()
+            kind = type(x)
+            if kind is tuple:
+                push(x)
+            elif kind is Node:
+                op = x.op
+                if op == "ident":
+                    names.add(x.kids[0])
+                elif op in EXPRESSION_OPS:
+                    if op == "call" and not _is_pop(x):
+                        calls = True
+                    push(x.kids)
+                else:   # a statement or block in stmt: its own summary, computed once
+                    c, n, j = self.summary(x)
+                    calls, jumps = calls or c, jumps or j
+                    names |= n
+        if type(stmt) is Node:
+            jumps = jumps or stmt.op in _JUMPS
+            calls = calls or stmt.op == "call" and not _is_pop(stmt)
+        found = (calls, names, jumps)
+        self.summaries[id(stmt)] = (stmt, found)
+        return found
 
     def run(self, run: list, at_exit: bool = False, zero=frozenset()) -> list:
         if not run:
@@ -589,26 +646,6 @@ def _substituted(node: Node, rewrite: tuple) -> Node:
             new = new or list(kids)
             new[i] = done
     return node if new is None else Node(node.op, tuple(new), node.ann)
-
-
-def _zero_at_each_trip(body: Node, zero) -> frozenset:
-    """M-fold-trip: the scalars of zero (0 before the loop) that are 0 again at the end of
-    each trip of the loop whose body is `body`: the last statement of the body that refers
-    to one is `R = 0`, and no jump leaves a trip early."""
-    reset = {s.kids[0].kids[0] for s in body.kids if isinstance(s, Node) and s.op == "assign"
-             and s.kids[0].op == "ident" and _is_zero(s.kids[1])} & zero
-    if not reset:
-        return frozenset()
-    last = {}   # name -> the last statement of the body that refers to it
-    for stmt in body.kids:
-        for node in walk(stmt):
-            if node.op == "ident":
-                if node.kids[0] in reset:
-                    last[node.kids[0]] = stmt
-            elif node.op in _JUMPS:
-                return frozenset()
-    return frozenset(name for name in reset if last[name].op == "assign"
-                     and last[name].kids[0] == Node("ident", (name,)) and _is_zero(last[name].kids[1]))
 
 
 def _seeds(run: list, zero) -> list:
