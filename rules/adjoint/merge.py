@@ -277,6 +277,7 @@ class _Improver:
         seen, counts = {}, _Occurrences(self.adjoints)
         for k, stmt in enumerate(stmts):
             counts.scan(stmt, seen.setdefault, k)
+        written = [_root(stmt.kids[0]) for stmt in stmts]   # a rewrite keeps each place's lhs
         places, changed = [[stmt] for stmt in stmts], set()   # changed: the places rewritten so far
         for expr, positions in sorted(((e, ks) for e, ks in seen.items() if len(ks) > 1), key=lambda p: -counts.size(p[0])):
             adjoint = counts.holds_adjoint(expr)
@@ -284,7 +285,10 @@ class _Improver:
                 continue
             holding = positions if changed.isdisjoint(positions) else \
                 [k for k in dict.fromkeys(positions) for _ in range(counts.of(places[k], expr))]
-            if len(holding) < 2 or any(self._writes_read_by(places[k][-1], expr) for k in range(holding[0], holding[-1])):
+            if len(holding) < 2:
+                continue
+            read = {_root(r) for r in _references(expr)}
+            if any(written[k] in read and self._writes_read_by(places[k][-1], expr) for k in range(holding[0], holding[-1])):
                 continue
             kind = self._kind(expr)
             if kind is None:
@@ -350,6 +354,7 @@ class _Run:
     def __init__(self, run: list, off):
         self.stmts, self.off = list(run), off
         self.uses, self.writes = {}, {}   # variable -> the indices of the statements using / writing it
+        self.reads = {}   # index -> _reads of the statement there
 
     def merged(self) -> list:
         for j in range(len(self.stmts)):
@@ -359,9 +364,11 @@ class _Run:
         return self.stmts
 
     def _index(self, k: int, stmt: Node) -> None:
-        for root in {_root(stmt.kids[0])} | {_root(r) for r in _reads(stmt)}:
-            insort(self.uses.setdefault(root, []), k)
-        insort(self.writes.setdefault(_root(stmt.kids[0]), []), k)
+        reads = self.reads[k] = _reads(stmt)
+        written = _root(stmt.kids[0])
+        for root in {written} | {_root(r) for r in reads}:
+            _insert(self.uses, root, k)
+        _insert(self.writes, written, k)
 
     def _second(self, j: int) -> None:
         second = self.stmts[j]
@@ -396,7 +403,7 @@ class _Run:
         """The index of the last statement before j that may use ref."""
         for k in reversed(self.uses.get(_root(ref), ())):
             stmt = self.stmts[k]
-            if k < j and stmt is not None and (_may_be(stmt.kids[0], ref) or any(_may_be(r, ref) for r in _reads(stmt))):
+            if k < j and stmt is not None and (_may_be(stmt.kids[0], ref) or any(_may_be(r, ref) for r in self.reads[k])):
                 return k
         return None
 
@@ -407,6 +414,17 @@ class _Run:
             if self.stmts[k] is not None and _may_be(self.stmts[k].kids[0], ref):
                 return True
         return False
+
+
+def _insert(indices: dict, key, k: int) -> None:
+    """k put in order in indices[key] (the run's statements come in order: most go last)."""
+    found = indices.get(key)
+    if found is None:
+        indices[key] = [k]
+    elif found[-1] <= k:
+        found.append(k)
+    else:
+        insort(found, k)
 
 
 # --- trees --------------------------------------------------------------------------------------
@@ -525,11 +543,15 @@ class _Occurrences:
         self.known = {}   # id(stmt) -> (stmt, its counts): stmt kept, so that its id stays its own
         self.sizes = {}   # id(expression) -> its number of nodes (the window's statements keep them)
         self.adjoints, self.holding = adjoints, set()   # the ids of the expressions holding an adjoint
+        # the operator and intrinsic expressions met, pre-order, and id(expression) -> the
+        # slice of trail that it and those in it took: the adjoint's statements share
+        # subtrees (a partial in several increments), each walked once in a window
+        self.trail, self.spans = [], {}
 
     def scan(self, stmt: Node, places, k: int) -> None:
         """Counts statement k, each of its expressions put in places(expr, [])."""
         counts = {}
-        _scan(stmt.kids[1], (places, k, counts, self.sizes, self.adjoints, self.holding))
+        _scan(stmt.kids[1], (places, k, counts, self.sizes, self.adjoints, self.holding, self.trail, self.spans))
         self.known[id(stmt)] = (stmt, counts)
 
     def size(self, expr: Node) -> int:
@@ -582,25 +604,39 @@ def _counted(expr: Node) -> dict:
 
 
 def _scan(node: Node, window: tuple) -> tuple:
-    """The walk of statement k's rhs, window = (places, k, counts, sizes, adjoints, holding):
-    each operator or intrinsic expression under node, pre-order, put in places(expr, []) and
-    counted in counts, its number of nodes put in sizes, its id in holding if it holds an
-    adjoint (a name in adjoints); returns (node's number of nodes, whether it holds one)."""
-    places, k, counts, sizes, adjoints, holding = window
+    """The walk of statement k's rhs, window = (places, k, counts, sizes, adjoints, holding,
+    trail, spans): each operator or intrinsic expression under node, pre-order, put in
+    places(expr, []) and counted in counts, its number of nodes put in sizes, its id in
+    holding if it holds an adjoint (a name in adjoints); returns (node's number of nodes,
+    whether it holds one). A node met before in the window is not walked again: the
+    expressions of its slice of trail are counted and placed."""
+    places, k, counts, sizes, adjoints, holding, trail, spans = window
     op = node.op
     if op == "ident":
         return 1, node.kids[0] in adjoints
-    split = op in SPLIT_OPS
-    if split:
-        counts[node] = counts.get(node, 0) + 1
-        if op not in ("neg", "pos"):
-            places(node, []).append(k)
+    if op not in SPLIT_OPS:
+        size, adjoint = _scan_kids(node.kids, window)
+        return size + 1, adjoint
+    span = spans.get(id(node))
+    if span is not None:
+        inners = trail[span[0]:span[1]]
+        trail.extend(inners)   # in the slice of the expression being walked, if any
+        for inner in inners:
+            counts[inner] = counts.get(inner, 0) + 1
+            if inner.op not in ("neg", "pos"):
+                places(inner, []).append(k)
+        return sizes[id(node)], id(node) in holding
+    start = len(trail)
+    trail.append(node)
+    counts[node] = counts.get(node, 0) + 1
+    if op not in ("neg", "pos"):
+        places(node, []).append(k)
     size, adjoint = _scan_kids(node.kids, window)
     size += 1
-    if split:
-        sizes[id(node)] = size
-        if adjoint:
-            holding.add(id(node))
+    sizes[id(node)] = size
+    spans[id(node)] = (start, len(trail))
+    if adjoint:
+        holding.add(id(node))
     return size, adjoint
 
 
@@ -624,28 +660,46 @@ def _scan_kids(kids: tuple, window: tuple) -> tuple:
 def _substituted(node: Node, rewrite: tuple) -> Node:
     """node with each occurrence of expr replaced by temp, rewrite = (expr, its size, temp,
     the sizes of the window's expressions by id, [the number of places replaced], its hash): not
-    inside references (a real expr is in no index), nor in a smaller expression; node
-    itself when expr is not in it."""
+    inside references (a real expr is in no index), nor in an expression of the window no
+    larger than expr (but expr itself); node itself when expr is not in it."""
+    kids = node.kids
+    done = _substituted_kids(kids, rewrite)
+    return node if done is kids else Node(node.op, done, node.ann)
+
+
+def _substituted_kids(kids: tuple, rewrite: tuple) -> tuple:
     expr, size, temp, sizes, replaced, hashed = rewrite
-    kids, new = node.kids, None
+    new = None
     for i, kid in enumerate(kids):
-        if type(kid) is Node:
-            if kid.op in _UNSPLIT or sizes.get(id(kid), size) < size:
+        kind = type(kid)
+        if kind is Node:
+            if kid.op in _UNSPLIT:
                 continue
-            # the scan hashed the window's expressions: a different hash spares a deep comparison
-            if kid.op == expr.op and (kid._hash is None or kid._hash == hashed) and kid == expr:
+            n = sizes.get(id(kid))
+            if n is not None and n <= size:
+                # the scan hashed the window's expressions: a different hash spares a deep comparison
+                if n < size or kid.op != expr.op or kid._hash != hashed or kid != expr:
+                    continue   # an expression of expr's size holds it only by being it
+                done = temp
+                replaced[0] += 1
+            elif n is None and kid == expr:   # (a node of an earlier rewrite, or no operator)
                 done = temp
                 replaced[0] += 1
             else:
-                done = _substituted(kid, rewrite)
-        elif type(kid) is tuple:
-            done = _substituted(Node("", kid), rewrite).kids
+                done = kid.kids
+                done = _substituted_kids(done, rewrite)
+                if done is kid.kids:
+                    continue
+                done = Node(kid.op, done, kid.ann)
+        elif kind is tuple:
+            done = _substituted_kids(kid, rewrite)
         else:
             continue
         if done is not kid:
-            new = new or list(kids)
+            if new is None:
+                new = list(kids)
             new[i] = done
-    return node if new is None else Node(node.op, tuple(new), node.ann)
+    return kids if new is None else tuple(new)
 
 
 def _seeds(run: list, zero) -> list:
