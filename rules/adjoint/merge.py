@@ -192,13 +192,14 @@ class _Improver:
     def summary(self, stmt) -> tuple:
         """(whether stmt calls a procedure or function other than a pop, the names of the
         identifiers in it, whether a jump is in it), for the original statements of the
-        sweep: computed once from those of the statements in it, where walking each control
-        statement whole at each level of a nest would be quadratic in its depth."""
+        sweep: that of each block in it computed once (and those asked before reused), where
+        walking each control statement whole at each level of a nest would be quadratic in
+        its depth."""
         known = self.summaries.get(id(stmt))
         if known is not None and known[0] is stmt:
             return known[1]
         calls, names, jumps = False, set(), False
-        stack = [stmt.kids] if type(stmt) is Node else []
+        stack = [stmt]
         pop, push = stack.pop, stack.extend
         while stack:
             x = pop()
@@ -209,17 +210,22 @@ class _Improver:
                 op = x.op
                 if op == "ident":
                     names.add(x.kids[0])
-                elif op in EXPRESSION_OPS:
-                    if op == "call" and not _is_pop(x):
-                        calls = True
-                    push(x.kids)
-                else:   # a statement or block in stmt: its own summary, computed once
-                    c, n, j = self.summary(x)
-                    calls, jumps = calls or c, jumps or j
-                    names |= n
-        if type(stmt) is Node:
-            jumps = jumps or stmt.op in _JUMPS
-            calls = calls or stmt.op == "call" and not _is_pop(stmt)
+                    continue
+                if x is not stmt and op not in EXPRESSION_OPS:
+                    known = self.summaries.get(id(x))
+                    if known is None and op == "block":
+                        self.summary(x)
+                        known = self.summaries[id(x)]
+                    if known is not None and known[0] is x:
+                        c, n, j = known[1]
+                        calls, jumps = calls or c, jumps or j
+                        names |= n
+                        continue
+                if op == "call":
+                    calls = calls or not _is_pop(x)
+                elif op in _JUMPS:
+                    jumps = True
+                push(x.kids)
         found = (calls, names, jumps)
         self.summaries[id(stmt)] = (stmt, found)
         return found
@@ -297,7 +303,7 @@ class _Improver:
             self.kinds[temp.kids[0]] = kind
             if adjoint:
                 self.adjoints.add(temp.kids[0])
-            inner = _counted(expr)
+            inner = counts.inner(expr)
             for k in dict.fromkeys(holding):
                 places[k] = counts.rewritten(places[k], expr, inner, temp)
                 changed.add(k)
@@ -366,7 +372,9 @@ class _Run:
     def _index(self, k: int, stmt: Node) -> None:
         reads = self.reads[k] = _reads(stmt)
         written = _root(stmt.kids[0])
-        for root in {written} | {_root(r) for r in reads}:
+        roots = {_root(r) for r in reads}
+        roots.add(written)
+        for root in roots:
             _insert(self.uses, root, k)
         _insert(self.writes, written, k)
 
@@ -466,7 +474,10 @@ def _references(expr) -> tuple:
 
 def _reads(stmt: Node) -> tuple:
     """The references an assignment reads: its rhs's and its lhs's indices'."""
-    return _references(stmt.kids[1]) + tuple(r for k in _indices(stmt.kids[0]) for r in _references(k))
+    lhs, rhs = stmt.kids
+    if lhs.op == "ident":
+        return _references(rhs)
+    return _references(rhs) + tuple(r for k in _indices(lhs) for r in _references(k))
 
 
 def _may_be(a: Node, b: Node) -> bool:
@@ -557,6 +568,15 @@ class _Occurrences:
     def size(self, expr: Node) -> int:
         return self.sizes[id(expr)]
 
+    def inner(self, expr: Node) -> dict:
+        """The operator and intrinsic expressions in expr (of the window's statements, expr
+        included), each with its number of places."""
+        counts = {}
+        start, end = self.spans[id(expr)]
+        for node in self.trail[start:end]:
+            counts[node] = counts.get(node, 0) + 1
+        return counts
+
     def holds_adjoint(self, expr: Node) -> bool:
         """expr (of the window's statements) reads an adjoint."""
         return id(expr) in self.holding
@@ -586,21 +606,6 @@ class _Occurrences:
         stmt = Node("assign", (temp, expr))
         self.known[id(stmt)] = (stmt, inner)   # rewritten copies the counts it changes
         return stmt
-
-
-def _counted(expr: Node) -> dict:
-    """The operator and intrinsic expressions in expr (expr included), each with its number
-    of places."""
-    counts, stack = {}, [expr]
-    while stack:
-        node = stack.pop()
-        if type(node) is Node:
-            if node.op in SPLIT_OPS:
-                counts[node] = counts.get(node, 0) + 1
-            stack.extend(node.kids)
-        elif type(node) is tuple:
-            stack.extend(node)
-    return counts
 
 
 def _scan(node: Node, window: tuple) -> tuple:
