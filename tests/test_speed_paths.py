@@ -200,3 +200,84 @@ def test_grounder_of_few_variables_answers_what_ground_value_answers():
             grounder(term, Unbound)(state)
         with pytest.raises(UnboundVariable):
             ground_value(term, state)
+
+
+def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
+    """The split-and-merge pass's shortcuts (rules/adjoint/merge.py) give what walking the
+    trees gives: a statement's summary built from those of its blocks, M-split's counts of
+    a window where a subtree met again is counted from the scan's trail, an expression's
+    inner counts taken from that trail, its kind remembered per subtree, and the reads of a
+    merged statement made of those of its parts."""
+    from adspec.engine.il import Node, walk
+    from adspec.rules.adjoint import merge
+    seen = {"summaries": 0, "statements": 0, "kinds": 0, "shared": 0}
+
+    def walked_counts(expr):
+        counts = {}
+        for n in walk(expr):
+            if n.op in merge.SPLIT_OPS:
+                counts[n] = counts.get(n, 0) + 1
+        return counts
+
+    summary = merge._Improver.summary
+
+    def checked_summary(self, stmt):
+        answer = summary(self, stmt)
+        nodes = list(walk(stmt))
+        assert answer[0] == any(n.op == "call" and not merge._is_pop(n) for n in nodes)
+        assert answer[1] == {n.kids[0] for n in nodes if n.op == "ident"}
+        assert answer[2] == any(n.op in merge._JUMPS for n in nodes)
+        seen["summaries"] += 1
+        return answer
+
+    scan = merge._Occurrences.scan
+
+    def checked_scan(self, stmt, places, k):
+        met = set(self.spans)
+        scan(self, stmt, places, k)
+        assert self.known[id(stmt)][1] == walked_counts(stmt.kids[1])
+        for n in walk(stmt.kids[1]):
+            if n.op in merge.SPLIT_OPS:
+                assert self.inner(n) == walked_counts(n)
+                assert self.size(n) == sum(1 for _ in walk(n))
+                seen["shared"] += id(n) in met
+        seen["statements"] += 1
+
+    kind = merge._Improver._kind
+
+    def leaves(expr):   # the operands at the bottom of an expression of operators, else None
+        out, stack = [], [expr]
+        while stack:
+            node = stack.pop()
+            if type(node) is not Node:
+                out.append(None)
+            elif node.op in merge.SPLIT_OPS:
+                stack.extend(node.kids[1] if node.op == "intrinsic" else node.kids)
+            else:
+                out.append(node if node.op in merge._UNSPLIT else None)
+        return out
+
+    def checked_kind(self, expr, memo):
+        answer = kind(self, expr, memo)
+        kinds = [None if n is None else n.kids[1] or 4 if n.op == "realCst" else 0 if n.op == "intCst"
+                 else self._reference_kind(n) for n in leaves(expr)]
+        real = [k for k in kinds if k]
+        assert answer == (None if None in kinds or not real else max(real)), expr
+        seen["kinds"] += 1
+        return answer
+
+    index = merge._Run._index
+
+    def checked_index(self, k, stmt, reads=None):
+        assert reads is None or reads == merge._reads(stmt)
+        seen["merged"] = seen.get("merged", 0) + (reads is not None)
+        index(self, k, stmt, reads)
+
+    monkeypatch.setattr(merge._Run, "_index", checked_index)
+    monkeypatch.setattr(merge._Improver, "summary", checked_summary)
+    monkeypatch.setattr(merge._Occurrences, "scan", checked_scan)
+    monkeypatch.setattr(merge._Improver, "_kind", checked_kind)
+    programs = list(_adjoint_corpus())
+    assert len(programs) > 30
+    assert seen["summaries"] > 100 and seen["statements"] > 300 and seen["kinds"] > 100 and seen["shared"] > 50 \
+        and seen["merged"] > 20

@@ -61,6 +61,7 @@ _UNSPLIT = frozenset(REFERENCES + ("realCst", "intCst"))   # nodes _substituted 
 _RUN_ENDS = frozenset(("fieldAccess", "address", "call", "pointerSum"))   # see _in_a_run
 _TRIPLET = frozenset(("arrayTriplet",))
 _CONSTANTS = frozenset(("realCst", "intCst"))
+_NO_KIND = object()   # see _Improver._leaf_kind
 
 
 def improved(block: Node, ctx, arguments, zero=frozenset()) -> Node:
@@ -284,6 +285,7 @@ class _Improver:
         for k, stmt in enumerate(stmts):
             counts.scan(stmt, seen.setdefault, k)
         written = [_root(stmt.kids[0]) for stmt in stmts]   # a rewrite keeps each place's lhs
+        kinds = {}   # see _kind
         places, changed = [[stmt] for stmt in stmts], set()   # changed: the places rewritten so far
         for expr, positions in sorted(((e, ks) for e, ks in seen.items() if len(ks) > 1), key=lambda p: -counts.size(p[0])):
             adjoint = counts.holds_adjoint(expr)
@@ -296,7 +298,7 @@ class _Improver:
             read = {_root(r) for r in _references(expr)}
             if any(written[k] in read and self._writes_read_by(places[k][-1], expr) for k in range(holding[0], holding[-1])):
                 continue
-            kind = self._kind(expr)
+            kind = self._kind(expr, kinds)
             if kind is None:
                 continue
             temp = self.ctx.fresh("tempb" if adjoint else "temp", kind)
@@ -310,23 +312,40 @@ class _Improver:
             places[holding[0]].insert(0, counts.definition(temp, expr, inner))
         return [stmt for place in places for stmt in place]
 
-    def _kind(self, expr: Node):
+    def _kind(self, expr: Node, memo: dict):
         """The real kind expr computes in; None when it is no real expression of operators,
-        intrinsics, references and constants (an integer, a call, a structure)."""
-        kinds = []
-        for node in _leaves(expr):
-            if node is None:
-                return None
-            if node.op == "realCst":
-                kinds.append(node.kids[1] or 4)
-            elif node.op in REFERENCES:
-                kind = self._reference_kind(node)
-                if kind is None:
-                    return None
-                kinds.append(kind)
-            elif node.op != "intCst":
-                return None
-        return max(kinds) if kinds else None
+        intrinsics, references and constants (an integer, a call, a structure). memo: the
+        window's expressions met so far by id, with their kinds (one of a smaller candidate
+        is in a larger one, or shared)."""
+        kind = self._leaf_kind(expr, memo)
+        return None if kind is _NO_KIND else kind
+
+    def _leaf_kind(self, node, memo):
+        """The largest real kind of the leaves of node, None when none is real, _NO_KIND
+        when one is no reference nor constant (or not real)."""
+        if type(node) is not Node:
+            return _NO_KIND
+        op = node.op
+        if op in SPLIT_OPS:
+            known = memo.get(id(node))
+            if known is not None and known[0] is node:
+                return known[1]
+            best = None
+            for kid in (node.kids[1] if op == "intrinsic" else node.kids):
+                kind = self._leaf_kind(kid, memo)
+                if kind is _NO_KIND:
+                    best = kind
+                    break
+                if kind is not None:
+                    best = kind if best is None else max(best, kind)
+            memo[id(node)] = (node, best)
+            return best
+        if op == "realCst":
+            return node.kids[1] or 4
+        if op in REFERENCES:
+            kind = self._reference_kind(node)
+            return _NO_KIND if kind is None else kind
+        return None if op == "intCst" else _NO_KIND
 
     def _reference_kind(self, ref: Node):
         """The real kind of a scalar reference; None for another type or an array value (a
@@ -369,8 +388,8 @@ class _Run:
                 self._index(j, self.stmts[j])
         return self.stmts
 
-    def _index(self, k: int, stmt: Node) -> None:
-        reads = self.reads[k] = _reads(stmt)
+    def _index(self, k: int, stmt: Node, reads: tuple | None = None) -> None:
+        reads = self.reads[k] = _reads(stmt) if reads is None else reads
         written = _root(stmt.kids[0])
         roots = {_root(r) for r in reads}
         roots.add(written)
@@ -403,7 +422,8 @@ class _Run:
         merged = Node("assign", (lhs, _combined(first.kids[1], sign, term)), first.ann)
         if not any(self._written(r, i, j) for r in _references(term)):
             self.stmts[i], self.stmts[j] = merged, None   # E2 moves up to the first statement
-            self._index(i, merged)
+            # what merged reads, in _reads's order: term's references walked before E1's
+            self._index(i, merged, _references(term) + self.reads[i])
         elif not any(self._written(r, i, j) for r in _references(first.kids[1])):
             self.stmts[i], self.stmts[j] = None, merged   # E1 moves down to the second
 
@@ -520,20 +540,6 @@ def _indices(ref: Node) -> list:
         if ref.op == "arrayAccess":
             out.extend(ref.kids[1])
         ref = ref.kids[0]
-    return out
-
-
-def _leaves(expr: Node) -> list:
-    """The operands at the bottom of an expression of operators (None for anything else)."""
-    out, stack = [], [expr]
-    while stack:
-        node = stack.pop()
-        if type(node) is not Node:
-            out.append(None)
-        elif node.op in SPLIT_OPS:
-            stack.extend(node.kids[1] if node.op == "intrinsic" else node.kids)
-        else:
-            out.append(node if node.op in _UNSPLIT else None)
     return out
 
 
