@@ -234,7 +234,7 @@ class _Improver:
     def run(self, run: list, at_exit: bool = False, zero=frozenset()) -> list:
         if not run:
             return []
-        seeds = _seeds(run, zero) if zero and not {"spareinit", "spareinit-trip"} & self.off else []
+        seeds = self._seeds(run, zero) if zero and not {"spareinit", "spareinit-trip"} & self.off else []
         stmts = [s for s in _Run(seeds + run, self.off).merged() if s is not None and not any(s is z for z in seeds)]
         if at_exit and "spareinit" not in self.off:
             stmts = self._without_dead_at_exit(stmts)
@@ -243,6 +243,14 @@ class _Improver:
         out = [self.pops.get(id(s), s) for s in stmts]
         self.pops.clear()   # the ids of this run's `R = <popped>` may come back
         return out
+
+    def _seeds(self, run: list, zero) -> list:
+        """`R = 0` for each scalar R of zero that the run refers to, for M-fold-reset to fold
+        into the run's first increment of R (the seeds that no rewrite takes are dropped)."""
+        named = set()
+        for stmt in run:   # (the body's statements: M-fold-trip's test summarised them)
+            named |= zero & self.summary(stmt)[1]
+        return [Node("assign", (Node("ident", (name,)), Node("realCst", ("0.0", 8)))) for name in sorted(named)]
 
     def _touches(self, stmt: Node, ref: Node) -> bool:
         """stmt reads or writes memory that may be ref."""
@@ -711,13 +719,6 @@ def _substituted_kids(kids: tuple, rewrite: tuple) -> tuple:
                 new = list(kids)
             new[i] = done
     return kids if new is None else tuple(new)
-
-
-def _seeds(run: list, zero) -> list:
-    """`R = 0` for each scalar R of zero that the run refers to, for M-fold-reset to fold
-    into the run's first increment of R (the seeds that no rewrite takes are dropped)."""
-    named = {n.kids[0] for stmt in run for n in walk(stmt) if n.op == "ident"} & zero
-    return [Node("assign", (Node("ident", (name,)), Node("realCst", ("0.0", 8)))) for name in sorted(named)]
 
 
 def _is_pop(stmt) -> bool:
