@@ -120,7 +120,7 @@ class _Improver:
         self.pops = {}    # id of a run's `R = <popped>` -> the pop statement
         self.originals = ctx.names.originals()   # adjoint name -> its variable's
         self.adjoints = set(self.originals)        # and the adjoint temporaries
-        self.summaries = {}   # id(statement) -> (it, its _Summary): see summary
+        self.summaries = {}   # id(statement or block) -> (it, its summary): see summary
 
     # --- blocks and runs -----------------------------------------------------------------------
     def block(self, block: Node, top: bool = False, zero=frozenset(), seeding: bool = False) -> Node:
