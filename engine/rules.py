@@ -153,18 +153,17 @@ class RuleSet:
 
     def apply(self, judgment: str, node: Node, ctx: "Context", *inputs) -> tuple[object, "Derivation"]:
         """The result of the one rule that applies to `node`, and its derivation."""
-        goal = (self, judgment, node, inputs)
         if ctx._depth:
-            return ctx._applied(goal)
-        pending = [goal]
+            return ctx._applied(self, judgment, node, inputs)
+        pending = [(self, judgment, node, inputs)]
         try:
             while pending:
                 try:
-                    ctx._applied(pending[-1])
+                    ctx._applied(*pending[-1])
                     pending.pop()
                 except _TooDeep as deep:
                     pending.append(deep.goal)
-            return ctx._applied(goal)
+            return ctx._applied(self, judgment, node, inputs)
         finally:
             ctx._done.clear()
 
@@ -181,28 +180,25 @@ class RuleSet:
 
     def _apply_once(self, judgment: str, node: Node, ctx: "Context", inputs: tuple):
         # one query per candidate guard, all from the state that binds the rules' arguments
-        start = ctx._arguments(node, inputs)
-        held, failures = [], []
+        candidates = ctx._candidate_goals(self, judgment, node, len(inputs))
+        start = dict(zip(ctx._inputs, inputs))    # _candidate_goals made a variable per input
+        start[ctx._node] = node
+        held = None
         rule = None
         try:   # each goal's first state, or None (a Goal's own step: no stream of states)
-            for rule, guard, body in ctx._candidate_goals(self, judgment, node, len(inputs)):
-                ctx._failed = None
+            for rule, guard, body in candidates:
                 state = guard.step(start) if type(guard) is Goal else next(iter(guard(start)), None)
-                if state is None:
-                    failures.append((rule.name, ctx._failed))
-                else:
-                    held.append((rule, body, state))
+                if state is not None:
+                    if held is not None:    # several rules apply: the error says which
+                        break
+                    held = (rule, body, state)
+            else:
+                rule = None
         except _UnboundInput as e:
             raise _unbound_error(e, rule, node) from None
-        if len(held) != 1:
-            where = f"{judgment}: {{}} {node.op}{_at(node)}: {_short(node)}; "
-            if not held:
-                raise RuleError(where.format("no rule applies to") + "candidates: " + ", ".join(
-                    name + (f" (failed: {failed[0]}({', '.join(map(_short, failed[1]))}))" if failed else "")
-                    for name, failed in failures))
-            raise RuleError(where.format("several rules apply to") + "rules: "
-                            + ", ".join(r.name for r, *_ in held))
-        rule, body, state = held[0]
+        if held is None or rule is not None:
+            raise self._not_one_rule(judgment, node, ctx, candidates, start)
+        rule, body, state = held
         try:
             state = body.step(state) if type(body) is Goal else next(iter(body(state)), None)
         except _UnboundInput as e:
@@ -216,8 +212,28 @@ class RuleSet:
         except UnboundVariable:
             raise RuleError(f"{judgment}: {rule.name} left its result unbound on {node.op}{_at(node)}: "
                             f"{_short(reify_term(out, state))}") from None
-        facts, children = _unwind(state.get(_TRACE))
-        return result, Derivation(rule, judgment, node, inputs, facts, children, result)
+        return result, _traced(rule, judgment, node, inputs, state.get(_TRACE), result)
+
+    def _not_one_rule(self, judgment: str, node: Node, ctx: "Context", candidates: list, start: dict) -> RuleError:
+        """The error of an application where no guard or several held: every guard again
+        (they are queries of facts), each failure with the premise that failed."""
+        held, failures = [], []
+        for rule, guard, _ in candidates:
+            ctx._failed = None
+            try:
+                state = guard.step(start) if type(guard) is Goal else next(iter(guard(start)), None)
+            except _UnboundInput as e:
+                return _unbound_error(e, rule, node)
+            if state is None:
+                failures.append((rule.name, ctx._failed))
+            else:
+                held.append(rule)
+        where = f"{judgment}: {{}} {node.op}{_at(node)}: {_short(node)}; "
+        if not held:
+            return RuleError(where.format("no rule applies to") + "candidates: " + ", ".join(
+                name + (f" (failed: {failed[0]}({', '.join(map(_short, failed[1]))}))" if failed else "")
+                for name, failed in failures))
+        return RuleError(where.format("several rules apply to") + "rules: " + ", ".join(r.name for r in held))
 
 
 def _unbound_error(e: _UnboundInput, rule: Rule, node: Node) -> RuleError:
@@ -266,16 +282,35 @@ def _unwind(trace) -> tuple[list, list]:
     return facts, children
 
 
-@dataclass(eq=False)
 class Derivation:
-    """One rule application: the proof tree node `adspec explain` prints."""
-    rule: Rule
-    judgment: str
-    node: Node
-    inputs: tuple
-    facts: list
-    children: list
-    result: object
+    """One rule application: the proof tree node `adspec explain` prints.
+
+    The runner keeps the raw trace of the proof and sorts it into `facts` and `children`
+    when one of them is first read (`adspec -b` and `-d` never read most derivations)."""
+
+    __slots__ = ("rule", "judgment", "node", "inputs", "result", "_trace", "_unwound")
+
+    def __init__(self, rule: Rule, judgment: str, node: Node, inputs: tuple, facts: list,
+                 children: list, result: object):
+        self.rule, self.judgment, self.node, self.inputs, self.result = rule, judgment, node, inputs, result
+        self._trace, self._unwound = None, (facts, children)
+
+    @property
+    def facts(self) -> list:
+        """The facts read on the proof path, in order of evaluation."""
+        return (self._unwound or self._unwind())[0]
+
+    @property
+    def children(self) -> list:
+        """One derivation per `derive` premise, in order of evaluation."""
+        return (self._unwound or self._unwind())[1]
+
+    def _unwind(self) -> tuple:
+        self._unwound, self._trace = _unwind(self._trace), None
+        return self._unwound
+
+    def __repr__(self):
+        return f"Derivation({self.rule.name}, {self.judgment}, {_short(self.node)} => {_short(self.result)})"
 
     def walk(self) -> Iterator["Derivation"]:
         """Every derivation node, pre-order."""
@@ -300,6 +335,17 @@ class Derivation:
                 lines.append(f"{pad}{indent}{mark} {f.name}({', '.join(show(a) for a in f.args)})")
             stack.extend((c, depth + 1) for c in reversed(d.children))
         return "\n".join(lines)
+
+
+_new_derivation = object.__new__
+
+
+def _traced(rule: Rule, judgment: str, node: Node, inputs: tuple, trace, result) -> Derivation:
+    """The Derivation of an application from its raw trace (sorted when first read)."""
+    d = _new_derivation(Derivation)
+    d.rule, d.judgment, d.node, d.inputs, d.result = rule, judgment, node, inputs, result
+    d._trace, d._unwound = trace, None
+    return d
 
 
 def _at(node) -> str:
@@ -369,7 +415,7 @@ class Context:
             raise TypeError(f"Context: extra values {clashes} would hide the context's own attributes")
         self.__dict__.update(extra)
         self._depth = 0
-        self._done: dict = {}     # (ruleset, judgment, id(node), inputs) -> ((result, Derivation), goal)
+        self._done: dict = {}     # (ruleset, judgment, id(node), *ids of the inputs) -> (result, Derivation)
         self._failed = None       # the last premise that failed in a guard, for error messages
         # each rule's goals, built once (see _relation) over these logic variables
         self._node, self._out, self._inputs = var(), var(), []
@@ -463,7 +509,7 @@ class Context:
     def _relation(self, rule: Rule, arity: int):
         """The rule's (guard, body), built once: the relation called with logic variables for
         the node, the result and the inputs. Each application is a query of its own, from a
-        state that binds them (`_arguments`), so applications never share a binding, not
+        state that binds them (`RuleSet._apply_once`), so applications never share a binding, not
         even nested ones of the same rule."""
         key = (id(rule), arity)    # rules live as long as their rule set; hashing one hashes all its fields
         goals = self._relations.get(key)
@@ -477,34 +523,27 @@ class Context:
         key = (id(ruleset), judgment, node.op, arity) if type(node) is Node else None
         goals = self._goals.get(key)
         if goals is None:   # a node that is no Node raises in _candidates
+            while len(self._inputs) < arity:
+                self._inputs.append(var())
             goals = self._goals[key] = [(rule, *self._relation(rule, arity))
                                         for rule in ruleset._candidates(judgment, node)]
         return goals
 
-    def _arguments(self, node: Node, inputs: tuple) -> dict:
-        """The starting state of an application: the rules' arguments bound to the node and inputs."""
-        while len(self._inputs) < len(inputs):
-            self._inputs.append(var())
-        state = dict(zip(self._inputs, inputs))
-        state[self._node] = node
-        return state
-
-    def _applied(self, goal):
-        ruleset, judgment, node, inputs = goal
+    def _applied(self, ruleset: RuleSet, judgment: str, node: Node, inputs: tuple):
         # by identity (the node and the inputs): the same tree at two places has different
         # annotations (sid, line), hence different facts; identity spares hashing deep trees
-        key = (ruleset, judgment, id(node), *map(id, inputs))
+        key = (ruleset, judgment, id(node), *map(id, inputs)) if inputs else (ruleset, judgment, id(node))
         done = self._done.get(key)
         if done is not None:
-            return done[0]
+            return done
         if self._depth >= self.max_depth:
-            raise _TooDeep(goal)
+            raise _TooDeep((ruleset, judgment, node, inputs))
         self._depth += 1
         try:
             done = ruleset._apply_once(judgment, node, self, inputs)
         finally:
             self._depth -= 1
-        self._done[key] = (done, goal)    # the goal keeps the ids of the key theirs
+        self._done[key] = done    # its Derivation keeps the node and the inputs of the key's ids
         return done
 
 
