@@ -244,10 +244,11 @@ def walk(k) -> Iterator[Node]:
         kind = type(x)
         if kind is Node:
             yield x
-            push(x.kids[::-1])
+            if x.op not in _LEAVES:   # names and numbers: plain values below
+                push(x.kids[::-1])
         elif kind is tuple:
             push(x[::-1])
-        elif kind in _PLAIN_VALUES:   # names, numbers, None: most leaves' children
+        elif kind in _PLAIN_VALUES:   # names, numbers, None
             continue
         elif isinstance(x, Node):
             yield x

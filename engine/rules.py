@@ -180,7 +180,9 @@ class RuleSet:
 
     def _apply_once(self, judgment: str, node: Node, ctx: "Context", inputs: tuple):
         # one query per candidate guard, all from the state that binds the rules' arguments
-        candidates = ctx._candidate_goals(self, judgment, node, len(inputs))
+        candidates = ctx._goals.get((id(self), judgment, node.op, len(inputs))) if type(node) is Node else None
+        if candidates is None:
+            candidates = ctx._candidate_goals(self, judgment, node, len(inputs))
         start = dict(zip(ctx._inputs, inputs))    # _candidate_goals made a variable per input
         start[ctx._node] = node
         held = None
@@ -255,20 +257,16 @@ class _TraceKey:
 _TRACE = _TraceKey()
 
 
-def _record(state: dict, *entries) -> dict:
-    state = state.copy()
-    trace = state.get(_TRACE)
-    for entry in entries:
-        trace = (entry, trace)    # a linked list, newest first
-    state[_TRACE] = trace
-    return state
-
-
-def _record_one(state: dict, entry) -> dict:
-    """_record of one entry (a fact, a check, a derivation: most premises)."""
-    state = state.copy()
-    state[_TRACE] = (entry, state.get(_TRACE))
-    return state
+def _bound_and_recorded(out, result, state: dict, entry, whole: bool = False):
+    """unify_terms(out, result, state) with `entry` recorded (the whole new trace if
+    `whole`), or None: one copy of the state (unify_terms's own, when it binds)."""
+    bound = unify_terms(out, result, state)
+    if bound is False:
+        return None
+    if bound is state:
+        bound = state.copy()
+    bound[_TRACE] = entry if whole else (entry, state.get(_TRACE))
+    return bound
 
 
 def _unwind(trace) -> tuple[list, list]:
@@ -442,7 +440,9 @@ class Context:
             if value is not wanted:
                 self._failed = (premise, values)  # the values are formatted only for an error
                 return None
-            return _record_one(state, _new_tuple(Fact, (name, values, value)))
+            state = state.copy()                  # the fact recorded: the trace's new head
+            state[_TRACE] = (_new_tuple(Fact, (name, values, value)), state.get(_TRACE))
+            return state
         return Goal(fact_step)
 
     def check(self, predicate: Callable, *args):
@@ -456,7 +456,9 @@ class Context:
             if not predicate(*values):
                 self._failed = (name, values)  # formatted only for an error
                 return None
-            return _record_one(state, _new_tuple(Fact, (name, values, True)))
+            state = state.copy()                  # the fact recorded: the trace's new head
+            state[_TRACE] = (_new_tuple(Fact, (name, values, True)), state.get(_TRACE))
+            return state
         return Goal(check_step)
 
     def compute(self, function: Callable, *args):
@@ -478,9 +480,11 @@ class Context:
         def derive_step(state):
             node = node_of(state)
             values = values_of(state)
-            result, child = self.ruleset.apply(judgment, node, self, *values)
-            state = unify_terms(out, result, state)
-            return None if state is False else _record_one(state, child)
+            if self._depth:    # inside an application, as premises run: RuleSet.apply's own step
+                result, child = self._applied(self.ruleset, judgment, node, values)
+            else:
+                result, child = self.ruleset.apply(judgment, node, self, *values)
+            return _bound_and_recorded(out, result, state, child)
         return Goal(derive_step)
 
     def derive_all(self, judgment: str, subs, outs, *inputs):
@@ -498,10 +502,15 @@ class Context:
             nodes = nodes_of(state)
             values = values_of(state)
             firsts = firsts_of(state) if firsts_of is not None else None
-            applied = [self.ruleset.apply(judgment, node, self, *(values if firsts is None else (firsts[i],) + values))
-                       for i, node in enumerate(nodes)]
-            state = unify_terms(outs, tuple(result for result, _ in applied), state)
-            return None if state is False else _record(state, *(child for _, child in applied))
+            ruleset = self.ruleset
+            applied = self._applied if self._depth else \
+                lambda ruleset, judgment, node, inputs: ruleset.apply(judgment, node, self, *inputs)
+            results, trace = [], state.get(_TRACE)
+            for i, node in enumerate(nodes):
+                result, child = applied(ruleset, judgment, node, values if firsts is None else (firsts[i],) + values)
+                results.append(result)
+                trace = (child, trace)
+            return _bound_and_recorded(outs, tuple(results), state, trace, whole=True)
         return Goal(derive_all_step)
 
     # --- the runner's bookkeeping ------------------------------------------------------
@@ -532,7 +541,11 @@ class Context:
     def _applied(self, ruleset: RuleSet, judgment: str, node: Node, inputs: tuple):
         # by identity (the node and the inputs): the same tree at two places has different
         # annotations (sid, line), hence different facts; identity spares hashing deep trees
-        key = (ruleset, judgment, id(node), *map(id, inputs)) if inputs else (ruleset, judgment, id(node))
+        arity = len(inputs)   # none, one or two inputs, most often: their ids without map
+        key = (ruleset, judgment, id(node)) if not arity else \
+            (ruleset, judgment, id(node), id(inputs[0])) if arity == 1 else \
+            (ruleset, judgment, id(node), id(inputs[0]), id(inputs[1])) if arity == 2 else \
+            (ruleset, judgment, id(node), *map(id, inputs))
         done = self._done.get(key)
         if done is not None:
             return done
