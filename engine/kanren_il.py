@@ -178,7 +178,7 @@ def ground_value(term, s: Mapping):
             if not is_ground(value):
                 raise UnboundVariable(term)
             return value
-        node = _rebuilt(term, _ground_tuple(kids, s), s)
+        node = _rebuilt(term, _ground_kids(kids, s), s)
         if type(node.op) is not str or type(node.ann) in _VARS:
             raise UnboundVariable(term)
         _set_ground(node, True)
@@ -282,6 +282,25 @@ def _ground_tuple(terms: tuple, s: Mapping) -> tuple:
                 values.append(t if (kind is Node and t._ground is True) or kind in _PLAIN else ground_value(t, s))
             return tuple(values)
     return terms
+
+
+def _ground_kids(kids: tuple, s: Mapping) -> tuple:
+    """The children of a pattern grounded (a new tuple: the node is rebuilt anyway); a
+    variable bound to a real tree or a plain value, most often, by one look-up."""
+    values = []
+    for t in kids:
+        kind = type(t)
+        if kind is FreshVar:
+            value = s.get(t, t)
+            kind = type(value)
+            if (kind is Node and value._ground is True) or kind in _PLAIN:
+                values.append(value)
+                continue
+        elif (kind is Node and t._ground is True) or kind in _PLAIN:
+            values.append(t)
+            continue
+        values.append(ground_value(t, s))
+    return tuple(values)
 
 
 def reify_term(term, s: Mapping):

@@ -11,6 +11,9 @@
   takes array_operation's search for its own; isCalledSplit/Joint found once per procedure
   from its own call sites equal the search over every call site; `Namer.is_derivative_name`
   is membership in `derivative_names()`. Each on the adjoint of the corpus programs.
+- The rule runner's (engineperf): derivations sorted from their trace when read, the
+  children of a pattern grounded by one look-up each, nodes known ground when built, `walk`
+  past the children of names and numbers; on the tangent and the adjoint of the corpus.
 """
 from __future__ import annotations
 
@@ -200,3 +203,63 @@ def test_grounder_of_few_variables_answers_what_ground_value_answers():
             grounder(term, Unbound)(state)
         with pytest.raises(UnboundVariable):
             ground_value(term, state)
+
+
+def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
+    """engineperf's shortcuts (docs/performance.md, 2026-11-28), on the tangent and the adjoint
+    of corpus programs: a derivation's facts and children, sorted from its trace when first
+    read, are those sorted when it was made; `ground_value`'s children of a pattern
+    (`_ground_kids`) are `_ground_tuple`'s; a node known ground when built is ground by
+    `_tree_is_ground`'s own walk; `il.walk`, which skips the plain children of names and
+    numbers, visits what a recursive pre-order visits."""
+    from adspec.engine import kanren_il, rules
+    from adspec.engine.errors import UnsupportedError
+    from adspec.engine.il import Node, walk
+
+    made = {}
+    traced = rules._traced
+
+    def eager(rule, judgment, node, inputs, trace, result):
+        d = traced(rule, judgment, node, inputs, trace, result)
+        made[id(d)] = (d, rules._unwind(trace))
+        return d
+
+    seen = {"kids": 0, "nodes": 0}
+    ground_kids = kanren_il._ground_kids
+
+    def checked_kids(kids, s):
+        fast = ground_kids(kids, s)
+        slow = kanren_il._ground_tuple(kids, s)
+        assert len(fast) == len(slow) and all(a is b or a == b for a, b in zip(fast, slow)), kids
+        seen["kids"] += 1
+        return fast
+
+    def preorder(k, out):
+        if isinstance(k, Node):
+            out.append(k)
+            for kid in k.kids:
+                preorder(kid, out)
+        elif isinstance(k, tuple):
+            for kid in k:
+                preorder(kid, out)
+        return out
+
+    monkeypatch.setattr(rules, "_traced", eager)
+    monkeypatch.setattr(kanren_il, "_ground_kids", checked_kids)
+    for param in PROGRAMS:
+        name, head, _ = param.values
+        for mode in ("tangent", "adjoint"):
+            try:
+                result = adspec.differentiate(str(program_path(name)), head=head, mode=mode)
+            except UnsupportedError:
+                continue
+            nodes = list(walk(result.tree))
+            assert [id(n) for n in nodes] == [id(n) for n in preorder(result.tree, [])]
+            for node in nodes:
+                if node._ground is True:   # known when built: the same as computed from scratch
+                    assert kanren_il._from_kids(node.kids) is True and type(node.op) is str
+                    seen["nodes"] += 1
+    for d, (facts, children) in made.values():
+        assert d.facts == facts and [id(c) for c in d.children] == [id(c) for c in children]
+    assert len(made) > 3000 and seen["kids"] > 3000 and seen["nodes"] > 10000
+    assert not kanren_il.is_ground(Node("neg", (kanren_il.var(),)))   # a pattern is not known ground
