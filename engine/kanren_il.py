@@ -488,6 +488,8 @@ def _match(subject: FreshVar, p: Node) -> Goal:
     variables they bind (the same state as unify_terms; anything else takes unify_terms)."""
     op, kids, ann = p.op, p.kids, p.ann
     op_var, ann_var, rest = type(op) in _VARS, type(ann) in _VARS, type(kids) in _VARS
+    if not (op_var or ann_var or rest):
+        return Goal(_match_children(subject, p))
 
     def match_step(state):
         node = state.get(subject)
@@ -519,6 +521,33 @@ def _match(subject: FreshVar, p: Node) -> Goal:
                     return None
         return s
     return Goal(match_step)
+
+
+def _match_children(subject: FreshVar, p: Node):
+    """_match's step for a pattern of a fixed operator and number of children, its
+    annotations not asked (most patterns): the operator and the number of children
+    compared before the state is copied."""
+    op, kids = p.op, p.kids
+    size = len(kids)
+
+    def match_children_step(state):
+        node = state.get(subject)
+        if type(node) is not Node or node._ground is not True:
+            state = unify_terms(subject, p, state)
+            return None if state is False else state
+        values = node.kids
+        if op != node.op or len(values) != size:
+            return None
+        s = state.copy()
+        for term, value in zip(kids, values):
+            if type(term) is FreshVar and term not in s:
+                s[term] = value
+            else:
+                s = unify_terms(term, value, s)
+                if s is False:
+                    return None
+        return s
+    return match_children_step
 
 
 def lall(*goals):

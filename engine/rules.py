@@ -183,8 +183,11 @@ class RuleSet:
         candidates = ctx._goals.get((id(self), judgment, node.op, len(inputs))) if type(node) is Node else None
         if candidates is None:
             candidates = ctx._candidate_goals(self, judgment, node, len(inputs))
-        start = dict(zip(ctx._inputs, inputs))    # _candidate_goals made a variable per input
-        start[ctx._node] = node
+        if inputs:   # _candidate_goals made a variable per input
+            start = dict(zip(ctx._inputs, inputs))
+            start[ctx._node] = node
+        else:
+            start = {ctx._node: node}
         held = None
         rule = None
         try:   # each goal's first state, or None (a Goal's own step: no stream of states)

@@ -11,8 +11,8 @@
   takes array_operation's search for its own; isCalledSplit/Joint found once per procedure
   from its own call sites equal the search over every call site; `Namer.is_derivative_name`
   is membership in `derivative_names()`. Each on the adjoint of the corpus programs.
-- The rule runner's (engineperf): derivations sorted from their trace when read, the
-  children of a pattern grounded by one look-up each, nodes known ground when built, `walk`
+- The rule runner's (engineperf): derivations sorted from their trace when read, patterns
+  matched with one copy of the state, the children of a pattern grounded by one look-up each, nodes known ground when built, `walk`
   past the children of names and numbers; on the tangent and the adjoint of the corpus.
 """
 from __future__ import annotations
@@ -208,7 +208,8 @@ def test_grounder_of_few_variables_answers_what_ground_value_answers():
 def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
     """engineperf's shortcuts (docs/performance.md, 2026-11-28), on the tangent and the adjoint
     of corpus programs: a derivation's facts and children, sorted from its trace when first
-    read, are those sorted when it was made; `ground_value`'s children of a pattern
+    read, are those sorted when it was made; a pattern's match (`_match_children`) binds what
+    `unify_terms` binds; `ground_value`'s children of a pattern
     (`_ground_kids`) are `_ground_tuple`'s; a node known ground when built is ground by
     `_tree_is_ground`'s own walk; `il.walk`, which skips the plain children of names and
     numbers, visits what a recursive pre-order visits."""
@@ -224,7 +225,7 @@ def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
         made[id(d)] = (d, rules._unwind(trace))
         return d
 
-    seen = {"kids": 0, "nodes": 0}
+    seen = {"kids": 0, "nodes": 0, "matches": 0}
     ground_kids = kanren_il._ground_kids
 
     def checked_kids(kids, s):
@@ -233,6 +234,19 @@ def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
         assert len(fast) == len(slow) and all(a is b or a == b for a, b in zip(fast, slow)), kids
         seen["kids"] += 1
         return fast
+
+    match_children = kanren_il._match_children
+
+    def checked_match(subject, p):
+        fast = match_children(subject, p)
+
+        def step(state):
+            answer = fast(state)
+            slow = kanren_il.unify_terms(subject, p, state)
+            assert answer == (None if slow is False else slow), p
+            seen["matches"] += 1
+            return answer
+        return step
 
     def preorder(k, out):
         if isinstance(k, Node):
@@ -246,6 +260,7 @@ def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
 
     monkeypatch.setattr(rules, "_traced", eager)
     monkeypatch.setattr(kanren_il, "_ground_kids", checked_kids)
+    monkeypatch.setattr(kanren_il, "_match_children", checked_match)
     for param in PROGRAMS:
         name, head, _ = param.values
         for mode in ("tangent", "adjoint"):
@@ -261,5 +276,5 @@ def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
                     seen["nodes"] += 1
     for d, (facts, children) in made.values():
         assert d.facts == facts and [id(c) for c in d.children] == [id(c) for c in children]
-    assert len(made) > 3000 and seen["kids"] > 3000 and seen["nodes"] > 10000
+    assert len(made) > 3000 and seen["kids"] > 3000 and seen["nodes"] > 10000 and seen["matches"] > 5000
     assert not kanren_il.is_ground(Node("neg", (kanren_il.var(),)))   # a pattern is not known ground
