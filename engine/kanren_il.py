@@ -52,7 +52,8 @@ from unification.variable import Var
 
 from .il import EMPTY_ANN, ILError, Node, OPS
 
-__all__ = ["pattern", "member", "conda", "is_ground", "reify_term", "ground_value", "grounder", "UnboundVariable", "unify_terms",
+__all__ = ["pattern", "member", "conda", "is_ground", "reify_term", "ground_value", "grounder", "binder", "UnboundVariable",
+           "unify_terms",
            "Goal", "eq", "lall", "var", "FreshVar", "cons"]
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
@@ -251,6 +252,32 @@ def grounder(term, unbound=UnboundVariable):
                 return values
         return ground_variables
     return slow
+
+
+def binder(term):
+    """`(value, state) -> unify_terms(term, value, state)`, made once for a term bound again
+    and again (a premise's result): an unbound variable, or a tuple of distinct unbound
+    variables and a tuple of as many values, is bound by one copy of the state."""
+    if type(term) is FreshVar:
+        def bind_variable(value, s):
+            if term in s or type(value) in _VARS:
+                return unify_terms(term, value, s)
+            s = s.copy()
+            s[term] = value
+            return s
+        return bind_variable
+    if type(term) is tuple and term and all(type(t) is FreshVar for t in term) and len(set(term)) == len(term):
+        size = len(term)
+
+        def bind_variables(value, s):
+            if type(value) is not tuple or len(value) != size or any(t in s for t in term) or \
+                    any(type(v) in _VARS for v in value):
+                return unify_terms(term, value, s)
+            s = s.copy()
+            s.update(zip(term, value))
+            return s
+        return bind_variables
+    return lambda value, s: unify_terms(term, value, s)
 
 
 def _known_ground(value) -> bool:

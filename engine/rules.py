@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from .il import Node, OPS
-from .kanren_il import Goal, UnboundVariable, ground_value, grounder, reify_term, unify_terms, var
+from .kanren_il import Goal, UnboundVariable, binder, ground_value, grounder, reify_term, var
 
 __all__ = ["Rule", "RuleSet", "Context", "Derivation", "Fact", "RuleError", "RULE_SETS"]
 
@@ -260,10 +260,11 @@ class _TraceKey:
 _TRACE = _TraceKey()
 
 
-def _bound_and_recorded(out, result, state: dict, entry, whole: bool = False):
-    """unify_terms(out, result, state) with `entry` recorded (the whole new trace if
-    `whole`), or None: one copy of the state (unify_terms's own, when it binds)."""
-    bound = unify_terms(out, result, state)
+def _bound_and_recorded(bind, result, state: dict, entry, whole: bool = False):
+    """bind(result, state) (a kanren_il.binder: the premise's result unified with its
+    output) with `entry` recorded (the whole new trace if `whole`), or None: one copy of
+    the state (the binder's own, when it binds)."""
+    bound = bind(result, state)
     if bound is False:
         return None
     if bound is state:
@@ -469,16 +470,18 @@ class Context:
         (naming `vd` from `v`, building IL) on the reified inputs."""
         inputs, out = args[:-1], args[-1]
         values_of = _grounding(inputs, f"an input of {getattr(function, '__name__', 'compute')}")
+        bind = binder(out)
 
         def compute_step(state):
             values = values_of(state)
-            state = unify_terms(out, function(*values), state)
+            state = bind(function(*values), state)
             return None if state is False else state
         return Goal(compute_step)
 
     def derive(self, judgment: str, sub, out, *inputs):
         """Recursive premise `sub →judgment out`: a query of its own on the reified `sub`."""
         node_of, values_of = _grounding(sub, f"the subject of →{judgment}"), _grounding(inputs, f"an input of →{judgment}")
+        bind = binder(out)
 
         def derive_step(state):
             node = node_of(state)
@@ -487,7 +490,7 @@ class Context:
                 result, child = self._applied(self.ruleset, judgment, node, values)
             else:
                 result, child = self.ruleset.apply(judgment, node, self, *values)
-            return _bound_and_recorded(out, result, state, child)
+            return _bound_and_recorded(bind, result, state, child)
         return Goal(derive_step)
 
     def derive_all(self, judgment: str, subs, outs, *inputs):
@@ -500,6 +503,7 @@ class Context:
         value to each operand); `each` None: derive_all."""
         nodes_of, values_of = _grounding(subs, f"the subjects of →{judgment}"), _grounding(inputs, f"an input of →{judgment}")
         firsts_of = _grounding(each, f"an input of →{judgment}") if each is not None else None
+        bind = binder(outs)
 
         def derive_all_step(state):
             nodes = nodes_of(state)
@@ -513,7 +517,7 @@ class Context:
                 result, child = applied(ruleset, judgment, node, values if firsts is None else (firsts[i],) + values)
                 results.append(result)
                 trace = (child, trace)
-            return _bound_and_recorded(outs, tuple(results), state, trace, whole=True)
+            return _bound_and_recorded(bind, tuple(results), state, trace, whole=True)
         return Goal(derive_all_step)
 
     # --- the runner's bookkeeping ------------------------------------------------------

@@ -209,7 +209,7 @@ def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
     """engineperf's shortcuts (docs/performance.md, 2026-11-28), on the tangent and the adjoint
     of corpus programs: a derivation's facts and children, sorted from its trace when first
     read, are those sorted when it was made; a pattern's match (`_match_children`) binds what
-    `unify_terms` binds; `ground_value`'s children of a pattern
+    `unify_terms` binds, and so does a premise's `binder`; `ground_value`'s children of a pattern
     (`_ground_kids`) are `_ground_tuple`'s; a node known ground when built is ground by
     `_tree_is_ground`'s own walk; `il.walk`, which skips the plain children of names and
     numbers, visits what a recursive pre-order visits."""
@@ -225,7 +225,7 @@ def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
         made[id(d)] = (d, rules._unwind(trace))
         return d
 
-    seen = {"kids": 0, "nodes": 0, "matches": 0}
+    seen = {"kids": 0, "nodes": 0, "matches": 0, "binds": 0}
     ground_kids = kanren_il._ground_kids
 
     def checked_kids(kids, s):
@@ -248,6 +248,18 @@ def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
             return answer
         return step
 
+    make_binder = rules.binder
+
+    def checked_binder(term):
+        fast = make_binder(term)
+
+        def bind(value, state):
+            answer = fast(value, state)
+            assert answer == kanren_il.unify_terms(term, value, state), term
+            seen["binds"] += 1
+            return answer
+        return bind
+
     def preorder(k, out):
         if isinstance(k, Node):
             out.append(k)
@@ -261,6 +273,7 @@ def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
     monkeypatch.setattr(rules, "_traced", eager)
     monkeypatch.setattr(kanren_il, "_ground_kids", checked_kids)
     monkeypatch.setattr(kanren_il, "_match_children", checked_match)
+    monkeypatch.setattr(rules, "binder", checked_binder)
     for param in PROGRAMS:
         name, head, _ = param.values
         for mode in ("tangent", "adjoint"):
@@ -276,5 +289,22 @@ def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
                     seen["nodes"] += 1
     for d, (facts, children) in made.values():
         assert d.facts == facts and [id(c) for c in d.children] == [id(c) for c in children]
-    assert len(made) > 3000 and seen["kids"] > 3000 and seen["nodes"] > 10000 and seen["matches"] > 5000
+    assert len(made) > 3000 and seen["kids"] > 3000 and seen["nodes"] > 10000 and seen["matches"] > 5000 and seen["binds"] > 5000
     assert not kanren_il.is_ground(Node("neg", (kanren_il.var(),)))   # a pattern is not known ground
+
+
+def test_binder_binds_what_unify_terms_binds():
+    """kanren_il.binder's one-copy binding of a premise's output (an unbound variable, a tuple
+    of unbound variables) gives unify_terms's state; anything else is unify_terms's own."""
+    from adspec.engine.il import Node
+    from adspec.engine.kanren_il import binder, pattern, unify_terms, var
+
+    a, b, c, free = var(), var(), var(), var()
+    x, y = Node("ident", ("x",)), Node("ident", ("y",))
+    state = {a: x, b: c}
+    for term, value in [(free, y), (free, (x, y)), (free, a), (a, x), (a, y), (b, y),
+                        ((free, c), (x, y)), ((free, c), (x,)), ((free, c), x), ((free, a), (y, x)),
+                        ((free, a), (y, y)), ((free, free), (x, y)), ((free, c), (a, y)),
+                        (pattern("neg", free), Node("neg", (x,))), ((), ())]:
+        assert binder(term)(value, state) == unify_terms(term, value, state), (term, value)
+    assert state == {a: x, b: c}     # the state given is left as it was
