@@ -536,18 +536,21 @@ def _match(subject: FreshVar, p: Node) -> Goal:
                     s[term] = value
         if rest:
             return s
-        values = node.kids
-        if len(values) != len(kids):
-            return None
-        for term, value in zip(kids, values):
-            if type(term) is FreshVar and term not in s:
-                s[term] = value
-            else:
-                s = unify_terms(term, value, s)
-                if s is False:
-                    return None
-        return s
+        return _bound_children(kids, node.kids, s) if len(node.kids) == len(kids) else None
     return Goal(match_step)
+
+
+def _bound_children(kids: tuple, values: tuple, s: dict):
+    """s (a copy of the caller's) with a pattern's children matched against a real node's,
+    as many: a fresh variable not bound yet is set, anything else unified; or None."""
+    for term, value in zip(kids, values):
+        if type(term) is FreshVar and term not in s:
+            s[term] = value
+        else:
+            s = unify_terms(term, value, s)
+            if s is False:
+                return None
+    return s
 
 
 def _match_children(subject: FreshVar, p: Node):
@@ -565,15 +568,7 @@ def _match_children(subject: FreshVar, p: Node):
         values = node.kids
         if op != node.op or len(values) != size:
             return None
-        s = state.copy()
-        for term, value in zip(kids, values):
-            if type(term) is FreshVar and term not in s:
-                s[term] = value
-            else:
-                s = unify_terms(term, value, s)
-                if s is False:
-                    return None
-        return s
+        return _bound_children(kids, values, state.copy())
     return match_children_step
 
 
