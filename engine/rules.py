@@ -180,19 +180,21 @@ class RuleSet:
 
     def _apply_once(self, judgment: str, node: Node, ctx: "Context", inputs: tuple):
         # one query per candidate guard, all from the state that binds the rules' arguments
-        candidates = ctx._goals.get((id(self), judgment, node.op, len(inputs))) if type(node) is Node else None
+        arity = len(inputs)
+        candidates = ctx._goals.get((id(self), judgment, node.op, arity)) if type(node) is Node else None
         if candidates is None:
-            candidates = ctx._candidate_goals(self, judgment, node, len(inputs))
-        if inputs:   # _candidate_goals made a variable per input
-            start = dict(zip(ctx._inputs, inputs))
-            start[ctx._node] = node
-        else:
-            start = {ctx._node: node}
+            candidates = ctx._candidate_goals(self, judgment, node, arity)
+        arguments = ctx._inputs   # _candidate_goals made a variable per input; none, one or
+        # two inputs, most often: a display, not dict(zip())
+        start = {ctx._node: node} if not arity else \
+            {arguments[0]: inputs[0], ctx._node: node} if arity == 1 else \
+            {arguments[0]: inputs[0], arguments[1]: inputs[1], ctx._node: node} if arity == 2 else \
+            {**dict(zip(arguments, inputs)), ctx._node: node}
         held = None
         rule = None
-        try:   # each goal's first state, or None (a Goal's own step: no stream of states)
+        try:   # each guard's first state, or None
             for rule, guard, body in candidates:
-                state = guard.step(start) if type(guard) is Goal else next(iter(guard(start)), None)
+                state = guard(start)
                 if state is not None:
                     if held is not None:    # several rules apply: the error says which
                         break
@@ -205,7 +207,7 @@ class RuleSet:
             raise self._not_one_rule(judgment, node, ctx, candidates, start)
         rule, body, state = held
         try:
-            state = body.step(state) if type(body) is Goal else next(iter(body(state)), None)
+            state = body(state)
         except _UnboundInput as e:
             raise _unbound_error(e, rule, node) from None
         if state is None:
@@ -226,7 +228,7 @@ class RuleSet:
         for rule, guard, _ in candidates:
             ctx._failed = None
             try:
-                state = guard.step(start) if type(guard) is Goal else next(iter(guard(start)), None)
+                state = guard(start)
             except _UnboundInput as e:
                 return _unbound_error(e, rule, node)
             if state is None:
@@ -535,13 +537,14 @@ class Context:
 
     def _candidate_goals(self, ruleset: RuleSet, judgment: str, node: Node, arity: int) -> list:
         """(rule, guard, body) of the candidate rules for the node's operator, looked up once
-        per rule set, judgment, operator and number of inputs."""
+        per rule set, judgment, operator and number of inputs; the guard and the body as
+        steps (`state -> state or None`, _first_state)."""
         key = (id(ruleset), judgment, node.op, arity) if type(node) is Node else None
         goals = self._goals.get(key)
         if goals is None:   # a node that is no Node raises in _candidates
             while len(self._inputs) < arity:
                 self._inputs.append(var())
-            goals = self._goals[key] = [(rule, *self._relation(rule, arity))
+            goals = self._goals[key] = [(rule, *map(_first_state, self._relation(rule, arity)))
                                         for rule in ruleset._candidates(judgment, node)]
         return goals
 
@@ -565,6 +568,14 @@ class Context:
             self._depth -= 1
         self._done[key] = done    # its Derivation keeps the node and the inputs of the key's ids
         return done
+
+
+def _first_state(goal):
+    """A goal's first state, or None, for a state: a Goal's own step; the first of the stream
+    of any other kanren goal."""
+    if type(goal) is Goal:
+        return goal.step
+    return lambda state: next(iter(goal(state)), None)
 
 
 def _grounding(term, what: str):
