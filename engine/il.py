@@ -96,15 +96,33 @@ class Node:
 
     __slots__ = ("op", "kids", "ann", "_hash", "_ground")
     # _hash and _ground: caches (the hash; whether the tree holds no logic variable, see
-    # engine.kanren_il.is_ground), None until first asked
+    # engine.kanren_il.is_ground), None until first asked. A node built of plain values and
+    # nodes known ground is ground: known at once (the rule runner grounds most nodes the
+    # rules build, and a walk of them later costs more than this loop now)
 
     def __init__(self, op: str, kids: tuple = (), ann: PMap = EMPTY_ANN):
         # the slots' own setters (Node.__setattr__ refuses): twice as fast as object.__setattr__
+        if type(kids) is not tuple:
+            kids = tuple(kids)
         _set_op(self, op)
-        _set_kids(self, kids if type(kids) is tuple else tuple(kids))
+        _set_kids(self, kids)
         _set_ann(self, ann)
         _set_hash(self, None)
-        _set_ground(self, None)
+        for kid in kids:
+            kind = type(kid)
+            if kind is Node:
+                if kid._ground is not True:
+                    break
+            elif kind is tuple:
+                if not _known_ground(kid):
+                    break
+            elif kind not in _PLAIN_VALUES:
+                break
+        else:
+            if type(op) is str and type(ann) is PMap:   # else a pattern's variables, maybe
+                _set_ground(self, True)
+                return
+        _set_ground(self, None)     # not known here: engine.kanren_il decides when asked
 
     def __setattr__(self, name, value):
         raise AttributeError("IL nodes are immutable")
@@ -171,6 +189,19 @@ class Node:
 
 
 _set_op, _set_kids, _set_ann, _set_hash, _set_ground = (getattr(Node, slot).__set__ for slot in Node.__slots__)
+_PLAIN_VALUES = frozenset((str, int, float, bool, type(None)))
+
+
+def _known_ground(kids: tuple) -> bool:
+    """A tuple child of plain values and nodes known ground (the arguments of a call)."""
+    for kid in kids:
+        kind = type(kid)
+        if kind is Node:
+            if kid._ground is not True:
+                return False
+        elif kind not in _PLAIN_VALUES:
+            return False
+    return True
 
 
 def _strip(k):
@@ -201,7 +232,6 @@ def sexpr(k) -> str:
     return repr(k)
 
 
-_PLAIN_VALUES = frozenset((str, int, float, bool, type(None)))
 _LEAVES = frozenset(("ident", "intCst", "realCst"))   # nodes whose children are plain values
 
 
@@ -214,10 +244,11 @@ def walk(k) -> Iterator[Node]:
         kind = type(x)
         if kind is Node:
             yield x
-            push(x.kids[::-1])
+            if x.op not in _LEAVES:   # names and numbers: plain values below
+                push(x.kids[::-1])
         elif kind is tuple:
             push(x[::-1])
-        elif kind in _PLAIN_VALUES:   # names, numbers, None: most leaves' children
+        elif kind in _PLAIN_VALUES:   # names, numbers, None
             continue
         elif isinstance(x, Node):
             yield x

@@ -36,7 +36,9 @@ Speed: unifying and reifying IL terms is done by plain recursive functions (`uni
 child); they are registered for Node, so kanren's `eq` reaches them too, and they hand
 anything else (a `cons`, a `rest` variable) back to the generic path. A real IL tree holds no
 logic variable: whether a tree is ground is computed once and cached on the node (nodes are
-immutable), so reifying a real tree returns it as it is, without rebuilding or rescanning it.
+immutable; a node built of plain values and ground nodes is known ground from `Node.__init__`),
+so reifying a real tree returns it as it is, without rebuilding or rescanning it. A premise's
+output is bound by a `binder` made once (one copy of the state for a variable or a tuple of them).
 """
 from __future__ import annotations
 
@@ -52,7 +54,8 @@ from unification.variable import Var
 
 from .il import EMPTY_ANN, ILError, Node, OPS
 
-__all__ = ["pattern", "member", "conda", "is_ground", "reify_term", "ground_value", "grounder", "UnboundVariable", "unify_terms",
+__all__ = ["pattern", "member", "conda", "is_ground", "reify_term", "ground_value", "grounder", "binder", "UnboundVariable",
+           "unify_terms",
            "Goal", "eq", "lall", "var", "FreshVar", "cons"]
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
@@ -178,7 +181,7 @@ def ground_value(term, s: Mapping):
             if not is_ground(value):
                 raise UnboundVariable(term)
             return value
-        node = _rebuilt(term, _ground_tuple(kids, s), s)
+        node = _rebuilt(term, _ground_kids(kids, s), s)
         if type(node.op) is not str or type(node.ann) in _VARS:
             raise UnboundVariable(term)
         _set_ground(node, True)
@@ -253,6 +256,32 @@ def grounder(term, unbound=UnboundVariable):
     return slow
 
 
+def binder(term):
+    """`(value, state) -> unify_terms(term, value, state)`, made once for a term bound again
+    and again (a premise's result): an unbound variable, or a tuple of distinct unbound
+    variables and a tuple of as many values, is bound by one copy of the state."""
+    if type(term) is FreshVar:
+        def bind_variable(value, s):
+            if term in s or type(value) in _VARS:
+                return unify_terms(term, value, s)
+            s = s.copy()
+            s[term] = value
+            return s
+        return bind_variable
+    if type(term) is tuple and term and all(type(t) is FreshVar for t in term) and len(set(term)) == len(term):
+        size = len(term)
+
+        def bind_variables(value, s):
+            if type(value) is not tuple or len(value) != size or any(t in s for t in term) or \
+                    any(type(v) in _VARS for v in value):
+                return unify_terms(term, value, s)
+            s = s.copy()
+            s.update(zip(term, value))
+            return s
+        return bind_variables
+    return lambda value, s: unify_terms(term, value, s)
+
+
 def _known_ground(value) -> bool:
     """value is ground as it is, known without a walk: a real tree, a plain value, or a tuple
     of those (the operands of an expression, their derivatives with None for zero); what
@@ -282,6 +311,25 @@ def _ground_tuple(terms: tuple, s: Mapping) -> tuple:
                 values.append(t if (kind is Node and t._ground is True) or kind in _PLAIN else ground_value(t, s))
             return tuple(values)
     return terms
+
+
+def _ground_kids(kids: tuple, s: Mapping) -> tuple:
+    """The children of a pattern grounded (a new tuple: the node is rebuilt anyway); a
+    variable bound to a real tree or a plain value, most often, by one look-up."""
+    values = []
+    for t in kids:
+        kind = type(t)
+        if kind is FreshVar:
+            value = s.get(t, t)
+            kind = type(value)
+            if (kind is Node and value._ground is True) or kind in _PLAIN:
+                values.append(value)
+                continue
+        elif (kind is Node and t._ground is True) or kind in _PLAIN:
+            values.append(t)
+            continue
+        values.append(ground_value(t, s))
+    return tuple(values)
 
 
 def reify_term(term, s: Mapping):
@@ -469,6 +517,8 @@ def _match(subject: FreshVar, p: Node) -> Goal:
     variables they bind (the same state as unify_terms; anything else takes unify_terms)."""
     op, kids, ann = p.op, p.kids, p.ann
     op_var, ann_var, rest = type(op) in _VARS, type(ann) in _VARS, type(kids) in _VARS
+    if not (op_var or ann_var or rest):
+        return Goal(_match_children(subject, p))
 
     def match_step(state):
         node = state.get(subject)
@@ -488,18 +538,40 @@ def _match(subject: FreshVar, p: Node) -> Goal:
                     s[term] = value
         if rest:
             return s
-        values = node.kids
-        if len(values) != len(kids):
-            return None
-        for term, value in zip(kids, values):
-            if type(term) is FreshVar and term not in s:
-                s[term] = value
-            else:
-                s = unify_terms(term, value, s)
-                if s is False:
-                    return None
-        return s
+        return _bound_children(kids, node.kids, s) if len(node.kids) == len(kids) else None
     return Goal(match_step)
+
+
+def _bound_children(kids: tuple, values: tuple, s: dict):
+    """s (a copy of the caller's) with a pattern's children matched against a real node's,
+    as many: a fresh variable not bound yet is set, anything else unified; or None."""
+    for term, value in zip(kids, values):
+        if type(term) is FreshVar and term not in s:
+            s[term] = value
+        else:
+            s = unify_terms(term, value, s)
+            if s is False:
+                return None
+    return s
+
+
+def _match_children(subject: FreshVar, p: Node):
+    """_match's step for a pattern of a fixed operator and number of children, its
+    annotations not asked (most patterns): the operator and the number of children
+    compared before the state is copied."""
+    op, kids = p.op, p.kids
+    size = len(kids)
+
+    def match_children_step(state):
+        node = state.get(subject)
+        if type(node) is not Node or node._ground is not True:
+            state = unify_terms(subject, p, state)
+            return None if state is False else state
+        values = node.kids
+        if op != node.op or len(values) != size:
+            return None
+        return _bound_children(kids, values, state.copy())
+    return match_children_step
 
 
 def lall(*goals):

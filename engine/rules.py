@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from .il import Node, OPS
-from .kanren_il import Goal, UnboundVariable, ground_value, grounder, reify_term, unify_terms, var
+from .kanren_il import Goal, UnboundVariable, binder, ground_value, grounder, reify_term, var
 
 __all__ = ["Rule", "RuleSet", "Context", "Derivation", "Fact", "RuleError", "RULE_SETS"]
 
@@ -153,18 +153,17 @@ class RuleSet:
 
     def apply(self, judgment: str, node: Node, ctx: "Context", *inputs) -> tuple[object, "Derivation"]:
         """The result of the one rule that applies to `node`, and its derivation."""
-        goal = (self, judgment, node, inputs)
         if ctx._depth:
-            return ctx._applied(goal)
-        pending = [goal]
+            return ctx._applied(self, judgment, node, inputs)
+        pending = [(self, judgment, node, inputs)]
         try:
             while pending:
                 try:
-                    ctx._applied(pending[-1])
+                    ctx._applied(*pending[-1])
                     pending.pop()
                 except _TooDeep as deep:
                     pending.append(deep.goal)
-            return ctx._applied(goal)
+            return ctx._applied(self, judgment, node, inputs)
         finally:
             ctx._done.clear()
 
@@ -181,30 +180,34 @@ class RuleSet:
 
     def _apply_once(self, judgment: str, node: Node, ctx: "Context", inputs: tuple):
         # one query per candidate guard, all from the state that binds the rules' arguments
-        start = ctx._arguments(node, inputs)
-        held, failures = [], []
+        arity = len(inputs)
+        candidates = ctx._goals.get((id(self), judgment, node.op, arity)) if type(node) is Node else None
+        if candidates is None:
+            candidates = ctx._candidate_goals(self, judgment, node, arity)
+        arguments = ctx._inputs   # _candidate_goals made a variable per input; none, one or
+        # two inputs, most often: a display, not dict(zip())
+        start = {ctx._node: node} if not arity else \
+            {arguments[0]: inputs[0], ctx._node: node} if arity == 1 else \
+            {arguments[0]: inputs[0], arguments[1]: inputs[1], ctx._node: node} if arity == 2 else \
+            {**dict(zip(arguments, inputs)), ctx._node: node}
+        held = None
         rule = None
-        try:   # each goal's first state, or None (a Goal's own step: no stream of states)
-            for rule, guard, body in ctx._candidate_goals(self, judgment, node, len(inputs)):
-                ctx._failed = None
-                state = guard.step(start) if type(guard) is Goal else next(iter(guard(start)), None)
-                if state is None:
-                    failures.append((rule.name, ctx._failed))
-                else:
-                    held.append((rule, body, state))
+        try:   # each guard's first state, or None
+            for rule, guard, body in candidates:
+                state = guard(start)
+                if state is not None:
+                    if held is not None:    # several rules apply: the error says which
+                        break
+                    held = (rule, body, state)
+            else:
+                rule = None
         except _UnboundInput as e:
             raise _unbound_error(e, rule, node) from None
-        if len(held) != 1:
-            where = f"{judgment}: {{}} {node.op}{_at(node)}: {_short(node)}; "
-            if not held:
-                raise RuleError(where.format("no rule applies to") + "candidates: " + ", ".join(
-                    name + (f" (failed: {failed[0]}({', '.join(map(_short, failed[1]))}))" if failed else "")
-                    for name, failed in failures))
-            raise RuleError(where.format("several rules apply to") + "rules: "
-                            + ", ".join(r.name for r, *_ in held))
-        rule, body, state = held[0]
+        if held is None or rule is not None:
+            raise self._not_one_rule(judgment, node, ctx, candidates, start)
+        rule, body, state = held
         try:
-            state = body.step(state) if type(body) is Goal else next(iter(body(state)), None)
+            state = body(state)
         except _UnboundInput as e:
             raise _unbound_error(e, rule, node) from None
         if state is None:
@@ -216,8 +219,28 @@ class RuleSet:
         except UnboundVariable:
             raise RuleError(f"{judgment}: {rule.name} left its result unbound on {node.op}{_at(node)}: "
                             f"{_short(reify_term(out, state))}") from None
-        facts, children = _unwind(state.get(_TRACE))
-        return result, Derivation(rule, judgment, node, inputs, facts, children, result)
+        return result, _traced(rule, judgment, node, inputs, state.get(_TRACE), result)
+
+    def _not_one_rule(self, judgment: str, node: Node, ctx: "Context", candidates: list, start: dict) -> RuleError:
+        """The error of an application where no guard or several held: every guard again
+        (they are queries of facts), each failure with the premise that failed."""
+        held, failures = [], []
+        for rule, guard, _ in candidates:
+            ctx._failed = None
+            try:
+                state = guard(start)
+            except _UnboundInput as e:
+                return _unbound_error(e, rule, node)
+            if state is None:
+                failures.append((rule.name, ctx._failed))
+            else:
+                held.append(rule)
+        where = f"{judgment}: {{}} {node.op}{_at(node)}: {_short(node)}; "
+        if not held:
+            return RuleError(where.format("no rule applies to") + "candidates: " + ", ".join(
+                name + (f" (failed: {failed[0]}({', '.join(map(_short, failed[1]))}))" if failed else "")
+                for name, failed in failures))
+        return RuleError(where.format("several rules apply to") + "rules: " + ", ".join(r.name for r in held))
 
 
 def _unbound_error(e: _UnboundInput, rule: Rule, node: Node) -> RuleError:
@@ -239,20 +262,17 @@ class _TraceKey:
 _TRACE = _TraceKey()
 
 
-def _record(state: dict, *entries) -> dict:
-    state = state.copy()
-    trace = state.get(_TRACE)
-    for entry in entries:
-        trace = (entry, trace)    # a linked list, newest first
-    state[_TRACE] = trace
-    return state
-
-
-def _record_one(state: dict, entry) -> dict:
-    """_record of one entry (a fact, a check, a derivation: most premises)."""
-    state = state.copy()
-    state[_TRACE] = (entry, state.get(_TRACE))
-    return state
+def _bound_and_recorded(bind, result, state: dict, entry, whole: bool = False):
+    """bind(result, state) (a kanren_il.binder: the premise's result unified with its
+    output) with `entry` recorded (the whole new trace if `whole`), or None: one copy of
+    the state (the binder's own, when it binds)."""
+    bound = bind(result, state)
+    if bound is False:
+        return None
+    if bound is state:
+        bound = state.copy()
+    bound[_TRACE] = entry if whole else (entry, state.get(_TRACE))
+    return bound
 
 
 def _unwind(trace) -> tuple[list, list]:
@@ -266,16 +286,35 @@ def _unwind(trace) -> tuple[list, list]:
     return facts, children
 
 
-@dataclass(eq=False)
 class Derivation:
-    """One rule application: the proof tree node `adspec explain` prints."""
-    rule: Rule
-    judgment: str
-    node: Node
-    inputs: tuple
-    facts: list
-    children: list
-    result: object
+    """One rule application: the proof tree node `adspec explain` prints.
+
+    The runner keeps the raw trace of the proof and sorts it into `facts` and `children`
+    when one of them is first read (`adspec -b` and `-d` never read most derivations)."""
+
+    __slots__ = ("rule", "judgment", "node", "inputs", "result", "_trace", "_unwound")
+
+    def __init__(self, rule: Rule, judgment: str, node: Node, inputs: tuple, facts: list,
+                 children: list, result: object):
+        self.rule, self.judgment, self.node, self.inputs, self.result = rule, judgment, node, inputs, result
+        self._trace, self._unwound = None, (facts, children)
+
+    @property
+    def facts(self) -> list:
+        """The facts read on the proof path, in order of evaluation."""
+        return (self._unwound or self._unwind())[0]
+
+    @property
+    def children(self) -> list:
+        """One derivation per `derive` premise, in order of evaluation."""
+        return (self._unwound or self._unwind())[1]
+
+    def _unwind(self) -> tuple:
+        self._unwound, self._trace = _unwind(self._trace), None
+        return self._unwound
+
+    def __repr__(self):
+        return f"Derivation({self.rule.name}, {self.judgment}, {_short(self.node)} => {_short(self.result)})"
 
     def walk(self) -> Iterator["Derivation"]:
         """Every derivation node, pre-order."""
@@ -300,6 +339,17 @@ class Derivation:
                 lines.append(f"{pad}{indent}{mark} {f.name}({', '.join(show(a) for a in f.args)})")
             stack.extend((c, depth + 1) for c in reversed(d.children))
         return "\n".join(lines)
+
+
+_new_derivation = object.__new__
+
+
+def _traced(rule: Rule, judgment: str, node: Node, inputs: tuple, trace, result) -> Derivation:
+    """The Derivation of an application from its raw trace (sorted when first read)."""
+    d = _new_derivation(Derivation)
+    d.rule, d.judgment, d.node, d.inputs, d.result = rule, judgment, node, inputs, result
+    d._trace, d._unwound = trace, None
+    return d
 
 
 def _at(node) -> str:
@@ -369,7 +419,7 @@ class Context:
             raise TypeError(f"Context: extra values {clashes} would hide the context's own attributes")
         self.__dict__.update(extra)
         self._depth = 0
-        self._done: dict = {}     # (ruleset, judgment, id(node), inputs) -> ((result, Derivation), goal)
+        self._done: dict = {}     # (ruleset, judgment, id(node), *ids of the inputs) -> (result, Derivation)
         self._failed = None       # the last premise that failed in a guard, for error messages
         # each rule's goals, built once (see _relation) over these logic variables
         self._node, self._out, self._inputs = var(), var(), []
@@ -396,7 +446,9 @@ class Context:
             if value is not wanted:
                 self._failed = (premise, values)  # the values are formatted only for an error
                 return None
-            return _record_one(state, _new_tuple(Fact, (name, values, value)))
+            state = state.copy()                  # the fact recorded: the trace's new head
+            state[_TRACE] = (_new_tuple(Fact, (name, values, value)), state.get(_TRACE))
+            return state
         return Goal(fact_step)
 
     def check(self, predicate: Callable, *args):
@@ -410,7 +462,9 @@ class Context:
             if not predicate(*values):
                 self._failed = (name, values)  # formatted only for an error
                 return None
-            return _record_one(state, _new_tuple(Fact, (name, values, True)))
+            state = state.copy()                  # the fact recorded: the trace's new head
+            state[_TRACE] = (_new_tuple(Fact, (name, values, True)), state.get(_TRACE))
+            return state
         return Goal(check_step)
 
     def compute(self, function: Callable, *args):
@@ -418,23 +472,27 @@ class Context:
         (naming `vd` from `v`, building IL) on the reified inputs."""
         inputs, out = args[:-1], args[-1]
         values_of = _grounding(inputs, f"an input of {getattr(function, '__name__', 'compute')}")
+        bind = binder(out)
 
         def compute_step(state):
             values = values_of(state)
-            state = unify_terms(out, function(*values), state)
+            state = bind(function(*values), state)
             return None if state is False else state
         return Goal(compute_step)
 
     def derive(self, judgment: str, sub, out, *inputs):
         """Recursive premise `sub →judgment out`: a query of its own on the reified `sub`."""
         node_of, values_of = _grounding(sub, f"the subject of →{judgment}"), _grounding(inputs, f"an input of →{judgment}")
+        bind = binder(out)
 
         def derive_step(state):
             node = node_of(state)
             values = values_of(state)
-            result, child = self.ruleset.apply(judgment, node, self, *values)
-            state = unify_terms(out, result, state)
-            return None if state is False else _record_one(state, child)
+            if self._depth:    # inside an application, as premises run: RuleSet.apply's own step
+                result, child = self._applied(self.ruleset, judgment, node, values)
+            else:
+                result, child = self.ruleset.apply(judgment, node, self, *values)
+            return _bound_and_recorded(bind, result, state, child)
         return Goal(derive_step)
 
     def derive_all(self, judgment: str, subs, outs, *inputs):
@@ -447,15 +505,21 @@ class Context:
         value to each operand); `each` None: derive_all."""
         nodes_of, values_of = _grounding(subs, f"the subjects of →{judgment}"), _grounding(inputs, f"an input of →{judgment}")
         firsts_of = _grounding(each, f"an input of →{judgment}") if each is not None else None
+        bind = binder(outs)
 
         def derive_all_step(state):
             nodes = nodes_of(state)
             values = values_of(state)
             firsts = firsts_of(state) if firsts_of is not None else None
-            applied = [self.ruleset.apply(judgment, node, self, *(values if firsts is None else (firsts[i],) + values))
-                       for i, node in enumerate(nodes)]
-            state = unify_terms(outs, tuple(result for result, _ in applied), state)
-            return None if state is False else _record(state, *(child for _, child in applied))
+            ruleset = self.ruleset
+            applied = self._applied if self._depth else \
+                lambda ruleset, judgment, node, inputs: ruleset.apply(judgment, node, self, *inputs)
+            results, trace = [], state.get(_TRACE)
+            for i, node in enumerate(nodes):
+                result, child = applied(ruleset, judgment, node, values if firsts is None else (firsts[i],) + values)
+                results.append(result)
+                trace = (child, trace)
+            return _bound_and_recorded(bind, tuple(results), state, trace, whole=True)
         return Goal(derive_all_step)
 
     # --- the runner's bookkeeping ------------------------------------------------------
@@ -463,7 +527,7 @@ class Context:
     def _relation(self, rule: Rule, arity: int):
         """The rule's (guard, body), built once: the relation called with logic variables for
         the node, the result and the inputs. Each application is a query of its own, from a
-        state that binds them (`_arguments`), so applications never share a binding, not
+        state that binds them (`RuleSet._apply_once`), so applications never share a binding, not
         even nested ones of the same rule."""
         key = (id(rule), arity)    # rules live as long as their rule set; hashing one hashes all its fields
         goals = self._relations.get(key)
@@ -473,39 +537,45 @@ class Context:
 
     def _candidate_goals(self, ruleset: RuleSet, judgment: str, node: Node, arity: int) -> list:
         """(rule, guard, body) of the candidate rules for the node's operator, looked up once
-        per rule set, judgment, operator and number of inputs."""
+        per rule set, judgment, operator and number of inputs; the guard and the body as
+        steps (`state -> state or None`, _first_state)."""
         key = (id(ruleset), judgment, node.op, arity) if type(node) is Node else None
         goals = self._goals.get(key)
         if goals is None:   # a node that is no Node raises in _candidates
-            goals = self._goals[key] = [(rule, *self._relation(rule, arity))
+            while len(self._inputs) < arity:
+                self._inputs.append(var())
+            goals = self._goals[key] = [(rule, *map(_first_state, self._relation(rule, arity)))
                                         for rule in ruleset._candidates(judgment, node)]
         return goals
 
-    def _arguments(self, node: Node, inputs: tuple) -> dict:
-        """The starting state of an application: the rules' arguments bound to the node and inputs."""
-        while len(self._inputs) < len(inputs):
-            self._inputs.append(var())
-        state = dict(zip(self._inputs, inputs))
-        state[self._node] = node
-        return state
-
-    def _applied(self, goal):
-        ruleset, judgment, node, inputs = goal
+    def _applied(self, ruleset: RuleSet, judgment: str, node: Node, inputs: tuple):
         # by identity (the node and the inputs): the same tree at two places has different
         # annotations (sid, line), hence different facts; identity spares hashing deep trees
-        key = (ruleset, judgment, id(node), *map(id, inputs))
+        arity = len(inputs)   # none, one or two inputs, most often: their ids without map
+        key = (ruleset, judgment, id(node)) if not arity else \
+            (ruleset, judgment, id(node), id(inputs[0])) if arity == 1 else \
+            (ruleset, judgment, id(node), id(inputs[0]), id(inputs[1])) if arity == 2 else \
+            (ruleset, judgment, id(node), *map(id, inputs))
         done = self._done.get(key)
         if done is not None:
-            return done[0]
+            return done
         if self._depth >= self.max_depth:
-            raise _TooDeep(goal)
+            raise _TooDeep((ruleset, judgment, node, inputs))
         self._depth += 1
         try:
             done = ruleset._apply_once(judgment, node, self, inputs)
         finally:
             self._depth -= 1
-        self._done[key] = (done, goal)    # the goal keeps the ids of the key theirs
+        self._done[key] = done    # its Derivation keeps the node and the inputs of the key's ids
         return done
+
+
+def _first_state(goal):
+    """A goal's first state, or None, for a state: a Goal's own step; the first of the stream
+    of any other kanren goal."""
+    if type(goal) is Goal:
+        return goal.step
+    return lambda state: next(iter(goal(state)), None)
 
 
 def _grounding(term, what: str):

@@ -11,7 +11,7 @@ import pytest
 from kanren import eq, lall, var
 from unification import reify, unify
 
-from adspec.engine.il import mk
+from adspec.engine.il import Node, mk
 from adspec.engine.kanren_il import cons, is_ground, pattern
 from adspec.engine.rules import RULE_SETS, Context, RuleError, RuleSet
 import adspec.rules.tangent  # noqa: F401,E402  (registered now, not into a list a test patches)
@@ -111,9 +111,13 @@ def test_fresh_variables_are_distinct_and_unify_like_kanrens():
 
 def test_groundness_is_cached_on_nodes_and_a_deep_tree_needs_no_recursion():
     from adspec.engine.kanren_il import UnboundVariable, ground_value
-    deep = ident("x")
+    deep, chain = ident("x"), []
     for _ in range(5000):
         deep = mk("add", deep, ident("y"))
+        chain.append(deep)
+    assert deep._ground is True             # built of plain values and ground nodes: known at once
+    for node in chain:                      # not known (the cache as a pattern's nodes start)
+        Node._ground.__set__(node, None)
     assert deep._ground is None and is_ground(deep) and deep._ground is True
     assert deep.kids[0]._ground is True                        # every node below is known too
     a = var()

@@ -11,6 +11,9 @@
   takes array_operation's search for its own; isCalledSplit/Joint found once per procedure
   from its own call sites equal the search over every call site; `Namer.is_derivative_name`
   is membership in `derivative_names()`. Each on the adjoint of the corpus programs.
+- The rule runner's (engineperf): derivations sorted from their trace when read, patterns
+  matched with one copy of the state, the children of a pattern grounded by one look-up each, nodes known ground when built, `walk`
+  past the children of names and numbers; on the tangent and the adjoint of the corpus.
 """
 from __future__ import annotations
 
@@ -281,3 +284,106 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
     assert len(programs) > 30
     assert seen["summaries"] > 100 and seen["statements"] > 300 and seen["kinds"] > 100 and seen["shared"] > 50 \
         and seen["merged"] > 20
+def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
+    """engineperf's shortcuts (docs/performance.md, 2026-11-28), on the tangent and the adjoint
+    of corpus programs: a derivation's facts and children, sorted from its trace when first
+    read, are those sorted when it was made; a pattern's match (`_match_children`) binds what
+    `unify_terms` binds, and so does a premise's `binder`; `ground_value`'s children of a pattern
+    (`_ground_kids`) are `_ground_tuple`'s; a node known ground when built is ground by
+    `_tree_is_ground`'s own walk; `il.walk`, which skips the plain children of names and
+    numbers, visits what a recursive pre-order visits."""
+    from adspec.engine import kanren_il, rules
+    from adspec.engine.errors import UnsupportedError
+    from adspec.engine.il import Node, walk
+
+    made = {}
+    traced = rules._traced
+
+    def eager(rule, judgment, node, inputs, trace, result):
+        d = traced(rule, judgment, node, inputs, trace, result)
+        made[id(d)] = (d, rules._unwind(trace))
+        return d
+
+    seen = {"kids": 0, "nodes": 0, "matches": 0, "binds": 0}
+    ground_kids = kanren_il._ground_kids
+
+    def checked_kids(kids, s):
+        fast = ground_kids(kids, s)
+        slow = kanren_il._ground_tuple(kids, s)
+        assert len(fast) == len(slow) and all(a is b or a == b for a, b in zip(fast, slow)), kids
+        seen["kids"] += 1
+        return fast
+
+    match_children = kanren_il._match_children
+
+    def checked_match(subject, p):
+        fast = match_children(subject, p)
+
+        def step(state):
+            answer = fast(state)
+            slow = kanren_il.unify_terms(subject, p, state)
+            assert answer == (None if slow is False else slow), p
+            seen["matches"] += 1
+            return answer
+        return step
+
+    make_binder = rules.binder
+
+    def checked_binder(term):
+        fast = make_binder(term)
+
+        def bind(value, state):
+            answer = fast(value, state)
+            assert answer == kanren_il.unify_terms(term, value, state), term
+            seen["binds"] += 1
+            return answer
+        return bind
+
+    def preorder(k, out):
+        if isinstance(k, Node):
+            out.append(k)
+            for kid in k.kids:
+                preorder(kid, out)
+        elif isinstance(k, tuple):
+            for kid in k:
+                preorder(kid, out)
+        return out
+
+    monkeypatch.setattr(rules, "_traced", eager)
+    monkeypatch.setattr(kanren_il, "_ground_kids", checked_kids)
+    monkeypatch.setattr(kanren_il, "_match_children", checked_match)
+    monkeypatch.setattr(rules, "binder", checked_binder)
+    for param in PROGRAMS:
+        name, head, _ = param.values
+        for mode in ("tangent", "adjoint"):
+            try:
+                result = adspec.differentiate(str(program_path(name)), head=head, mode=mode)
+            except UnsupportedError:
+                continue
+            nodes = list(walk(result.tree))
+            assert [id(n) for n in nodes] == [id(n) for n in preorder(result.tree, [])]
+            for node in nodes:
+                if node._ground is True:   # known when built: the same as computed from scratch
+                    assert kanren_il._from_kids(node.kids) is True and type(node.op) is str
+                    seen["nodes"] += 1
+    for d, (facts, children) in made.values():
+        assert d.facts == facts and [id(c) for c in d.children] == [id(c) for c in children]
+    assert len(made) > 3000 and seen["kids"] > 3000 and seen["nodes"] > 10000 and seen["matches"] > 5000 and seen["binds"] > 5000
+    assert not kanren_il.is_ground(Node("neg", (kanren_il.var(),)))   # a pattern is not known ground
+
+
+def test_binder_binds_what_unify_terms_binds():
+    """kanren_il.binder's one-copy binding of a premise's output (an unbound variable, a tuple
+    of unbound variables) gives unify_terms's state; anything else is unify_terms's own."""
+    from adspec.engine.il import Node
+    from adspec.engine.kanren_il import binder, pattern, unify_terms, var
+
+    a, b, c, free = var(), var(), var(), var()
+    x, y = Node("ident", ("x",)), Node("ident", ("y",))
+    state = {a: x, b: c}
+    for term, value in [(free, y), (free, (x, y)), (free, a), (a, x), (a, y), (b, y),
+                        ((free, c), (x, y)), ((free, c), (x,)), ((free, c), x), ((free, a), (y, x)),
+                        ((free, a), (y, y)), ((free, free), (x, y)), ((free, c), (a, y)),
+                        (pattern("neg", free), Node("neg", (x,))), ((), ())]:
+        assert binder(term)(value, state) == unify_terms(term, value, state), (term, value)
+    assert state == {a: x, b: c}     # the state given is left as it was
