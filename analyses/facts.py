@@ -52,13 +52,22 @@ def _remembered(predicate):
     different places have different facts): facts are pure functions of the analysis results,
     and every candidate rule asks its own again."""
     name = predicate.__name__
+    if predicate.__code__.co_argcount == 3:   # (self, expression or reference, statement): most, and the most asked
+        @wraps(predicate)
+        def remembered(self, first, second):
+            key = (name, id(first), id(second))
+            hit = self._answers.get(key)
+            if hit is None:
+                # the arguments are kept with the answer, so that their ids are not reused
+                hit = self._answers[key] = (predicate(self, first, second), (first, second))
+            return hit[0]
+        return remembered
 
     @wraps(predicate)
     def remembered(self, *args):
-        key = (name, id(args[0]), id(args[1])) if len(args) == 2 else (name, *map(id, args))  # most take two
+        key = (name, *map(id, args))
         hit = self._answers.get(key)
         if hit is None:
-            # the arguments are kept with the answer, so that their ids are not reused
             hit = self._answers[key] = (predicate(self, *args), args)
         return hit[0]
     return remembered
@@ -82,6 +91,7 @@ class Facts:
         self._answers: dict[tuple, tuple] = {}     # see _remembered
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
+        self._innermost: dict[int, tuple] = {}    # id(statement) -> (statement, _innermost_calls)
         self._enclosing: dict[str, dict] = {}     # proc name -> tbr_elements.enclosing of its body
         self._modes: dict[tuple, tuple] = {}      # (id(procedure), checkpointed) -> (_called, the procedure)
         self._sites_by_callee: dict | None = None  # id(callee) -> its call sites
@@ -152,11 +162,9 @@ class Facts:
         """(procedure, the instruction that evaluates expr, a sub-tree of stmt): the call
         split out of stmt whose arguments hold expr, else stmt's main instruction."""
         proc, own = self._own(stmt)
-        calls = self._calls_split_out_of(stmt, proc)
-        if calls:
-            holding = [call for call in calls if any(node is expr for arg in call.kids[1] for node in walk(arg))]
-            if holding:  # the innermost call: f(f(x)) evaluates x at the inner one
-                innermost = min(holding, key=lambda call: sum(1 for _ in walk(call)))
+        if self._calls_split_out_of(stmt, proc):
+            innermost = self._innermost_calls(stmt, proc).get(id(expr))
+            if innermost is not None:
                 instr = self._call_expr[proc.name].get(id(innermost))
                 if instr is not None:
                     return proc, instr
@@ -164,6 +172,23 @@ class Facts:
         if known is None:
             known = self._evaluators[id(stmt)] = (stmt, self._evaluator(stmt, own))
         return proc, known[1]
+
+    def _innermost_calls(self, stmt: Node, proc) -> dict:
+        """id(node) -> the innermost call split out of stmt whose arguments hold the node
+        (f(f(x)) evaluates x at the inner one; the first of the smallest), one table per
+        statement: is_active_expr asks of every sub-tree of its expressions."""
+        known = self._innermost.get(id(stmt))
+        if known is None:
+            calls = self._calls_split_out_of(stmt, proc)
+            table = {}
+            sizes = [sum(1 for _ in walk(call)) for call in calls]
+            # the largest first, so that a smaller call (an earlier one at equal size) overwrites
+            for k in sorted(range(len(calls)), key=lambda k: (-sizes[k], -k)):
+                for arg in calls[k].kids[1]:
+                    for node in walk(arg):
+                        table[id(node)] = calls[k]
+            known = self._innermost[id(stmt)] = (stmt, table)
+        return known[1]
 
     def _calls_split_out_of(self, stmt: Node, proc) -> list:
         """The calls split out of stmt's own expressions (_split_calls_of), found once."""
@@ -802,7 +827,10 @@ class Facts:
         """The function calls split out of stmt's own expressions that are active
         (is_active_call), in the order they run (innermost first)."""
         proc, own = self._own(stmt)
-        split = {id(c) for c in self._calls_split_out_of(stmt, proc)}
+        calls = self._calls_split_out_of(stmt, proc)
+        if not calls:   # most statements (asked three times of each by the adjoint's guards)
+            return ()
+        split = {id(c) for c in calls}
         return tuple(i.node for i in own if i.kind == "call" and id(i.node) in split
                      and self.uses.is_active_call(proc, i))
 

@@ -32,6 +32,7 @@ class TangentContext(CallHelpers, Context):
         self.messages = []  # warnings for the .msg file: "file:line: message"
         self._warned = set()  # the same, to find one fast
         self._kinds = {}  # id(expression) -> (expression, procedure, kind_of)
+        self._symbols, self._symbols_scope = {}, None  # name -> its Symbol in _symbols_scope (see symbol_of)
         self.extra_declarations = []  # (name, real kind or IL type, attributes[, dims]) of the temporaries it needs
         self.pending = []  # derivative calls split out of the statement being differentiated
         self.replacements = {}  # id(call expression) -> the temporary holding its result
@@ -258,11 +259,22 @@ class TangentContext(CallHelpers, Context):
         return self.types.derivative_of(typ, self.procedure.scope if self.procedure is not None else None)
 
     def symbol_of(self, ref: Node):
-        while ref.op in ("arrayAccess", "fieldAccess", "deref"):
+        """The Symbol of ref's variable in the procedure being differentiated. Kept per name
+        for the procedure's scope: the side conditions ask it of every reference, and a
+        lookup goes through the enclosing scopes and the USEd modules."""
+        while ref.op in _ACCESS_OPS:
             ref = ref.kids[0]
         if ref.op != "ident" or self.procedure is None:
             return None
-        return self.procedure.scope.lookup(ref.kids[0])
+        scope, name = self.procedure.scope, ref.kids[0]
+        if scope is not self._symbols_scope:
+            self._symbols, self._symbols_scope = {}, scope
+        sym = self._symbols.get(name)
+        if sym is None:
+            sym = scope.lookup(name)
+            if sym is not None:   # (a name unknown here stays unknown: asked again)
+                self._symbols[name] = sym
+        return sym
 
     def kind_of(self, expr: Node) -> int | None:
         """The real kind an expression computes in (8 when it reads a real(8) variable): the
@@ -828,6 +840,9 @@ def _is_null(value: Node) -> bool:
     return value.op == "intCst" and value.kids[0] == 0
 
 
+
+
+_ACCESS_OPS = frozenset(("arrayAccess", "fieldAccess", "deref"))
 
 
 def _operands(node: Node) -> list:
