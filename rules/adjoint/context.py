@@ -46,6 +46,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         # the side conditions that several rules' guards ask of the same node (_kept):
         # id(node) -> (node, procedure, answer)
         self._scalar_operations, self._scalar_references, self._aliases, self._self_references = {}, {}, {}, {}
+        self._hoisted_calls = {}
         self._array_operands = {}  # id(node) -> (node, procedure, _holds_array)
 
     def start(self, proc):
@@ -175,7 +176,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
     def _kept(self, table: dict, node: Node, compute):
         """compute(node), kept in table per node (by identity, with the node and the
         procedure): the guards of A-assign, A-assign-alias and A-assign-self ask the same
-        side conditions of one statement, push and pop ask them again."""
+        side conditions of one statement, push and pop ask them again (and hoisted_calls)."""
         known = table.get(id(node))
         if known is not None and known[0] is node and known[1] is self.procedure:
             return known[2]
