@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import SourceError, UnsupportedError, at_line
+from .errors import SourceError, UnsupportedError
 from .constants import int_constant
 from .il import Node, mk, walk, walk_statements
 from .intrinsics import INQUIRY_INTRINSICS, differentiable_args
@@ -1131,8 +1131,12 @@ class _ProcedureBuilder:
                 for leaf in returned.pointer_leaves():   # its pointers: set by the callee
                     changed |= self._add_targets(leaf, frozenset(t for t in reachable if self._may_point(leaf, t)))
             for s in stmts:
-                with at_line(s.line):
+                try:   # at_line's rule, without a context manager per statement and round
                     changed |= self._constraint(s)
+                except SourceError as e:
+                    if e.line is None:
+                        e.line = s.line
+                    raise
             if not changed:
                 return
         raise UnsupportedError(f"points-to analysis of {self.proc.name} does not converge", self.scope.filename)
