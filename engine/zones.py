@@ -914,7 +914,7 @@ class _ProcedureBuilder:
     def build(self) -> ZoneMap:
         zm, scope, node = self.zm, self.scope, self.node
         names = self.g.names.get(id(node)) or _referenced_names(node)
-        indexed = self._indexed_names()
+        indexed = None   # _indexed_names, a walk of the body: only for a formal with pointers
         # formals, in argument order
         for i, name in enumerate(self.proc.formals):
             sym = scope.symbols.get(name)
@@ -927,6 +927,8 @@ class _ProcedureBuilder:
                 loc = zm._new_loc(name, sym.type, sym.ptr, sym.dims, "pointer" in sym.attrs, scope, "formal", i)
                 memo: dict = {}     # one pointee per type within this formal (recursive types)
                 for leaf in list(loc.pointer_leaves()):
+                    if indexed is None:
+                        indexed = self._indexed_names()
                     self._pointee(leaf, "pointee", i, name in indexed, memo)
             zm.vars[name] = loc
             zm.formal_zones.append(self._closure(loc))
