@@ -90,6 +90,7 @@ class Facts:
         self._allocation_sites: dict[int, frozenset] = {}
         self._answers: dict[tuple, tuple] = {}     # see _remembered
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
+        self._procs: dict[int, tuple] = {}        # id(statement) -> (statement, _proc)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
         self._innermost: dict[int, tuple] = {}    # id(statement) -> (statement, _innermost_calls)
         self._enclosing: dict[str, dict] = {}     # proc name -> tbr_elements.enclosing of its body
@@ -104,9 +105,13 @@ class Facts:
         return sid
 
     def _proc(self, stmt: Node):
+        known = self._procs.get(id(stmt))   # (the sid is in the annotations, a slow mapping)
+        if known is not None and known[0] is stmt:
+            return known[1]
         proc, _ = self.program.statement(self._sid(stmt))
         if proc is None:
             raise ValueError(f"statement outside every procedure: {stmt!r}")
+        self._procs[id(stmt)] = (stmt, proc)
         return proc
 
     def _index(self, proc) -> dict:

@@ -280,30 +280,32 @@ class TangentContext(CallHelpers, Context):
         """The real kind an expression computes in (8 when it reads a real(8) variable): the
         largest kind of its real(8) constants and real variables (not of array indices).
         Remembered per sub-tree: the chain rule asks it at every level of an expression."""
-        known = self._kinds.get(id(expr))
-        if known is not None and known[0] is expr and known[1] is self.procedure:
+        kinds, procedure = self._kinds, self.procedure
+        known = kinds.get(id(expr))
+        if known is not None and known[0] is expr and known[1] is procedure:
             return known[2]
         stack = [(expr, None)]
         while stack:
             node, operands = stack.pop()
             if operands is None:
                 operands = _operands(node)
-                unknown = [k for k in operands if not self._kind_known(k)]
+                unknown = []
+                for k in operands:
+                    known = kinds.get(id(k))
+                    if known is None or known[0] is not k or known[1] is not procedure:
+                        unknown.append(k)
                 if unknown:    # the operands first (the chain rule has asked for them already, mostly)
                     stack.append((node, operands))
                     stack.extend((k, None) for k in unknown)
                     continue
-            kind = self._leaf_kind(node)
+            # a leaf's own kind (an operation has none but its operands')
+            kind = self._leaf_kind(node) if not operands else None
             for k in operands:
-                operand_kind = self._kinds[id(k)][2]
+                operand_kind = kinds[id(k)][2]
                 if operand_kind and (kind is None or operand_kind > kind):
                     kind = operand_kind
-            self._kinds[id(node)] = (node, self.procedure, kind or None)
-        return self._kinds[id(expr)][2]
-
-    def _kind_known(self, node: Node) -> bool:
-        known = self._kinds.get(id(node))
-        return known is not None and known[0] is node and known[1] is self.procedure
+            kinds[id(node)] = (node, procedure, kind or None)
+        return kinds[id(expr)][2]
 
     def _leaf_kind(self, node: Node) -> int | None:
         if node.op == "realCst":
