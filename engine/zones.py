@@ -534,11 +534,17 @@ class ZoneMap:
     # --- reads ----------------------------------------------------------------------------------
     def reads(self, e, call_results=None) -> int:
         if type(e) is Node and self._frozen:
+            hit = self._reads_memo.get(id(e))   # see _remembered_reads
+            if hit is not None and hit[0] is e and hit[1] is call_results:
+                return hit[2]
             return self._remembered_reads(self._reads, self._reads_memo, e, call_results)
         return self._reads(e, call_results)
 
     def diff_reads(self, e, call_results=None) -> int:
         if type(e) is Node and self._frozen:
+            hit = self._diff_reads_memo.get(id(e))
+            if hit is not None and hit[0] is e and hit[1] is call_results:
+                return hit[2]
             return self._remembered_reads(self._diff_reads, self._diff_reads_memo, e, call_results)
         return self._diff_reads(e, call_results)
 
@@ -546,10 +552,9 @@ class ZoneMap:
     def _remembered_reads(compute, memo: dict, e: Node, call_results) -> int:
         """The zones a tree reads, kept per node (by identity, with the node: the calls it
         holds are told apart by identity in call_results). The rules ask again about every
-        sub-tree of an expression, and the partial derivatives hold the operands' trees."""
-        hit = memo.get(id(e))
-        if hit is not None and hit[0] is e and hit[1] is call_results:
-            return hit[2]
+        sub-tree of an expression, and the partial derivatives hold the operands' trees.
+        reads and diff_reads look the memo up themselves (most calls are hits); this computes
+        and keeps a miss."""
         zones = compute(e, call_results)
         memo[id(e)] = (e, call_results, zones)
         return zones
