@@ -91,6 +91,7 @@ class Facts:
         self._answers: dict[tuple, tuple] = {}     # see _remembered
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
         self._procs: dict[int, tuple] = {}        # id(statement) -> (statement, _proc)
+        self._mains: dict[int, tuple] = {}        # id(statement) -> (statement, its main instruction of _main)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
         self._innermost: dict[int, tuple] = {}    # id(statement) -> (statement, _innermost_calls)
         self._enclosing: dict[str, dict] = {}     # proc name -> tbr_elements.enclosing of its body
@@ -160,8 +161,11 @@ class Facts:
     def _main(self, stmt: Node):
         """(procedure, the instruction whose node is the statement: the last of its own)."""
         proc, own = self._own(stmt)
-        mains = [i for i in own if _is_main(i, stmt)]
-        return proc, (mains[-1] if mains else None)
+        known = self._mains.get(id(stmt))   # asked by several predicates of each statement
+        if known is None:
+            mains = [i for i in own if _is_main(i, stmt)]
+            known = self._mains[id(stmt)] = (stmt, mains[-1] if mains else None)
+        return proc, known[1]
 
     def _reader(self, expr: Node, stmt: Node):
         """(procedure, the instruction that evaluates expr, a sub-tree of stmt): the call
