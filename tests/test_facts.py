@@ -304,7 +304,7 @@ end subroutine
 def test_reader_of_an_expression_is_the_innermost_call_holding_it():
     """f(f(x)) evaluates x at the inner split call, the outer call's other operands at the
     outer one, the rest of the statement at its own instruction (one table per statement).
-    Distinct names: the reader shares a statement's equal leaves (one node for every x)."""
+    Distinct names: the built program shares equal leaves (one node for every x)."""
     program, _, facts = facts_of(NESTED_CALLS, "s(y)/(x z w)")
     stmt = statements(program, "s")[3]
     outer = stmt.kids[1].kids[0]                 # g(g(x) * z)
