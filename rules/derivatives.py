@@ -72,7 +72,7 @@ class L:
 
     @property
     def one(self) -> Node:
-        return self.r("1.0")
+        return Node("realCst", ("1.0", self.kind))   # r("1.0"), one call less: the most built partial
 
     def choose(self, cond: Node, a: Node, b: Node) -> Node:
         """cond ? a : b (C) / merge(a, b, cond) (Fortran)."""

@@ -47,7 +47,8 @@ class TangentContext(CallHelpers, Context):
 
     def warn(self, stmt: Node, message: str):
         """A warning of the .msg file, once per line and message."""
-        line = f"{self.filename}:{stmt.line}: {message}" if stmt.line else f"{self.filename}: {message}"
+        number = stmt.line   # (read once: the annotations are a slow mapping)
+        line = f"{self.filename}:{number}: {message}" if number else f"{self.filename}: {message}"
         if line not in self._warned:
             self._warned.add(line)
             self.messages.append(line)
