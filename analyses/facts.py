@@ -121,21 +121,21 @@ class Facts:
             table, calls = {}, {}
             owner = {}  # id(call expression) -> sid of the statement it was split out of
             instrs = sorted(proc.flow.instructions(), key=lambda i: (i.block, i.index))
+            own_sid = {id(i): i.node.ann.get("sid") for i in instrs}   # (read once: a slow mapping)
             for instr in instrs:
-                sid = instr.node.ann.get("sid")
+                sid = own_sid[id(instr)]
                 if sid is not None:
                     for call in self._calls_split_out_of(instr.node, proc):
                         owner[id(call)] = sid
             for instr in instrs:
-                sid = instr.node.ann.get("sid")
+                sid = own_sid[id(instr)]
                 if sid is None and instr.kind == "call":
                     calls[id(instr.node)] = instr
                     sid = owner.get(id(instr.node))
                 if sid is not None:
                     table.setdefault(sid, []).append(instr)
             for group in table.values():  # pre (split calls), loopEntry, then main / control
-                group.sort(key=lambda i: (i.node.ann.get("sid") is not None,
-                                          i.kind in _CONTROL_KINDS, i.block, i.index))
+                group.sort(key=lambda i: (own_sid[id(i)] is not None, i.kind in _CONTROL_KINDS, i.block, i.index))
             self._instrs[proc.name], self._call_expr[proc.name] = table, calls
         return table
 
