@@ -153,19 +153,20 @@ class DerivativeUses:
 
         active = self.activity.active_before(proc, instr)
         walker = _PartialsWalker(proc, active)
-        if node.op == "assign":
-            return proc.zones.address_reads(node.lhs, proc.call_results) | walker.walk(node.rhs)[1]
-        if node.op == "varDecl":
+        op, kids = node.op, node.kids   # by position, not by name: Node.__getattr__ looks up the table
+        if op == "assign":   # lhs rhs
+            return proc.zones.address_reads(kids[0], proc.call_results) | walker.walk(kids[1])[1]
+        if op == "varDecl":   # type attrs declarators; a declarator: name dims init ptr
             used = 0
-            for d in node.declarators:
-                if d.init is not None:
-                    used |= walker.walk(d.init)[1]
+            for d in kids[2]:
+                if d.kids[2] is not None:
+                    used |= walker.walk(d.kids[2])[1]
             return used
-        if node.op == "return" and node.value is not None:
-            return walker.walk(node.value)[1]
-        if node.op == "intrinsic":  # atomicAdd(&x, v) and the like: x = x + v is linear
+        if op == "return" and kids[0] is not None:
+            return walker.walk(kids[0])[1]
+        if op == "intrinsic":  # name args; atomicAdd(&x, v) and the like: x = x + v is linear
             used = 0
-            for arg in node.args:
+            for arg in kids[1]:
                 used |= walker.walk(arg)[1]
             return used
         return 0
@@ -193,8 +194,8 @@ class _PartialsWalker:
         if op in _TABLE_OPS:
             return self._through_partials(derivative(op, self.lang), e.kids)
         if op == "intrinsic":
-            name = e.name
-            args = tuple(a.kids[1] if a.op == "namedArg" else a for a in e.args)
+            name, given = e.kids
+            args = tuple(a.kids[1] if a.op == "namedArg" else a for a in given)
             entry = derivative(name, self.lang)
             if entry is None:      # no entry: every argument may be active and read
                 active = differentiable_args(name, len(args), self.lang)
@@ -202,20 +203,22 @@ class _PartialsWalker:
                 is_active = any(a for a, _ in parts)
                 used = _union(u for _, u in parts)
                 return is_active, used | (_union(self.reads(a) for a in args) if is_active else 0)
-            return self._through_partials(entry, entry.dummy_order(e.args) if entry.reduction else args)
+            return self._through_partials(entry, entry.dummy_order(given) if entry.reduction else args)
         if op == "ifExpr":
             (a1, u1), (a2, u2) = self.walk(e.kids[1]), self.walk(e.kids[2])
             is_active = a1 or a2
-            return is_active, u1 | u2 | (self.reads(e.cond) if is_active else 0)
+            return is_active, u1 | u2 | (self.reads(e.kids[0]) if is_active else 0)
         return False, 0
 
     def _through_partials(self, entry, args):
         """An operation of the derivative table: its active operands, and what their
         partial derivatives read (the variables of the partial IL)."""
-        active = entry.active_positions(len(args))
-        parts = {i: self.walk(args[i]) for i in active}
-        used = _union(u for _, u in parts.values())
-        active_now = [i for i, (a, _) in parts.items() if a]
+        used, active_now = 0, []
+        for i in entry.active_positions(len(args)):
+            is_active, reads = self.walk(args[i])
+            used |= reads
+            if is_active:
+                active_now.append(i)
         if active_now and entry.build is not LinearOnly:
             operands = _partial_operands(entry, args, self.lang)
             if operands is None:   # built here, to be read as it is

@@ -52,13 +52,22 @@ def _remembered(predicate):
     different places have different facts): facts are pure functions of the analysis results,
     and every candidate rule asks its own again."""
     name = predicate.__name__
+    if predicate.__code__.co_argcount == 3:   # (self, expression or reference, statement): most, and the most asked
+        @wraps(predicate)
+        def remembered(self, first, second):
+            key = (name, id(first), id(second))
+            hit = self._answers.get(key)
+            if hit is None:
+                # the arguments are kept with the answer, so that their ids are not reused
+                hit = self._answers[key] = (predicate(self, first, second), (first, second))
+            return hit[0]
+        return remembered
 
     @wraps(predicate)
     def remembered(self, *args):
-        key = (name, id(args[0]), id(args[1])) if len(args) == 2 else (name, *map(id, args))  # most take two
+        key = (name, *map(id, args))
         hit = self._answers.get(key)
         if hit is None:
-            # the arguments are kept with the answer, so that their ids are not reused
             hit = self._answers[key] = (predicate(self, *args), args)
         return hit[0]
     return remembered
@@ -81,7 +90,10 @@ class Facts:
         self._allocation_sites: dict[int, frozenset] = {}
         self._answers: dict[tuple, tuple] = {}     # see _remembered
         self._owners: dict[int, tuple] = {}       # id(statement) -> (statement, procedure, own instructions)
+        self._procs: dict[int, tuple] = {}        # id(statement) -> (statement, _proc)
+        self._mains: dict[int, tuple] = {}        # id(statement) -> (statement, its main instruction of _main)
         self._evaluators: dict[int, tuple] = {}   # id(statement) -> (statement, the instruction reading its expressions)
+        self._innermost: dict[int, tuple] = {}    # id(statement) -> (statement, _innermost_calls)
         self._enclosing: dict[str, dict] = {}     # proc name -> tbr_elements.enclosing of its body
         self._modes: dict[tuple, tuple] = {}      # (id(procedure), checkpointed) -> (_called, the procedure)
         self._sites_by_callee: dict | None = None  # id(callee) -> its call sites
@@ -94,9 +106,13 @@ class Facts:
         return sid
 
     def _proc(self, stmt: Node):
+        known = self._procs.get(id(stmt))   # (the sid is in the annotations, a slow mapping)
+        if known is not None and known[0] is stmt:
+            return known[1]
         proc, _ = self.program.statement(self._sid(stmt))
         if proc is None:
             raise ValueError(f"statement outside every procedure: {stmt!r}")
+        self._procs[id(stmt)] = (stmt, proc)
         return proc
 
     def _index(self, proc) -> dict:
@@ -105,21 +121,21 @@ class Facts:
             table, calls = {}, {}
             owner = {}  # id(call expression) -> sid of the statement it was split out of
             instrs = sorted(proc.flow.instructions(), key=lambda i: (i.block, i.index))
+            own_sid = {id(i): i.node.ann.get("sid") for i in instrs}   # (read once: a slow mapping)
             for instr in instrs:
-                sid = instr.node.ann.get("sid")
+                sid = own_sid[id(instr)]
                 if sid is not None:
                     for call in self._calls_split_out_of(instr.node, proc):
                         owner[id(call)] = sid
             for instr in instrs:
-                sid = instr.node.ann.get("sid")
+                sid = own_sid[id(instr)]
                 if sid is None and instr.kind == "call":
                     calls[id(instr.node)] = instr
                     sid = owner.get(id(instr.node))
                 if sid is not None:
                     table.setdefault(sid, []).append(instr)
             for group in table.values():  # pre (split calls), loopEntry, then main / control
-                group.sort(key=lambda i: (i.node.ann.get("sid") is not None,
-                                          i.kind in _CONTROL_KINDS, i.block, i.index))
+                group.sort(key=lambda i: (own_sid[id(i)] is not None, i.kind in _CONTROL_KINDS, i.block, i.index))
             self._instrs[proc.name], self._call_expr[proc.name] = table, calls
         return table
 
@@ -145,18 +161,19 @@ class Facts:
     def _main(self, stmt: Node):
         """(procedure, the instruction whose node is the statement: the last of its own)."""
         proc, own = self._own(stmt)
-        mains = [i for i in own if _is_main(i, stmt)]
-        return proc, (mains[-1] if mains else None)
+        known = self._mains.get(id(stmt))   # asked by several predicates of each statement
+        if known is None:
+            mains = [i for i in own if _is_main(i, stmt)]
+            known = self._mains[id(stmt)] = (stmt, mains[-1] if mains else None)
+        return proc, known[1]
 
     def _reader(self, expr: Node, stmt: Node):
         """(procedure, the instruction that evaluates expr, a sub-tree of stmt): the call
         split out of stmt whose arguments hold expr, else stmt's main instruction."""
         proc, own = self._own(stmt)
-        calls = self._calls_split_out_of(stmt, proc)
-        if calls:
-            holding = [call for call in calls if any(node is expr for arg in call.kids[1] for node in walk(arg))]
-            if holding:  # the innermost call: f(f(x)) evaluates x at the inner one
-                innermost = min(holding, key=lambda call: sum(1 for _ in walk(call)))
+        if self._calls_split_out_of(stmt, proc):
+            innermost = self._innermost_calls(stmt, proc).get(id(expr))
+            if innermost is not None:
                 instr = self._call_expr[proc.name].get(id(innermost))
                 if instr is not None:
                     return proc, instr
@@ -164,6 +181,23 @@ class Facts:
         if known is None:
             known = self._evaluators[id(stmt)] = (stmt, self._evaluator(stmt, own))
         return proc, known[1]
+
+    def _innermost_calls(self, stmt: Node, proc) -> dict:
+        """id(node) -> the innermost call split out of stmt whose arguments hold the node
+        (f(f(x)) evaluates x at the inner one; the first of the smallest), one table per
+        statement: is_active_expr asks of every sub-tree of its expressions."""
+        known = self._innermost.get(id(stmt))
+        if known is None:
+            calls = self._calls_split_out_of(stmt, proc)
+            table = {}
+            sizes = [sum(1 for _ in walk(call)) for call in calls]
+            # the largest first, so that a smaller call (an earlier one at equal size) overwrites
+            for k in sorted(range(len(calls)), key=lambda k: (-sizes[k], -k)):
+                for arg in calls[k].kids[1]:
+                    for node in walk(arg):
+                        table[id(node)] = calls[k]
+            known = self._innermost[id(stmt)] = (stmt, table)
+        return known[1]
 
     def _calls_split_out_of(self, stmt: Node, proc) -> list:
         """The calls split out of stmt's own expressions (_split_calls_of), found once."""
@@ -802,7 +836,10 @@ class Facts:
         """The function calls split out of stmt's own expressions that are active
         (is_active_call), in the order they run (innermost first)."""
         proc, own = self._own(stmt)
-        split = {id(c) for c in self._calls_split_out_of(stmt, proc)}
+        calls = self._calls_split_out_of(stmt, proc)
+        if not calls:   # most statements (asked three times of each by the adjoint's guards)
+            return ()
+        split = {id(c) for c in calls}
         return tuple(i.node for i in own if i.kind == "call" and id(i.node) in split
                      and self.uses.is_active_call(proc, i))
 

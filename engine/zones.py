@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import SourceError, UnsupportedError, at_line
+from .errors import SourceError, UnsupportedError
 from .constants import int_constant
 from .il import Node, mk, walk, walk_statements
 from .intrinsics import INQUIRY_INTRINSICS, differentiable_args
@@ -534,11 +534,17 @@ class ZoneMap:
     # --- reads ----------------------------------------------------------------------------------
     def reads(self, e, call_results=None) -> int:
         if type(e) is Node and self._frozen:
+            hit = self._reads_memo.get(id(e))   # see _remembered_reads
+            if hit is not None and hit[0] is e and hit[1] is call_results:
+                return hit[2]
             return self._remembered_reads(self._reads, self._reads_memo, e, call_results)
         return self._reads(e, call_results)
 
     def diff_reads(self, e, call_results=None) -> int:
         if type(e) is Node and self._frozen:
+            hit = self._diff_reads_memo.get(id(e))
+            if hit is not None and hit[0] is e and hit[1] is call_results:
+                return hit[2]
             return self._remembered_reads(self._diff_reads, self._diff_reads_memo, e, call_results)
         return self._diff_reads(e, call_results)
 
@@ -546,10 +552,9 @@ class ZoneMap:
     def _remembered_reads(compute, memo: dict, e: Node, call_results) -> int:
         """The zones a tree reads, kept per node (by identity, with the node: the calls it
         holds are told apart by identity in call_results). The rules ask again about every
-        sub-tree of an expression, and the partial derivatives hold the operands' trees."""
-        hit = memo.get(id(e))
-        if hit is not None and hit[0] is e and hit[1] is call_results:
-            return hit[2]
+        sub-tree of an expression, and the partial derivatives hold the operands' trees.
+        reads and diff_reads look the memo up themselves (most calls are hits); this computes
+        and keeps a miss."""
         zones = compute(e, call_results)
         memo[id(e)] = (e, call_results, zones)
         return zones
@@ -914,7 +919,7 @@ class _ProcedureBuilder:
     def build(self) -> ZoneMap:
         zm, scope, node = self.zm, self.scope, self.node
         names = self.g.names.get(id(node)) or _referenced_names(node)
-        indexed = self._indexed_names()
+        indexed = None   # _indexed_names, a walk of the body: only for a formal with pointers
         # formals, in argument order
         for i, name in enumerate(self.proc.formals):
             sym = scope.symbols.get(name)
@@ -927,6 +932,8 @@ class _ProcedureBuilder:
                 loc = zm._new_loc(name, sym.type, sym.ptr, sym.dims, "pointer" in sym.attrs, scope, "formal", i)
                 memo: dict = {}     # one pointee per type within this formal (recursive types)
                 for leaf in list(loc.pointer_leaves()):
+                    if indexed is None:
+                        indexed = self._indexed_names()
                     self._pointee(leaf, "pointee", i, name in indexed, memo)
             zm.vars[name] = loc
             zm.formal_zones.append(self._closure(loc))
@@ -1131,8 +1138,12 @@ class _ProcedureBuilder:
                 for leaf in returned.pointer_leaves():   # its pointers: set by the callee
                     changed |= self._add_targets(leaf, frozenset(t for t in reachable if self._may_point(leaf, t)))
             for s in stmts:
-                with at_line(s.line):
+                try:   # at_line's rule, without a context manager per statement and round
                     changed |= self._constraint(s)
+                except SourceError as e:
+                    if e.line is None:
+                        e.line = s.line
+                    raise
             if not changed:
                 return
         raise UnsupportedError(f"points-to analysis of {self.proc.name} does not converge", self.scope.filename)

@@ -65,14 +65,14 @@ class L:
     def f(self, base: str, *args: Node) -> Node:
         """The intrinsic `base` in this language and precision (C float: cosf)."""
         name = base + "f" if self.c and self.kind == 4 else base
-        return mk("intrinsic", name, tuple(args))
+        return Node("intrinsic", (name, tuple(args)))
 
     def r(self, text: str) -> Node:
-        return mk("realCst", text, self.kind)
+        return Node("realCst", (text, self.kind))
 
     @property
     def one(self) -> Node:
-        return self.r("1.0")
+        return Node("realCst", ("1.0", self.kind))   # r("1.0"), one call less: the most built partial
 
     def choose(self, cond: Node, a: Node, b: Node) -> Node:
         """cond ? a : b (C) / merge(a, b, cond) (Fortran)."""
@@ -101,14 +101,15 @@ class LinearOnly:
 
 
 # ------------------------------------------------------------------------------------------------
-# IL building helpers: short names so that each entry reads like its formula
+# IL building helpers: short names so that each entry reads like its formula (the operators the
+# rules ask for at every operation build their Node directly: mk checks the name first)
 # ------------------------------------------------------------------------------------------------
-def add(a, b): return mk("add", a, b)          # noqa: E704
-def sub(a, b): return mk("sub", a, b)          # noqa: E704
-def mul(a, b): return mk("mul", a, b)          # noqa: E704
-def div(a, b): return mk("div", a, b)          # noqa: E704
-def neg(a): return mk("neg", a)                # noqa: E704
-def pw(a, b): return mk("power", a, b)         # noqa: E704
+def add(a, b): return Node("add", (a, b))       # noqa: E704
+def sub(a, b): return Node("sub", (a, b))       # noqa: E704
+def mul(a, b): return Node("mul", (a, b))       # noqa: E704
+def div(a, b): return Node("div", (a, b))       # noqa: E704
+def neg(a): return Node("neg", (a,))            # noqa: E704
+def pw(a, b): return Node("power", (a, b))     # noqa: E704
 def eq(a, b): return mk("eq", a, b)            # noqa: E704
 def both(a, b): return mk("and", a, b)         # noqa: E704
 def either(a, b): return mk("or", a, b)        # noqa: E704
@@ -239,12 +240,15 @@ class Derivative:
         if self.build is LinearOnly:
             raise UnsupportedError(f"{self.name} is linear but has no scalar partial derivative: "
                                    f"its derivative is {self.name} of the derivatives")
-        active = self.active_positions(len(args))
+        nargs = len(args)
+        active = self.active_positions(nargs)
         if not active:
-            return (None,) * len(args)
+            return (None,) * nargs
         n = len(self.args)
-        built = self.build(_spelling(lang, kind), *(args if self.variadic else args[:n]))
-        built = (tuple(built) + (None,) * len(args))[:len(args)]
+        built = tuple(self.build(_spelling(lang, kind), *(args if self.variadic else args[:n])))
+        if len(built) == nargs and len(active) == nargs:   # every argument active: the operators
+            return built
+        built = (built + (None,) * nargs)[:nargs]
         return tuple(p if i in active else None for i, p in enumerate(built))
 
     def nondifferentiable(self, args: tuple, lang: str = "fortran", kind: int | None = None) -> Node | None:
@@ -504,8 +508,16 @@ for _entry in DERIVATIVES:
 
 def derivative(name_or_op: str, lang: str) -> Derivative | None:
     """The entry of an intrinsic name or IL operator in language `lang` (None: no entry)."""
+    try:   # the rules ask at every operation of every expression
+        return _LOOKED_UP[name_or_op, lang]
+    except KeyError:
+        pass
     key = _lang_key(lang)
-    return _BY_NAME[key].get(name_or_op.lower() if key == "fortran" else name_or_op)
+    entry = _LOOKED_UP[name_or_op, lang] = _BY_NAME[key].get(name_or_op.lower() if key == "fortran" else name_or_op)
+    return entry
+
+
+_LOOKED_UP: dict = {}   # (name or operator, language) -> derivative(name, language)
 
 
 def require_derivative(name: str, lang: str, node: Node | None = None, filename: str = "<input>") -> Derivative:

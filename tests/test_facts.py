@@ -285,3 +285,36 @@ def test_use_of_passive_call_is_empty_for_all_analyses(calls):
     assert results.uses.call_uses(proc, passive, results.diff_live.summaries) == 0
     assert results.tbr.analysis.derivative_uses(proc, passive) == 0
     assert "p" not in names(proc, results.tbr[proc.name].after(passive))  # g's uses of u, w: not here
+
+
+# --- the instruction that evaluates an expression ------------------------------------------------
+NESTED_CALLS = """\
+subroutine s(x, z, w, y)
+  real :: x, z, w, y
+  y = g(g(x) * z) + w
+contains
+  real function g(v)
+    real :: v
+    g = v*v
+  end function
+end subroutine
+"""
+
+
+def test_reader_of_an_expression_is_the_innermost_call_holding_it():
+    """f(f(x)) evaluates x at the inner split call, the outer call's other operands at the
+    outer one, the rest of the statement at its own instruction (one table per statement).
+    Distinct names: the built program shares equal leaves (one node for every x)."""
+    program, _, facts = facts_of(NESTED_CALLS, "s(y)/(x z w)")
+    stmt = statements(program, "s")[3]
+    outer = stmt.kids[1].kids[0]                 # g(g(x) * z)
+    product = outer.kids[1][0]                   # g(x) * z
+    inner, z_of_outer = product.kids             # g(x), z
+    x_of_inner, w_of_statement = inner.kids[1][0], stmt.kids[1].kids[1]
+    main = facts._main(stmt)[1]                  # (indexes the procedure's instructions)
+    calls = facts._call_expr[program.procedure("s").name]
+    assert facts._reader(x_of_inner, stmt)[1] is calls[id(inner)]
+    assert facts._reader(z_of_outer, stmt)[1] is calls[id(outer)]
+    assert facts._reader(product, stmt)[1] is calls[id(outer)]
+    assert facts._reader(w_of_statement, stmt)[1] is main and main.node is stmt
+    assert facts._reader(outer, stmt)[1] is main   # the call itself: its temporary, read by the statement

@@ -166,7 +166,11 @@ class CallSupport(SectionSupport, DummyArrays):
 
     def hoisted_calls(self, stmt: Node) -> tuple:
         """The active function calls of the source in stmt's own expressions, innermost first
-        (refused in a loop's test or step, which runs them at every iteration)."""
+        (refused in a loop's test or step, which runs them at every iteration). Kept per
+        statement: three guards and the sequence rule ask it of each statement."""
+        return self._kept(self._hoisted_calls, stmt, self._hoisted_calls_of)
+
+    def _hoisted_calls_of(self, stmt: Node) -> tuple:
         if stmt.ann.get("sid") is None:
             return ()
         calls = tuple(c for c in self.facts.active_function_calls(stmt) if self.is_hoisted(c))

@@ -43,7 +43,10 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         self._top_level, self._last = set(), None
         self.statuses = {}  # procedure -> the RW statuses of its adjoint arguments ("x:out", ...)
         self._result_temps, self._copied = {}, {}  # hoisted function calls' temporaries; copied by-value formals
-        self._scalar_operations = {}  # id(expression) -> (expression, procedure, scalar_operation)
+        # the side conditions that several rules' guards ask of the same node (_kept):
+        # id(node) -> (node, procedure, answer)
+        self._scalar_operations, self._scalar_references, self._aliases, self._self_references = {}, {}, {}, {}
+        self._hoisted_calls = {}
         self._array_operands = {}  # id(node) -> (node, procedure, _holds_array)
 
     def start(self, proc):
@@ -170,8 +173,22 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         return self.fresh("tempb", typ.kids[1] if typ is not None and typ.op == "type" else 8)
 
     # --- side conditions ---------------------------------------------------------------------------
+    def _kept(self, table: dict, node: Node, compute):
+        """compute(node), kept in table per node (by identity, with the node and the
+        procedure): the guards of A-assign, A-assign-alias and A-assign-self ask the same
+        side conditions of one statement, push and pop ask them again (and hoisted_calls)."""
+        known = table.get(id(node))
+        if known is not None and known[0] is node and known[1] is self.procedure:
+            return known[2]
+        answer = compute(node)
+        table[id(node)] = (node, self.procedure, answer)
+        return answer
+
     def scalar_reference(self, ref: Node) -> bool:
         """ref denotes one scalar: no array section, not a whole array."""
+        return self._kept(self._scalar_references, ref, self._scalar_reference)
+
+    def _scalar_reference(self, ref: Node) -> bool:
         if has_op(ref, _TRIPLET):
             return False
         if self.whole_structure(ref):   # a structure's adjoint has components (A-assign-struct)
@@ -192,6 +209,9 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         """The lhs's variable is referenced in the rhs (x = x*x + y, a(i) = 2*a(j)): the
         adjoint of the value goes through a temporary, since a leaf of the rhs may be the
         lhs itself (the paper's V)."""
+        return self._kept(self._aliases, stmt, self._may_alias)
+
+    def _may_alias(self, stmt: Node) -> bool:
         lhs = stmt.kids[0]
         return any(not distinct_elements(r, lhs) for r in references_to(stmt.kids[1], _root(lhs))) \
             or self.hidden_alias(stmt)
@@ -202,6 +222,9 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
     def self_reference(self, stmt: Node) -> bool:
         """The lhs appears in the rhs, and only as itself (`c = c*a`, `a(i) = a(i) + x`): each
         occurrence is the same memory as the lhs, none may merely alias it."""
+        return self._kept(self._self_references, stmt, self._self_reference)
+
+    def _self_reference(self, stmt: Node) -> bool:
         lhs = stmt.kids[0]
         refs = references_to(stmt.kids[1], _root(lhs))
         return lhs in refs and all(r == lhs or distinct_elements(r, lhs) for r in refs) and not self.hidden_alias(stmt) \
@@ -280,12 +303,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         array, section or array constructor: their adjoints are the array adjoints of
         fig. 14), and a linear intrinsic has no keyword argument (real(x), dble(x),
         merge(a, b, c): the table's scalar partials)."""
-        known = self._scalar_operations.get(id(expr))  # asked by two guards: A-expr-chain, A-expr-refuse
-        if known is not None and known[0] is expr and known[1] is self.procedure:
-            return known[2]
-        answer = self._scalar_operation(expr)
-        self._scalar_operations[id(expr)] = (expr, self.procedure, answer)
-        return answer
+        return self._kept(self._scalar_operations, expr, self._scalar_operation)  # A-expr-chain's, A-expr-refuse's guards
 
     def _scalar_operation(self, expr: Node) -> bool:
         if self.array_operation(expr):

@@ -174,12 +174,17 @@ def increment(ref_b: Node, value: Node) -> Node:
 def adjoint_operands(expr: Node, value: Node, ctx, stmt: Node) -> tuple:
     """((Ai with a partial), (Pi*VAL)): the operands and the adjoints they receive."""
     name = expr.kids[0] if expr.op == "intrinsic" else expr.op
-    entry = derivative(name, ctx.lang)
+    lang = ctx.lang
+    entry = derivative(name, lang)
     if entry is None:
         ctx.no_derivative(expr, stmt)
     args = operands(expr)
-    partials = entry.partials(args, ctx.lang, ctx.kind_of(expr))
-    if entry.nondifferentiable(args, ctx.lang) is not None:
+    partials = entry.partials(args, lang, ctx.kind_of(expr))
+    if entry.nondiff_build is not None and entry.nondifferentiable(args, lang) is not None:
         ctx.warn(stmt, f"non-differentiable {name}: {entry.nondiff_doc} (the derivative there is one-sided)")
-    kept = [(a, _scaled(p, value)) for a, p in zip(args, partials) if p is not None]
-    return tuple(a for a, _ in kept), tuple(v for _, v in kept)
+    kept, values = [], []
+    for arg, partial in zip(args, partials):
+        if partial is not None:
+            kept.append(arg)
+            values.append(_scaled(partial, value))
+    return tuple(kept), tuple(values)

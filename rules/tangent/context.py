@@ -32,6 +32,7 @@ class TangentContext(CallHelpers, Context):
         self.messages = []  # warnings for the .msg file: "file:line: message"
         self._warned = set()  # the same, to find one fast
         self._kinds = {}  # id(expression) -> (expression, procedure, kind_of)
+        self._symbols, self._symbols_scope = {}, None  # name -> its Symbol in _symbols_scope (see symbol_of)
         self.extra_declarations = []  # (name, real kind or IL type, attributes[, dims]) of the temporaries it needs
         self.pending = []  # derivative calls split out of the statement being differentiated
         self.replacements = {}  # id(call expression) -> the temporary holding its result
@@ -46,7 +47,8 @@ class TangentContext(CallHelpers, Context):
 
     def warn(self, stmt: Node, message: str):
         """A warning of the .msg file, once per line and message."""
-        line = f"{self.filename}:{stmt.line}: {message}" if stmt.line else f"{self.filename}: {message}"
+        number = stmt.line   # (read once: the annotations are a slow mapping)
+        line = f"{self.filename}:{number}: {message}" if number else f"{self.filename}: {message}"
         if line not in self._warned:
             self._warned.add(line)
             self.messages.append(line)
@@ -258,40 +260,53 @@ class TangentContext(CallHelpers, Context):
         return self.types.derivative_of(typ, self.procedure.scope if self.procedure is not None else None)
 
     def symbol_of(self, ref: Node):
-        while ref.op in ("arrayAccess", "fieldAccess", "deref"):
+        """The Symbol of ref's variable in the procedure being differentiated. Kept per name
+        for the procedure's scope: the side conditions ask it of every reference, and a
+        lookup goes through the enclosing scopes and the USEd modules."""
+        while ref.op in _ACCESS_OPS:
             ref = ref.kids[0]
         if ref.op != "ident" or self.procedure is None:
             return None
-        return self.procedure.scope.lookup(ref.kids[0])
+        scope, name = self.procedure.scope, ref.kids[0]
+        if scope is not self._symbols_scope:
+            self._symbols, self._symbols_scope = {}, scope
+        sym = self._symbols.get(name)
+        if sym is None:
+            sym = scope.lookup(name)
+            if sym is not None:   # (a name unknown here stays unknown: asked again)
+                self._symbols[name] = sym
+        return sym
 
     def kind_of(self, expr: Node) -> int | None:
         """The real kind an expression computes in (8 when it reads a real(8) variable): the
         largest kind of its real(8) constants and real variables (not of array indices).
         Remembered per sub-tree: the chain rule asks it at every level of an expression."""
-        known = self._kinds.get(id(expr))
-        if known is not None and known[0] is expr and known[1] is self.procedure:
+        kinds, procedure = self._kinds, self.procedure
+        known = kinds.get(id(expr))
+        if known is not None and known[0] is expr and known[1] is procedure:
             return known[2]
         stack = [(expr, None)]
         while stack:
             node, operands = stack.pop()
             if operands is None:
                 operands = _operands(node)
-                unknown = [k for k in operands if not self._kind_known(k)]
+                unknown = []
+                for k in operands:
+                    known = kinds.get(id(k))
+                    if known is None or known[0] is not k or known[1] is not procedure:
+                        unknown.append(k)
                 if unknown:    # the operands first (the chain rule has asked for them already, mostly)
                     stack.append((node, operands))
                     stack.extend((k, None) for k in unknown)
                     continue
-            kind = self._leaf_kind(node)
+            # a leaf's own kind (an operation has none but its operands')
+            kind = self._leaf_kind(node) if not operands else None
             for k in operands:
-                operand_kind = self._kinds[id(k)][2]
+                operand_kind = kinds[id(k)][2]
                 if operand_kind and (kind is None or operand_kind > kind):
                     kind = operand_kind
-            self._kinds[id(node)] = (node, self.procedure, kind or None)
-        return self._kinds[id(expr)][2]
-
-    def _kind_known(self, node: Node) -> bool:
-        known = self._kinds.get(id(node))
-        return known is not None and known[0] is node and known[1] is self.procedure
+            kinds[id(node)] = (node, procedure, kind or None)
+        return kinds[id(expr)][2]
 
     def _leaf_kind(self, node: Node) -> int | None:
         if node.op == "realCst":
@@ -828,6 +843,9 @@ def _is_null(value: Node) -> bool:
     return value.op == "intCst" and value.kids[0] == 0
 
 
+
+
+_ACCESS_OPS = frozenset(("arrayAccess", "fieldAccess", "deref"))
 
 
 def _operands(node: Node) -> list:
