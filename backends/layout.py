@@ -111,23 +111,44 @@ class ExprPrinter:
         return self.render(node)[0]
 
     def render(self, node: Node) -> tuple[str, int]:
-        op = node.op
-        if op == "address" and node.ann.get("pointer_sum"):  # C `p + k`, read as &p[k]
-            base, (index,) = node.kids[0].kids
-            return self.render(Node("add", (base, index)))
-        if op in self.BINARY:
-            return self.binary(node)
-        if op in self.UNARY:
-            prec, sym = self.UNARY[op]
-            return self.prefixed(sym, prec, node.kids[0])
-        method = self._forms.get(op)
+        method = self._forms.get(node.op)
         if method is None:
-            method = self._forms[op] = getattr(self, "e_" + op, None)
-        if method is None:
-            raise unsupported(node, f"{self.LANGUAGE} has no expression form for IL operator '{op}'",
-                              self.filename)
+            method = self._forms[node.op] = self._form_of(node)
         out = method(node)
         return out if type(out) is tuple else (out, ATOM)
+
+    def _form_of(self, node: Node):
+        """The method printing an operator, looked up once per operator (the table of
+        `render`): binary, prefix, or its e_ method."""
+        op = node.op
+        if op in self.BINARY:
+            return self.binary
+        if op in self.UNARY:
+            return self.unary
+        method = getattr(self, "e_" + op, None)
+        if op == "address":
+            return self._maybe_pointer_sum(method)
+        if method is None:
+            raise self._no_form(node)
+        return method
+
+    def _no_form(self, node: Node):
+        return unsupported(node, f"{self.LANGUAGE} has no expression form for IL operator '{node.op}'",
+                           self.filename)
+
+    def _maybe_pointer_sum(self, e_address):
+        def address(node):
+            if node.ann.get("pointer_sum"):  # C `p + k`, read as &p[k]
+                base, (index,) = node.kids[0].kids
+                return self.render(Node("add", (base, index)))
+            if e_address is None:
+                raise self._no_form(node)
+            return e_address(node)
+        return address
+
+    def unary(self, node: Node) -> tuple[str, int]:
+        prec, sym = self.UNARY[node.op]
+        return self.prefixed(sym, prec, node.kids[0])
 
     def binary(self, node: Node) -> tuple[str, int]:
         # The left spine of a left-associative chain (a + b - c + ...) is walked in a loop:

@@ -171,8 +171,18 @@ _STATEMENT_KINDS = frozenset(("stmt", "block"))
 _CONTAINER_KINDS = frozenset(("stmt", "block", "unit"))  # the child kinds that may hold statements
 
 
-def _kid_kinds(op: str, n: int) -> list:
+def _kid_kinds(op: str, n: int) -> tuple:
     """The base kind (stmt, block, unit, expr, ...) of each of the n children of an op."""
+    kinds = _KID_KINDS.get((op, n))
+    if kinds is None:
+        kinds = _KID_KINDS[op, n] = tuple(_kid_kinds_of(op, n))
+    return kinds
+
+
+_KID_KINDS: dict = {}   # (op, number of children) -> _kid_kinds: asked once per node of the program
+
+
+def _kid_kinds_of(op: str, n: int) -> list:
     spec = OPS.get(op)
     if spec is None:
         return ["any"] * n
