@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .engine.datastack import roomy
 from .engine.errors import SourceError, UnsupportedError, at_line
-from .engine.il import Node, called_names, mk, walk
+from .engine.il import EXPRESSION_OPS, Node, called_names, mk, walk
 
 MODES = {"tangent": "_d", "vector": "_dv", "adjoint": "_b"}
 # the improvements -nooptim switches off: the analyses' (activity 4.6, diff-liveness and TBR 4.9)
@@ -313,15 +313,36 @@ def _called_from_heads(entries, heads) -> list:
     or not. A procedure can be differentiated for nothing: its derivative result useless at
     every call, each call is to the original (its derivative would only warn, unused)."""
     by_name = {u.kids[0]: k for k, (_, us) in enumerate(entries) for u in us if u.op == "procedure"}
+    functions = any(u.kids[1] == "function" for _, us in entries for u in us if u.op == "procedure")
+    calls_in = called_names if functions else _call_statement_names
     wanted = [k for k, (proc, _) in enumerate(entries) if proc.name in heads]
     kept = set(wanted)
     while wanted:
-        for name in called_names(tuple(entries[wanted.pop()][1])):
+        for name in calls_in(tuple(entries[wanted.pop()][1])):
             k = by_name.get(name)
             if k is not None and k not in kept:
                 kept.add(k)
                 wanted.append(k)
     return [entry for k, entry in enumerate(entries) if k in kept]
+
+
+def _call_statement_names(k) -> set:
+    """called_names(k) less the functions called in expressions: the names of the `call`
+    statements, found without going into the expressions (most of the nodes). Enough when the
+    procedures looked for are subroutines."""
+    names = set()
+    stack = [k]
+    while stack:
+        x = stack.pop()
+        kind = type(x)
+        if kind is Node:
+            if x.op == "call":
+                names.add(x.kids[0])
+            elif x.op not in EXPRESSION_OPS:
+                stack.extend(x.kids)
+        elif kind is tuple:
+            stack.extend(x)
+    return names
 
 
 def _nested_internal_procedures(entries, filename: str) -> list:

@@ -34,12 +34,15 @@ class DiffLivenessAnalysis(ZoneSetAnalysis):
     direction = BACKWARD
 
     def __init__(self, program, dep_solution, uses, controls, call_order: str, diffuse: dict | None = None,
-                 resets=None):
+                 resets=None, parts: dict | None = None):
         self.program, self.uses, self.controls, self.resets = program, uses, controls, resets
         self.call_order = call_order
         self.relations = DependencyAnalysis(program, differentiable=False)
         self.relations.summaries = dep_solution.summaries
         self.diffuse = diffuse  # summaries of the bottom-up run, for the top-down run
+        # id(instr) -> (instr, the terms of its transfer function that do not change while
+        # solving): the solver visits an instruction several times, the two runs share them
+        self.parts = {} if parts is None else parts
 
     def call_uses(self, instr, proc) -> int:
         """use(I') of a call: DerivativeUses.call_uses, the one definition (with the callee
@@ -48,27 +51,42 @@ class DiffLivenessAnalysis(ZoneSetAnalysis):
         return self.uses.call_uses(proc, instr, summaries)
 
     def transfer(self, instr, value, proc):
-        relation = self.relations.instruction_relation(instr, proc)
+        parts = self.parts.get(id(instr))
+        if parts is None or parts[0] is not instr:
+            parts = self.parts[id(instr)] = (instr, *self._constant_parts(instr, proc))
+        _, relation, own, reads, controlling, out, derivative_uses, has_derivative = parts
         before = 0 if relation is None else relation.backward(value)
-        controls = self.controls
-        if instr.kind in ("test", "loop"):
-            own = controls.bit(proc, instr)
+        if own is not None:  # a test or loop header
             if value & own:
-                before = (before & ~own) | instruction_effects(instr, proc).reads
-            if value & own or controls.out(proc, instr) & value:
-                before |= controls.of(proc, instr)
+                before = (before & ~own) | reads
+            if value & own or out & value:
+                before |= controlling
             return before
-        if instr.kind == "call":
+        if derivative_uses is None:  # a call: the callee summaries change while solving bottom-up
             derivative_uses = self.call_uses(instr, proc)
+        if has_derivative or out & value:
+            before |= controlling
+        return before | derivative_uses
+
+    def _constant_parts(self, instr, proc) -> tuple:
+        """(Dep(I), ctl(I) or None when I is no control, what I reads (controls only), the
+        ctl bits of the controls I depends on, out(I), use(I') (None for calls), I has a
+        derivative or resets one)."""
+        relation = self.relations.instruction_relation(instr, proc)
+        controls = self.controls
+        controlling, out = controls.of(proc, instr), controls.out(proc, instr)
+        if instr.kind in ("test", "loop"):
+            return (relation, controls.bit(proc, instr), instruction_effects(instr, proc).reads, controlling,
+                    out, 0, False)
+        if instr.kind == "call":
+            derivative_uses = None
             has_derivative = self.uses.is_active_call(proc, instr)
         else:
             derivative_uses = self.uses.uses(proc, instr)
             has_derivative = self.uses.has_derivative(proc, instr)
         if not has_derivative and self.resets is not None:
             has_derivative = self.resets(proc, instr)
-        if has_derivative or controls.out(proc, instr) & value:
-            before |= controls.of(proc, instr)
-        return before | derivative_uses
+        return relation, None, 0, controlling, out, derivative_uses, has_derivative
 
     def summarize(self, proc, result):
         return result.at_entry & visible_zones(proc)
@@ -163,10 +181,12 @@ def diff_liveness(program, dep_solution, uses, inout, order: str = "good", every
     in the adjoint that reset runs in the backward sweep as often as the instruction ran, so
     the controls around it must be replayed, and what their tests read is diff-live."""
     controls = Controls(program, inout)
+    parts = {}
     bottom_up = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, BOTTOM_UP,
-                                                    resets=resets), order=order)
+                                                    resets=resets, parts=parts), order=order)
     top_down = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, TOP_DOWN,
-                                                   diffuse=bottom_up.summaries, resets=resets), order=order)
+                                                   diffuse=bottom_up.summaries, resets=resets, parts=parts),
+                     order=order)
     kind = EverythingLive if everything_live else DiffLiveness
     inside = {name: bottom_up[name] for name in checkpointed}
     return kind(program, top_down, bottom_up.summaries, controls, uses, inside)

@@ -1,7 +1,7 @@
 """IL -> Fortran source (free or fixed form)."""
 from __future__ import annotations
 
-from ..engine.il import Node
+from ..engine.il import EMPTY_ANN, Node
 from .layout import BlockWriter, ExprPrinter, Lines, alone_in, as_file, else_if, real_parts, unsupported
 
 FREE_WIDTH = 132
@@ -14,6 +14,10 @@ ADDITIVE = 7  # the unary signs live at this level too: -a*b is -(a*b)
 
 class FortranExpr(ExprPrinter):
     LANGUAGE = "Fortran"
+
+    def __init__(self, filename: str = "<il>"):
+        super().__init__(filename)
+        self._reals: dict = {}   # (text, kind) of a real constant -> its Fortran form
     # Levels of the Fortran standard (R702-R727): higher binds tighter.
     BINARY = {
         "eqv": (1, "left", " .eqv. "), "neqv": (1, "left", " .neqv. "),
@@ -38,9 +42,15 @@ class FortranExpr(ExprPrinter):
         return self.negative_literal(f"{value}_{kind}" if kind else str(value))
 
     def e_realCst(self, n):
+        # a few spellings come back thousands of times in generated code
+        written = self._reals.get(n.kids)
+        if written is None:
+            written = self._reals[n.kids] = self.real_text(*n.kids)
+        return written
+
+    def real_text(self, text, kind):
         # Double precision is written 2.0d-3, or 1.5d0 when the text has no exponent (the
         # front end reads 1.5d0 back as the text "1.5").
-        text, kind = n.kids
         mant, exp = real_parts(text)
         if kind == 8:
             return self.negative_literal(f"{mant}d{exp or 0}")
@@ -72,7 +82,8 @@ class FortranExpr(ExprPrinter):
     def e_call(self, n):
         # a call the reader resolved to a specific procedure is written with its generic name,
         # which stays accessible where the specific may be PRIVATE
-        return f"{n.ann.get('generic', n.kids[0])}({self.args(n.kids[1])})"
+        name = n.kids[0] if n.ann is EMPTY_ANN else n.ann.get('generic', n.kids[0])
+        return f"{name}({self.args(n.kids[1])})"
 
     def e_intrinsic(self, n):
         return f"{n.kids[0]}({self.args(n.kids[1])})"   # no generic name: the reader resolves only calls

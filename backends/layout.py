@@ -111,38 +111,66 @@ class ExprPrinter:
         return self.render(node)[0]
 
     def render(self, node: Node) -> tuple[str, int]:
-        op = node.op
-        if op == "address" and node.ann.get("pointer_sum"):  # C `p + k`, read as &p[k]
-            base, (index,) = node.kids[0].kids
-            return self.render(Node("add", (base, index)))
-        if op in self.BINARY:
-            return self.binary(node)
-        if op in self.UNARY:
-            prec, sym = self.UNARY[op]
-            return self.prefixed(sym, prec, node.kids[0])
-        method = self._forms.get(op)
+        method = self._forms.get(node.op)
         if method is None:
-            method = self._forms[op] = getattr(self, "e_" + op, None)
-        if method is None:
-            raise unsupported(node, f"{self.LANGUAGE} has no expression form for IL operator '{op}'",
-                              self.filename)
+            method = self._forms[node.op] = self._form_of(node)
         out = method(node)
         return out if type(out) is tuple else (out, ATOM)
+
+    def _form_of(self, node: Node):
+        """The method printing an operator, looked up once per operator (the table of
+        `render`): binary, prefix, or its e_ method; C's `address` first sees whether it
+        is a pointer sum."""
+        op = node.op
+        if op == "address":
+            return self._maybe_pointer_sum(self.unary if op in self.UNARY else getattr(self, "e_address", None))
+        if op in self.BINARY:
+            return self.binary
+        if op in self.UNARY:
+            return self.unary
+        method = getattr(self, "e_" + op, None)
+        if method is None:
+            raise self._no_form(node)
+        return method
+
+    def _no_form(self, node: Node):
+        return unsupported(node, f"{self.LANGUAGE} has no expression form for IL operator '{node.op}'",
+                           self.filename)
+
+    def _maybe_pointer_sum(self, form):
+        def address(node):
+            if node.ann.get("pointer_sum"):  # C `p + k`, read as &p[k]
+                base, (index,) = node.kids[0].kids
+                return self.render(Node("add", (base, index)))
+            if form is None:
+                raise self._no_form(node)
+            return form(node)
+        return address
+
+    def unary(self, node: Node) -> tuple[str, int]:
+        prec, sym = self.UNARY[node.op]
+        return self.prefixed(sym, prec, node.kids[0])
 
     def binary(self, node: Node) -> tuple[str, int]:
         # The left spine of a left-associative chain (a + b - c + ...) is walked in a loop:
         # long generated sums would otherwise recurse once per term.
-        prec, assoc, _ = self.BINARY[node.op]
+        table = self.BINARY
+        prec, assoc, _ = table[node.op]
         spine = [node]
         if assoc == "left":
             n = node.kids[0]
-            while self.BINARY.get(n.op, (None, None))[:2] == (prec, "left") and not self.clarify(spine[-1].op, n):
+            while True:
+                spec = table.get(n.op)
+                if spec is None or spec[0] != prec or spec[1] != "left" or self.clarify(spine[-1].op, n):
+                    break
                 spine.append(n)
                 n = n.kids[0]
-        parts = [self.operand(spine[-1], spine[-1].kids[0], prec, assoc != "left")]
+        operand = self.operand
+        parts = [operand(spine[-1], spine[-1].kids[0], prec, assoc != "left")]
         for parent in reversed(spine):
-            _, parent_assoc, sym = self.BINARY[parent.op]
-            parts += [sym, self.operand(parent, parent.kids[1], prec, parent_assoc != "right")]
+            _, parent_assoc, sym = table[parent.op]
+            parts.append(sym)
+            parts.append(operand(parent, parent.kids[1], prec, parent_assoc != "right"))
         return "".join(parts), prec
 
     def prefixed(self, sym: str, prec: int, child: Node) -> tuple[str, int]:

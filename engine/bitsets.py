@@ -72,26 +72,48 @@ class Relation:
         return "Relation(" + ", ".join(f"{v2}<-{sorted(zones_of(s))}" for v2, s in sorted(self.rows.items())) + ")"
 
     # --- the operations of paper 5.2 ---------------------------------------------------
+    @classmethod
+    def _of_clean_rows(cls, rows: dict) -> "Relation":
+        """A relation of rows that hold no identity row already (no filtering pass)."""
+        relation = object.__new__(cls)
+        object.__setattr__(relation, "rows", rows)
+        object.__setattr__(relation, "_hash", None)
+        return relation
+
     def then(self, after: "Relation") -> "Relation":
         """self ⊗ after: the relation of `self` followed by `after`."""
-        rows = dict(self.rows)
+        # the rows of self are clean: only the rows written here may become the identity
+        own = self.rows
+        rows = dict(own)
         for v3, s in after.rows.items():
             acc = 0
             for v2 in zones_of(s):
-                acc |= self.row(v2)
-            rows[v3] = acc
-        return Relation(rows)
+                acc |= own.get(v2, 1 << v2)
+            if acc == 1 << v3:
+                rows.pop(v3, None)
+            else:
+                rows[v3] = acc
+        return Relation._of_clean_rows(rows)
 
     def union(self, other: "Relation") -> "Relation":
         """Both relations' pairs (the meet at control-flow merges)."""
         if self is other:
             return self
-        rows = dict(self.rows)
+        own = self.rows
+        rows = dict(own)
         for v2, s in other.rows.items():
-            rows[v2] = self.row(v2) | s
-        for v2 in self.rows.keys() - other.rows.keys():
-            rows[v2] |= 1 << v2
-        return Relation(rows)
+            row = own.get(v2, 1 << v2) | s
+            if row == 1 << v2:
+                rows.pop(v2, None)
+            else:
+                rows[v2] = row
+        for v2 in own.keys() - other.rows.keys():
+            row = rows[v2] | 1 << v2
+            if row == 1 << v2:
+                del rows[v2]
+            else:
+                rows[v2] = row
+        return Relation._of_clean_rows(rows)
 
     def forward(self, s: int) -> int:
         """S ⊗ R: the zones after that depend on some zone of s before."""
@@ -105,10 +127,14 @@ class Relation:
 
     def backward(self, s: int) -> int:
         """R ⊗ S: the zones before on which some zone of s after depends."""
-        out = 0
-        for v2 in zones_of(s):
-            out |= self.row(v2)
-        return out
+        # by the rows (a few written zones), not by the zones of s (a whole live set):
+        # the zones of s without a row depend on themselves
+        with_rows = found = 0
+        for v2, deps in self.rows.items():
+            with_rows |= 1 << v2
+            if (s >> v2) & 1:
+                found |= deps
+        return (s & ~with_rows) | found
 
 
 IDENTITY = Relation()

@@ -81,6 +81,7 @@ class Program:
         self.global_zones: list = []
         self.root_scope = None  # engine.symbols root Scope (all files)
         self._statements: dict | None = None  # sid -> (Procedure | None, node), built on demand
+        self._stamped_statements: dict | None = None  # sid -> (procedure node | None, node), when stamped here
 
     def procedure(self, name: str) -> Procedure:
         """The procedure of unique name `name`, or of source name `name` when only one
@@ -96,6 +97,11 @@ class Program:
     def statement(self, sid: int):
         """(procedure, node) of the statement stamped `sid` (procedure None for a statement
         outside every procedure). Raises KeyError for an unknown sid."""
+        if self._statements is None and self._stamped_statements is not None:
+            # a statement belongs to the innermost procedure holding it, when that one has a body
+            by_node = {id(proc.node): proc for proc in self.procedures.values()}
+            self._statements = {sid: (None if holder is None else by_node.get(id(holder)), node)
+                                for sid, (holder, node) in self._stamped_statements.items()}
         if self._statements is None:
             self._statements = {}
             for proc in self.procedures.values():
@@ -147,7 +153,9 @@ def build_program(files) -> Program:
     """The analysable program of one IL `file` node or a list of them (order in the module
     docstring)."""
     files = [files] if isinstance(files, Node) else list(files)
-    program = Program(stamp_statement_ids(files))
+    stamped, program_statements = _stamped(files)
+    program = Program(stamped)
+    program._stamped_statements = program_statements
     program.root_scope, scope_of = build_scopes(program.files)
     collect_procedures(program, scope_of)
     build_zone_maps(program)
@@ -171,8 +179,18 @@ _STATEMENT_KINDS = frozenset(("stmt", "block"))
 _CONTAINER_KINDS = frozenset(("stmt", "block", "unit"))  # the child kinds that may hold statements
 
 
-def _kid_kinds(op: str, n: int) -> list:
+def _kid_kinds(op: str, n: int) -> tuple:
     """The base kind (stmt, block, unit, expr, ...) of each of the n children of an op."""
+    kinds = _KID_KINDS.get((op, n))
+    if kinds is None:
+        kinds = _KID_KINDS[op, n] = tuple(_kid_kinds_of(op, n))
+    return kinds
+
+
+_KID_KINDS: dict = {}   # (op, number of children) -> _kid_kinds: asked once per node of the program
+
+
+def _kid_kinds_of(op: str, n: int) -> list:
     spec = OPS.get(op)
     if spec is None:
         return ["any"] * n
@@ -184,16 +202,28 @@ def _kid_kinds(op: str, n: int) -> list:
 
 def stamp_statement_ids(files: list) -> list:
     """The files with the annotation `sid` on every statement (module docstring), numbered
-    0, 1, ... in pre-order over the files in order. Expression subtrees are kept as they are.
+    0, 1, ... in pre-order over the files in order. Expression subtrees are kept as they are."""
+    return _stamped(files)[0]
+
+
+def _stamped(files: list) -> tuple[list, dict]:
+    """(stamp_statement_ids(files), sid -> (the innermost procedure node holding the statement
+    or None, the stamped statement)): Program.statement's table, found on the way.
     Iterative: an ELSE IF chain nests one `if` per branch."""
     counter = 0
+    found = {}
+    holders = []   # per open procedure: the (sid, statement) it holds, until its new node is known
 
     def open_frame(node: Node, statement_position: bool) -> list:
         nonlocal counter
         ann = node.ann
+        sid = None
         if statement_position and node.op in STATEMENT_OPS:
-            ann = ann.set("sid", counter)
+            sid = counter
+            ann = ann.set("sid", sid)
             counter += 1
+        if node.op == "procedure":
+            holders.append([])
         slots = []  # (kid index, element index or None, child node, statement position)
         for i, (kid, kind) in enumerate(zip(node.kids, _kid_kinds(node.op, len(node.kids)))):
             if kind not in _CONTAINER_KINDS:
@@ -203,19 +233,20 @@ def stamp_statement_ids(files: list) -> list:
                 slots.append((i, None, kid, position))
             elif isinstance(kid, tuple):
                 slots.extend((i, j, k, position) for j, k in enumerate(kid) if isinstance(k, Node))
-        return [node, ann, slots, [], 0]
+        return [node, ann, slots, [], 0, sid]
 
     def close_frame(frame) -> Node:
-        node, ann, slots, results, _ = frame
-        if ann is node.ann and all(new is old for new, (_, _, old, _) in zip(results, slots)):
-            return node
-        kids = [list(k) if isinstance(k, tuple) else k for k in node.kids]
-        for new, (i, j, _, _) in zip(results, slots):
-            if j is None:
-                kids[i] = new
+        done = _rebuilt(*frame[:4])
+        if done.op == "procedure":
+            for sid, statement in holders.pop():
+                found[sid] = (done, statement)
+        sid = frame[5]
+        if sid is not None:
+            if holders:
+                holders[-1].append((sid, done))
             else:
-                kids[i][j] = new
-        return Node(node.op, tuple(tuple(k) if isinstance(k, list) else k for k in kids), ann)
+                found[sid] = (None, done)
+        return done
 
     out = []
     for file in files:
@@ -232,7 +263,21 @@ def stamp_statement_ids(files: list) -> list:
                 out.append(done)
                 break
             stack[-1][3].append(done)
-    return out
+    return out, found
+
+
+def _rebuilt(node: Node, ann, slots: list, results: list) -> Node:
+    """node with annotations `ann` and the new children `results` in its `slots` (itself
+    when nothing changed)."""
+    if ann is node.ann and all(new is old for new, (_, _, old, _) in zip(results, slots)):
+        return node
+    kids = [list(k) if isinstance(k, tuple) else k for k in node.kids]
+    for new, (i, j, _, _) in zip(results, slots):
+        if j is None:
+            kids[i] = new
+        else:
+            kids[i][j] = new
+    return Node(node.op, tuple(tuple(k) if isinstance(k, list) else k for k in kids), ann)
 
 
 def _index_statements(node, proc, table: dict) -> None:

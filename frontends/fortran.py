@@ -120,6 +120,7 @@ _SIMPLE_ATTRS = frozenset("parameter save pointer allocatable target optional ex
                           "intrinsic public private contiguous volatile value protected".split())
 _LAYOUT = frozenset(("m", "cnt", "rm", "smc"))  # fixed-form margins, continuation marks, columns past 72,
 # the `;` that ends a statement (it only separates statements)
+_NOT_CODE = _LAYOUT | {"C"}  # and comments
 # tags that only wrap one expression
 _WRAPPERS = frozenset("E-1 E-2 condition-E test-E init-E mask-E case-E element arg output-item input-item "
                       "ac-value lower-bound upper-bound step stride do-V V K-spec iterator-element case-value "
@@ -175,8 +176,9 @@ def _child(e, tag):
 
 
 def _first(e, tag=None):
-    for k in e:
-        if k.tag not in _LAYOUT and k.tag != "C" and (tag is None or k.tag == tag):
+    for k in e:  # lxml builds a new string at every `.tag`: read it once
+        t = k.tag
+        if t not in _NOT_CODE and (tag is None or t == tag):
             return k
     return None
 
@@ -184,8 +186,9 @@ def _first(e, tag=None):
 def _name(e) -> str:
     """The name of an `N`-like element (or of the first `n` below it), lower-cased."""
     if e.tag == "N" and len(e) == 1:
-        text = e[0].text  # the common shape <N><n>name</n></N>, read fast
-        if text and not len(e[0]):
+        n = e[0]
+        text = n.text  # the common shape <N><n>name</n></N>, read fast
+        if text and not len(n):
             return text.lower()
     n = e if e.tag == "n" else e.find(".//n")
     return ("" if n is None else "".join(n.itertext())).strip().lower()
@@ -1115,16 +1118,18 @@ class _Converter:
 
     # --- expressions ------------------------------------------------------------------------
     def expr(self, e) -> Node:
-        while e.tag in _WRAPPERS:
+        tag = e.tag
+        while tag in _WRAPPERS:
             inner = _first(e)
             if inner is None:
-                if e.tag == "data-stmt-repeat" or e.tag == "stop-code":
+                if tag == "data-stmt-repeat" or tag == "stop-code":
                     return mk("intCst", int(_text(e)), None)
                 self.syntax_error(f"missing expression near '{_text(e)}'", e)
             e = inner
-        handler = _EXPRESSIONS.get(e.tag)
+            tag = e.tag
+        handler = _EXPRESSIONS.get(tag)
         if handler is None:
-            self.unsupported(_construct_name(e.tag), e)
+            self.unsupported(_construct_name(tag), e)
         return handler(self, e)
 
     def target(self, e) -> Node:
@@ -1137,7 +1142,13 @@ class _Converter:
         return self.expr(e)
 
     def operation(self, e) -> Node:
-        tokens = [(True, _operator(k)) if k.tag == "op" else (False, k) for k in e if k.tag not in _LAYOUT and k.tag != "C"]
+        tokens = []
+        for k in e:
+            tag = k.tag
+            if tag == "op":
+                tokens.append((True, _operator(k)))
+            elif tag not in _NOT_CODE:
+                tokens.append((False, k))
         node, pos = self.precedence(tokens, 0, 0, e)
         if pos != len(tokens):
             self.syntax_error(f"cannot read the expression '{_text(e)}'", e)
