@@ -209,8 +209,9 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
     """The split-and-merge pass's shortcuts (rules/adjoint/merge.py) give what walking the
     trees gives: a statement's summary built from those of its blocks, M-split's counts of
     a window where a subtree met again is counted from the scan's trail, an expression's
-    inner counts taken from that trail, its kind remembered per subtree, and the reads of a
-    merged statement made of those of its parts."""
+    inner counts taken from that trail (counts and places by class of equal expressions), its
+    kind remembered per subtree, the reads of a merged statement made of those of its parts,
+    and a substitution stopped at the last place counted."""
     from adspec.engine.il import Node, walk
     from adspec.rules.adjoint import merge
     seen = {"summaries": 0, "statements": 0, "kinds": 0, "shared": 0}
@@ -235,13 +236,19 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
 
     scan = merge._Occurrences.scan
 
-    def checked_scan(self, stmt, places, k):
+    def checked_scan(self, stmt, k):
         met = set(self.spans)
-        scan(self, stmt, places, k)
-        assert self.known[id(stmt)][1] == walked_counts(stmt.kids[1])
+        scan(self, stmt, k)
+
+        def by_value(counts):   # the scan's counts are by class: one per value, numbered
+            assert all(self.classes[self.firsts[c]] == c for c in counts)
+            return {self.firsts[c]: n for c, n in counts.items()}
+        assert by_value(self.known[id(stmt)][1]) == walked_counts(stmt.kids[1])
         for n in walk(stmt.kids[1]):
             if n.op in merge.SPLIT_OPS:
-                assert self.inner(n) == walked_counts(n)
+                assert by_value(self.inner(n)) == walked_counts(n)
+                assert self.places[self.classes[n]] is None if n.op in ("neg", "pos") \
+                    else self.places[self.classes[n]].count(k) == walked_counts(stmt.kids[1])[n]
                 assert self.size(n) == sum(1 for _ in walk(n))
                 seen["shared"] += id(n) in met
         seen["statements"] += 1
@@ -276,6 +283,17 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
         seen["merged"] = seen.get("merged", 0) + (reads is not None)
         index(self, k, stmt, reads)
 
+    substituted = merge._substituted
+
+    def checked_substituted(node, rewrite):   # stopped at the last place counted: what a whole walk gives
+        answer = substituted(node, rewrite)
+        everywhere = [0]
+        assert substituted(node, rewrite[:4] + (everywhere, rewrite[5], -1)) == answer
+        assert everywhere == rewrite[4]
+        seen["substituted"] = seen.get("substituted", 0) + 1
+        return answer
+
+    monkeypatch.setattr(merge, "_substituted", checked_substituted)
     monkeypatch.setattr(merge._Run, "_index", checked_index)
     monkeypatch.setattr(merge._Improver, "summary", checked_summary)
     monkeypatch.setattr(merge._Occurrences, "scan", checked_scan)
@@ -283,7 +301,7 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
     programs = list(_adjoint_corpus())
     assert len(programs) > 30
     assert seen["summaries"] > 100 and seen["statements"] > 300 and seen["kinds"] > 100 and seen["shared"] > 50 \
-        and seen["merged"] > 20
+        and seen["merged"] > 20 and seen["substituted"] > 50
 def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
     """engineperf's shortcuts (docs/performance.md, 2026-11-28), on the tangent and the adjoint
     of corpus programs: a derivation's facts and children, sorted from its trace when first

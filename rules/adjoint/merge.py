@@ -289,18 +289,21 @@ class _Improver:
         """M-split over a window: the repeated expressions found in one walk, the largest
         first; each place keeps its statement last, the temporaries put before it (a
         temporary of a smaller expression goes before that of a larger one holding it)."""
-        seen, counts = {}, _Occurrences(self.adjoints)
+        counts = _Occurrences(self.adjoints)
         for k, stmt in enumerate(stmts):
-            counts.scan(stmt, seen.setdefault, k)
+            counts.scan(stmt, k)
         written = [_root(stmt.kids[0]) for stmt in stmts]   # a rewrite keeps each place's lhs
         kinds = {}   # see _kind
         places, changed = [[stmt] for stmt in stmts], set()   # changed: the places rewritten so far
-        for expr, positions in sorted(((e, ks) for e, ks in seen.items() if len(ks) > 1), key=lambda p: -counts.size(p[0])):
+        firsts = counts.firsts
+        repeated = [c for c, ks in enumerate(counts.places) if ks is not None and len(ks) > 1]
+        for c in sorted(repeated, key=lambda c: -counts.size(firsts[c])):
+            expr, positions = firsts[c], counts.places[c]
             adjoint = counts.holds_adjoint(expr)
             if not (adjoint or _costly(expr)):
                 continue
             holding = positions if changed.isdisjoint(positions) else \
-                [k for k in dict.fromkeys(positions) for _ in range(counts.of(places[k], expr))]
+                [k for k in dict.fromkeys(positions) for _ in range(counts.of(places[k], c))]
             if len(holding) < 2:
                 continue
             read = {_root(r) for r in _references(expr)}
@@ -315,7 +318,7 @@ class _Improver:
                 self.adjoints.add(temp.kids[0])
             inner = counts.inner(expr)
             for k in dict.fromkeys(holding):
-                places[k] = counts.rewritten(places[k], expr, inner, temp)
+                places[k] = counts.rewritten(places[k], c, inner, temp)
                 changed.add(k)
             places[holding[0]].insert(0, counts.definition(temp, expr, inner))
         return [stmt for place in places for stmt in place]
@@ -562,55 +565,63 @@ class _Occurrences:
     expression is in its right-hand side, and the sizes of those expressions. Each
     statement is walked once: a rewritten one gets the counts of the one it replaces, less
     what the rewrite took out. The counts of the expressions holding a replaced one are
-    left as they were: M-split asks about smaller expressions only from then on."""
+    left as they were: M-split asks about smaller expressions only from then on.
+    The expressions equal in value are one class, a number: each object met is hashed
+    (a deep hash, through Node.__hash__) once, and counts and places are kept by class."""
 
     def __init__(self, adjoints):
-        self.known = {}   # id(stmt) -> (stmt, its counts): stmt kept, so that its id stays its own
+        self.known = {}   # id(stmt) -> (stmt, its counts by class): stmt kept, so that its id stays its own
         self.sizes = {}   # id(expression) -> its number of nodes (the window's statements keep them)
         self.adjoints, self.holding = adjoints, set()   # the ids of the expressions holding an adjoint
-        # the operator and intrinsic expressions met, pre-order, and id(expression) -> the
-        # slice of trail that it and those in it took: the adjoint's statements share
-        # subtrees (a partial in several increments), each walked once in a window
+        # the classes of the operator and intrinsic expressions met, pre-order, and
+        # id(expression) -> the slice of trail that it and those in it took: the adjoint's
+        # statements share subtrees (a partial in several increments), each walked once in a window
         self.trail, self.spans = [], {}
+        self.classes = {}   # expression -> its class
+        self.firsts = []    # class -> the first expression met of it
+        self.places = []    # class -> the indices of the statements holding it, once per place (None: neg, pos)
 
-    def scan(self, stmt: Node, places, k: int) -> None:
-        """Counts statement k, each of its expressions put in places(expr, [])."""
+    def scan(self, stmt: Node, k: int) -> None:
+        """Counts statement k, each of its expressions placed."""
         counts = {}
-        _scan(stmt.kids[1], (places, k, counts, self.sizes, self.adjoints, self.holding, self.trail, self.spans))
+        _scan(stmt.kids[1], (k, counts, self.sizes, self.adjoints, self.holding, self.trail, self.spans,
+                             self.classes, self.firsts, self.places))
         self.known[id(stmt)] = (stmt, counts)
 
     def size(self, expr: Node) -> int:
         return self.sizes[id(expr)]
 
     def inner(self, expr: Node) -> dict:
-        """The operator and intrinsic expressions in expr (of the window's statements, expr
-        included), each with its number of places."""
+        """The classes of the operator and intrinsic expressions in expr (of the window's
+        statements, expr included), each with its number of places."""
         counts = {}
         start, end = self.spans[id(expr)]
-        for node in self.trail[start:end]:
-            counts[node] = counts.get(node, 0) + 1
+        for c in self.trail[start:end]:
+            counts[c] = counts.get(c, 0) + 1
         return counts
 
     def holds_adjoint(self, expr: Node) -> bool:
         """expr (of the window's statements) reads an adjoint."""
         return id(expr) in self.holding
 
-    def of(self, stmts: list, expr: Node) -> int:
-        """The places expr has in the right-hand sides of stmts."""
-        return sum(self.known[id(stmt)][1].get(expr, 0) for stmt in stmts)
+    def of(self, stmts: list, c: int) -> int:
+        """The places the expressions of class c have in the right-hand sides of stmts."""
+        return sum(self.known[id(stmt)][1].get(c, 0) for stmt in stmts)
 
-    def rewritten(self, stmts: list, expr: Node, inner: dict, temp: Node) -> list:
-        """stmts with expr (whose own counts are inner) replaced by temp."""
+    def rewritten(self, stmts: list, c: int, inner: dict, temp: Node) -> list:
+        """stmts with the expressions of class c (whose own counts are inner) replaced by temp."""
         out = []
+        expr = self.firsts[c]
         for stmt in stmts:
             counts = self.known[id(stmt)][1]
             replaced = [0]
-            new = _substituted(stmt, (expr, self.sizes[id(expr)], temp, self.sizes, replaced, hash(expr))) \
-                if counts.get(expr, 0) else stmt
+            places = counts.get(c, 0)
+            new = _substituted(stmt, (expr, self.sizes[id(expr)], temp, self.sizes, replaced, hash(expr), places)) \
+                if places else stmt
             if new is not stmt:
                 counts = dict(counts)
-                for node, n in inner.items():
-                    counts[node] -= n * replaced[0]
+                for inside, n in inner.items():
+                    counts[inside] -= n * replaced[0]
                 self.known[id(new)] = (new, counts)
             out.append(new)
         return out
@@ -623,13 +634,13 @@ class _Occurrences:
 
 
 def _scan(node: Node, window: tuple) -> tuple:
-    """The walk of statement k's rhs, window = (places, k, counts, sizes, adjoints, holding,
-    trail, spans): each operator or intrinsic expression under node, pre-order, put in
-    places(expr, []) and counted in counts, its number of nodes put in sizes, its id in
-    holding if it holds an adjoint (a name in adjoints); returns (node's number of nodes,
-    whether it holds one). A node met before in the window is not walked again: the
-    expressions of its slice of trail are counted and placed."""
-    places, k, counts, sizes, adjoints, holding, trail, spans = window
+    """The walk of statement k's rhs, window = (k, counts, sizes, adjoints, holding, trail,
+    spans, classes, firsts, places): each operator or intrinsic expression under node,
+    pre-order, given its class, counted in counts and placed, its number of nodes put in
+    sizes, its id in holding if it holds an adjoint (a name in adjoints); returns (node's
+    number of nodes, whether it holds one). A node met before in the window is not walked
+    again: the classes of its slice of trail are counted and placed."""
+    k, counts, sizes, adjoints, holding, trail, spans, classes, firsts, places = window
     op = node.op
     if op == "ident":
         return 1, node.kids[0] in adjoints
@@ -640,16 +651,23 @@ def _scan(node: Node, window: tuple) -> tuple:
     if span is not None:
         inners = trail[span[0]:span[1]]
         trail.extend(inners)   # in the slice of the expression being walked, if any
-        for inner in inners:
-            counts[inner] = counts.get(inner, 0) + 1
-            if inner.op not in ("neg", "pos"):
-                places(inner, []).append(k)
+        for c in inners:
+            counts[c] = counts.get(c, 0) + 1
+            found = places[c]
+            if found is not None:
+                found.append(k)
         return sizes[id(node)], id(node) in holding
     start = len(trail)
-    trail.append(node)
-    counts[node] = counts.get(node, 0) + 1
-    if op not in ("neg", "pos"):
-        places(node, []).append(k)
+    new = len(firsts)
+    c = classes.setdefault(node, new)
+    if c == new:
+        firsts.append(node)
+        places.append(None if op in ("neg", "pos") else [])
+    trail.append(c)
+    counts[c] = counts.get(c, 0) + 1
+    found = places[c]
+    if found is not None:
+        found.append(k)
     size, adjoint = _scan_kids(node.kids, window)
     size += 1
     sizes[id(node)] = size
@@ -678,18 +696,22 @@ def _scan_kids(kids: tuple, window: tuple) -> tuple:
 
 def _substituted(node: Node, rewrite: tuple) -> Node:
     """node with each occurrence of expr replaced by temp, rewrite = (expr, its size, temp,
-    the sizes of the window's expressions by id, [the number of places replaced], its hash): not
-    inside references (a real expr is in no index), nor in an expression of the window no
-    larger than expr (but expr itself); node itself when expr is not in it."""
+    the sizes of the window's expressions by id, [the number of places replaced], its hash,
+    its number of places in node): not inside references (a real expr is in no index), nor
+    in an expression of the window no larger than expr (but expr itself); node itself when
+    expr is not in it. The walk stops at the last place (the scan counted them; those in
+    indices too, where the walk does not go: then it walks to the end)."""
     kids = node.kids
     done = _substituted_kids(kids, rewrite)
     return node if done is kids else Node(node.op, done, node.ann)
 
 
 def _substituted_kids(kids: tuple, rewrite: tuple) -> tuple:
-    expr, size, temp, sizes, replaced, hashed = rewrite
+    expr, size, temp, sizes, replaced, hashed, places = rewrite
     new = None
     for i, kid in enumerate(kids):
+        if replaced[0] == places:
+            break
         kind = type(kid)
         if kind is Node:
             if kid.op in _UNSPLIT:
