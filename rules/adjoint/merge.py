@@ -212,6 +212,8 @@ class _Improver:
                 if op == "ident":
                     names.add(x.kids[0])
                     continue
+                if op in _CONSTANTS:
+                    continue
                 if x is not stmt and op not in EXPRESSION_OPS:
                     known = self.summaries.get(id(x))
                     if known is None and op == "block":
