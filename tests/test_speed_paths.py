@@ -231,6 +231,7 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
         assert answer[0] == any(n.op == "call" and not merge._is_pop(n) for n in nodes)
         assert answer[1] == {n.kids[0] for n in nodes if n.op == "ident"}
         assert answer[2] == any(n.op in merge._JUMPS for n in nodes)
+        assert answer[3] == any(n.op in merge._RUN_ENDS for n in nodes)   # the run test's
         seen["summaries"] += 1
         return answer
 

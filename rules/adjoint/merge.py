@@ -58,7 +58,7 @@ POPPED = Node("ident", ("<popped>",))   # the value a pop gives, in a run
 WINDOW = 64   # M-split looks for repeated expressions within runs of this many statements
 SPLIT_OPS = frozenset(OPERATOR_OPS + ("intrinsic",))
 _UNSPLIT = frozenset(REFERENCES + ("realCst", "intCst"))   # nodes _substituted does not go into
-_RUN_ENDS = frozenset(("fieldAccess", "address", "call", "pointerSum"))   # see _in_a_run
+_RUN_ENDS = frozenset(("fieldAccess", "address", "call", "pointerSum"))   # see _Improver.in_a_run
 _TRIPLET = frozenset(("arrayTriplet",))
 _CONSTANTS = frozenset(("realCst", "intCst"))
 _NO_KIND = object()   # see _Improver._leaf_kind
@@ -130,7 +130,7 @@ class _Improver:
         out, run, zero = [], [], set(zero)
         at_run = frozenset()   # the scalars known to be 0 where the run starts
         for kid in block.kids:
-            plain = _in_a_run(kid)
+            plain = self.in_a_run(kid)
             if plain or _is_pop(kid):
                 if not run and seeding:
                     at_run = frozenset(zero)
@@ -150,7 +150,7 @@ class _Improver:
             run = []
             out.append(self.inside(kid, zero))
             if zero:
-                calls, names, _ = self.summary(kid)
+                calls, names, _, _ = self.summary(kid)
                 if calls:
                     zero.clear()   # a call may change a global's adjoint
                 else:
@@ -182,7 +182,7 @@ class _Improver:
             return frozenset()
         last = {}   # name -> the last statement of the body that refers to it
         for stmt in body.kids:
-            _, names, jumps = self.summary(stmt)
+            _, names, jumps, _ = self.summary(stmt)
             if jumps:
                 return frozenset()
             for name in reset & names:
@@ -190,16 +190,23 @@ class _Improver:
         return frozenset(name for name in reset if last[name].op == "assign"
                          and last[name].kids[0] == Node("ident", (name,)) and _is_zero(last[name].kids[1]))
 
+    def in_a_run(self, stmt) -> bool:
+        """An assignment of references, operators and constants (a field, an address or a call
+        reads memory the root-name test does not see: it ends the run). Asked of the summary,
+        whose walk M-fold-trip and the zero scalars need too."""
+        return type(stmt) is Node and stmt.op == "assign" and stmt.kids[0].op in REFERENCES \
+            and not self.summary(stmt)[3]
+
     def summary(self, stmt) -> tuple:
         """(whether stmt calls a procedure or function other than a pop, the names of the
-        identifiers in it, whether a jump is in it), for the original statements of the
-        sweep: that of each block in it computed once (and those asked before reused), where
-        walking each control statement whole at each level of a nest would be quadratic in
-        its depth."""
+        identifiers in it, whether a jump is in it, whether an operator of _RUN_ENDS is in
+        it), for the original statements of the sweep: that of each block in it computed
+        once (and those asked before reused), where walking each control statement whole at
+        each level of a nest would be quadratic in its depth."""
         known = self.summaries.get(id(stmt))
         if known is not None and known[0] is stmt:
             return known[1]
-        calls, names, jumps = False, set(), False
+        calls, names, jumps, ends = False, set(), False, False
         stack = [stmt]
         pop, push = stack.pop, stack.extend
         while stack:
@@ -220,16 +227,18 @@ class _Improver:
                         self.summary(x)
                         known = self.summaries[id(x)]
                     if known is not None and known[0] is x:
-                        c, n, j = known[1]
-                        calls, jumps = calls or c, jumps or j
+                        c, n, j, e = known[1]
+                        calls, jumps, ends = calls or c, jumps or j, ends or e
                         names |= n
                         continue
-                if op == "call":
-                    calls = calls or not _is_pop(x)
+                if op in _RUN_ENDS:
+                    ends = True
+                    if op == "call":
+                        calls = calls or not _is_pop(x)
                 elif op in _JUMPS:
                     jumps = True
                 push(x.kids)
-        found = (calls, names, jumps)
+        found = (calls, names, jumps, ends)
         self.summaries[id(stmt)] = (stmt, found)
         return found
 
@@ -518,13 +527,6 @@ def _may_be(a: Node, b: Node) -> bool:
     not two elements whose indices differ by a nonzero constant."""
     root = _root(a)
     return root is not None and root == _root(b) and not distinct_elements(a, b)
-
-
-def _in_a_run(stmt) -> bool:
-    """An assignment of references, operators and constants (a field, an address or a call
-    reads memory the root-name test does not see: it ends the run)."""
-    return isinstance(stmt, Node) and stmt.op == "assign" and stmt.kids[0].op in REFERENCES \
-        and not has_op(stmt, _RUN_ENDS)
 
 
 def references_to(expr, root: str, out: list | None = None) -> list:
