@@ -211,8 +211,8 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
     a window where a subtree met again is counted from the scan's trail, an expression's
     inner counts taken from that trail (counts and places by class of equal expressions), its
     kind remembered per subtree, the reads of a merged statement made of those of its parts,
-    and a substitution stopped at the last place counted."""
-    from adspec.engine.il import Node, walk
+    a substitution stopped at the last place counted, and the search for jumps and labels."""
+    from adspec.engine.il import Node, walk, walk_statements
     from adspec.rules.adjoint import merge
     seen = {"summaries": 0, "statements": 0, "kinds": 0, "shared": 0}
 
@@ -294,6 +294,15 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
         seen["substituted"] = seen.get("substituted", 0) + 1
         return answer
 
+    jumps = merge._jumps
+
+    def checked_jumps(block):
+        answer = jumps(block)
+        assert answer == any(n.op in merge._JUMPS or n.ann.get("label") is not None for n in walk_statements(block))
+        seen["jumps"] = seen.get("jumps", 0) + answer
+        return answer
+
+    monkeypatch.setattr(merge, "_jumps", checked_jumps)
     monkeypatch.setattr(merge, "_substituted", checked_substituted)
     monkeypatch.setattr(merge._Run, "_index", checked_index)
     monkeypatch.setattr(merge._Improver, "summary", checked_summary)
@@ -302,7 +311,8 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
     programs = list(_adjoint_corpus())
     assert len(programs) > 30
     assert seen["summaries"] > 100 and seen["statements"] > 300 and seen["kinds"] > 100 and seen["shared"] > 50 \
-        and seen["merged"] > 20 and seen["substituted"] > 50
+        and seen["merged"] > 20 and seen["substituted"] > 50 \
+        and seen["jumps"] > 5
 def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
     """engineperf's shortcuts (docs/performance.md, 2026-11-28), on the tangent and the adjoint
     of corpus programs: a derivation's facts and children, sorted from its trace when first
