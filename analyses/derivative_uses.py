@@ -39,10 +39,17 @@ class DerivativeUses:
     def __init__(self, program, activity, inout=None):
         self.program, self.activity, self.inout = program, activity, inout
         self._cache: dict[int, int] = {}
+        self._has: dict[int, tuple] = {}   # id(instr) -> (instr, has_derivative): Diff-live, uses and Facts ask it
 
     def has_derivative(self, proc, instr) -> bool:
         """I' exists: I writes a zone useful after it and varied before or after it (C's
         `return E` writes the function's result)."""
+        known = self._has.get(id(instr))
+        if known is None or known[0] is not instr:
+            known = self._has[id(instr)] = (instr, self._has_derivative(proc, instr))
+        return known[1]
+
+    def _has_derivative(self, proc, instr) -> bool:
         if instr.kind != "plain" and not (instr.node.op == "return" and instr.node.kids[0] is not None):
             return False
         effects = instruction_effects(instr, proc)
