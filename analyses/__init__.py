@@ -24,6 +24,7 @@ class AnalysisResults:
     adj_out: object
     snapshots: dict
     nooptim: frozenset = frozenset()   # the improvements switched off (-nooptim)
+    activity_facts: object = None      # the Facts of the activity alone (see run_analyses), or None
 
 
 def _untimed(label, compute):
@@ -57,7 +58,7 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     if adjoint and "checkpoint" not in nooptim:
         from .snapshots import only_checkpointed
         checkpointed = only_checkpointed(program, heads)
-    resets = None
+    resets = before_live = None
     if adjoint and "diffliveness" not in nooptim:
         from .facts import Facts
         before_live = Facts(program, AnalysisResults(program, heads, inout, dep, diff_dep, act, uses, None, None,
@@ -76,4 +77,4 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
         snaps = phase("snapshots", lambda: snapshots(program, live, tbr_solution, adj,
                                                       everywhere="checkpoint" not in nooptim))
     return AnalysisResults(program, heads, inout, dep, diff_dep, act, uses, live, tbr_solution, adj, snaps,
-                           frozenset(nooptim))
+                           frozenset(nooptim), before_live)

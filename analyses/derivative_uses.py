@@ -39,10 +39,17 @@ class DerivativeUses:
     def __init__(self, program, activity, inout=None):
         self.program, self.activity, self.inout = program, activity, inout
         self._cache: dict[int, int] = {}
+        self._has: dict[int, tuple] = {}   # id(instr) -> (instr, has_derivative): Diff-live, uses and Facts ask it
 
     def has_derivative(self, proc, instr) -> bool:
         """I' exists: I writes a zone useful after it and varied before or after it (C's
         `return E` writes the function's result)."""
+        known = self._has.get(id(instr))
+        if known is None or known[0] is not instr:
+            known = self._has[id(instr)] = (instr, self._has_derivative(proc, instr))
+        return known[1]
+
+    def _has_derivative(self, proc, instr) -> bool:
         if instr.kind != "plain" and not (instr.node.op == "return" and instr.node.kids[0] is not None):
             return False
         effects = instruction_effects(instr, proc)
@@ -239,7 +246,9 @@ class _PartialsWalker:
 # once from stand-in leaves, the literals kept, shows which operands each partial holds; where
 # they all sit as values (not under size(), &, a call, a reference), the zones the partial reads
 # are those its operands read. The chain rule builds the partials it needs itself; building them
-# here too, for every operation, was most of this analysis's time.
+# here too, for every operation, was most of this analysis's time. The table reads the value of
+# an integer literal only (the exponent of x**n): a real literal counts by its kind alone, one
+# build for `x*0.37` and `x*1.52` (a program's constants are most of the shapes otherwise).
 _LITERALS = frozenset(("intCst", "realCst", "boolCst", "stringCst", "complexCst"))
 _NOT_A_VALUE = frozenset(("address", "call", "sizeof")) | _REFERENCES
 _OPERANDS_OF_PARTIALS: dict = {}   # (entry, language, operands seen) -> operand positions per partial, or None
@@ -248,7 +257,8 @@ _OPERANDS_OF_PARTIALS: dict = {}   # (entry, language, operands seen) -> operand
 def _partial_operands(entry, args: tuple, lang: str):
     """For each partial of `entry` on `args`, the positions of the operands whose zones it
     reads (the partial reads nothing else); None when that cannot be told without building it."""
-    shape = tuple(None if a is None else (a.op, a.kids) if a.op in _LITERALS else True for a in args)
+    shape = tuple(None if a is None else True if a.op not in _LITERALS
+                  else ("realCst", a.kids[1]) if a.op == "realCst" else (a.op, a.kids) for a in args)
     key = (entry.name, lang, shape)
     try:
         return _OPERANDS_OF_PARTIALS[key]

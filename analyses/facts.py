@@ -97,6 +97,24 @@ class Facts:
         self._enclosing: dict[str, dict] = {}     # proc name -> tbr_elements.enclosing of its body
         self._modes: dict[tuple, tuple] = {}      # (id(procedure), checkpointed) -> (_called, the procedure)
         self._sites_by_callee: dict | None = None  # id(callee) -> its call sites
+        if results.activity_facts is not None:
+            self._adopt(results.activity_facts)
+
+    # the caches and predicates that read the program, in-out and the activity only
+    _ACTIVITY_CACHES = ("_instrs", "_split_calls", "_call_expr", "_diff_vars", "_formal_cache", "_active_vars",
+                        "_memory_cache", "_allocating", "_allocation_sites", "_owners", "_procs", "_mains",
+                        "_evaluators", "_innermost")
+    _ACTIVITY_PREDICATES = frozenset(("has_derivative_instruction", "has_derivative", "derivative_read_later",
+                                      "stale_derivatives_of_calls_in"))
+
+    def _adopt(self, earlier: "Facts"):
+        """Start from what the Facts of the activity alone (run_analyses' resets, for
+        Diff-live) found: the same program and activity, so the same answers, not found twice."""
+        for name in self._ACTIVITY_CACHES:
+            value = getattr(earlier, name)
+            setattr(self, name, value if value is None else type(value)(value))
+        self._answers = {key: answer for key, answer in earlier._answers.items()
+                         if key[0] in self._ACTIVITY_PREDICATES}
 
     # --- statements and their instructions --------------------------------------------------
     def _sid(self, stmt: Node) -> int:

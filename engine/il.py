@@ -260,19 +260,29 @@ def walk(k) -> Iterator[Node]:
 def has_op(k, ops) -> bool:
     """Whether a node under k (a Node or a tuple, k included) has its operator in ops:
     `any(n.op in ops for n in walk(k))` without walk's order or generator, for the searches
-    the adjoint asks of every statement and operand."""
+    the adjoint asks of every statement and operand. The stack holds children tuples, looked
+    at in place: names, numbers and leaves are never pushed."""
+    if type(k) is Node:
+        if k.op in ops:
+            return True
+        if k.op in _LEAVES:
+            return False
+        k = k.kids
+    elif type(k) is not tuple:   # a name, a number, None
+        return False
     stack = [k]
-    pop, push = stack.pop, stack.extend
+    pop, push = stack.pop, stack.append
     while stack:
-        x = pop()
-        kind = type(x)
-        if kind is Node:
-            if x.op in ops:
-                return True
-            if x.op not in _LEAVES:
-                push(x.kids)
-        elif kind is tuple:
-            push(x)
+        for x in pop():
+            kind = type(x)
+            if kind is Node:
+                op = x.op
+                if op in ops:
+                    return True
+                if op not in _LEAVES:
+                    push(x.kids)
+            elif kind is tuple:
+                push(x)
     return False
 
 

@@ -76,6 +76,27 @@ def test_partial_operands_of_a_product_and_a_power():
     assert DU._partial_operands(derivative("power", "fortran"), (a, b), "fortran") == ({0, 1}, {0, 1})
 
 
+
+def test_partial_operands_do_not_depend_on_a_real_literal_value(monkeypatch):
+    """_partial_operands keys a real literal by its kind alone: no entry of the table looks at
+    a real literal's value, whatever the entry, the language and the literal's place."""
+    from adspec.engine.il import Node
+    from adspec.rules.derivatives import DERIVATIVES
+    checked = 0
+    for entry in DERIVATIVES:
+        nargs = max(len(entry.args), 1)
+        for lang in ("fortran", "c"):
+            for k in range(nargs):
+                answers = set()
+                for text in ("0.0", "1.0", "2.0", "-1.0", "0.5", "3.7"):
+                    monkeypatch.setattr(DU, "_OPERANDS_OF_PARTIALS", {})   # built, not remembered
+                    args = tuple(Node("realCst", (text, 8)) if j == k else Node("ident", (f"v{j}",))
+                                 for j in range(nargs))
+                    answers.add(DU._partial_operands(entry, args, lang))
+                assert len(answers) == 1, (entry.name, lang, k, answers)
+                checked += 1
+    assert checked > 100
+
 def _deep_oscillation():
     def down(n):
         return down(n - 1) if n else 0
