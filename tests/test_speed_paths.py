@@ -232,7 +232,8 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
     a window where a subtree met again is counted from the scan's trail, an expression's
     inner counts taken from that trail (counts and places by class of equal expressions), its
     kind remembered per subtree, the reads of a merged statement made of those of its parts,
-    a substitution stopped at the last place counted, and the search for jumps and labels."""
+    a substitution stopped at the last place counted, the places of an expression counted again
+    only where a rewrite changed them, and the search for jumps and labels."""
     from adspec.engine.il import Node, walk, walk_statements
     from adspec.rules.adjoint import merge
     seen = {"summaries": 0, "statements": 0, "kinds": 0, "shared": 0}
@@ -315,6 +316,14 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
         seen["substituted"] = seen.get("substituted", 0) + 1
         return answer
 
+    recounted = merge._Improver._recounted
+
+    def checked_recounted(positions, changed, places, counts, c):   # an unchanged place keeps the scan's count
+        answer = recounted(positions, changed, places, counts, c)
+        assert answer == [k for k in dict.fromkeys(positions) for _ in range(counts.of(places[k], c))]
+        seen["recounted"] = seen.get("recounted", 0) + 1
+        return answer
+
     jumps = merge._jumps
 
     def checked_jumps(block):
@@ -324,6 +333,7 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
         return answer
 
     monkeypatch.setattr(merge, "_jumps", checked_jumps)
+    monkeypatch.setattr(merge._Improver, "_recounted", staticmethod(checked_recounted))
     monkeypatch.setattr(merge, "_substituted", checked_substituted)
     monkeypatch.setattr(merge._Run, "_index", checked_index)
     monkeypatch.setattr(merge._Improver, "summary", checked_summary)
@@ -332,7 +342,7 @@ def test_merge_shortcuts_answer_what_a_walk_answers(monkeypatch):
     programs = list(_adjoint_corpus())
     assert len(programs) > 30
     assert seen["summaries"] > 100 and seen["statements"] > 300 and seen["kinds"] > 100 and seen["shared"] > 50 \
-        and seen["merged"] > 20 and seen["substituted"] > 50 \
+        and seen["merged"] > 20 and seen["substituted"] > 50 and seen.get("recounted", 0) > 5 \
         and seen["jumps"] > 5
 def test_the_rule_runners_shortcuts_give_what_the_long_way_gives(monkeypatch):
     """engineperf's shortcuts (docs/performance.md, 2026-11-28), on the tangent and the adjoint

@@ -330,15 +330,14 @@ class _Improver:
             adjoint = counts.holds_adjoint(expr)
             if not (adjoint or _costly(expr)):
                 continue
-            holding = positions if changed.isdisjoint(positions) else \
-                [k for k in dict.fromkeys(positions) for _ in range(counts.of(places[k], c))]
+            holding = positions if changed.isdisjoint(positions) else self._recounted(positions, changed, places, counts, c)
             if len(holding) < 2:
+                continue
+            kind = self._kind(expr, kinds)   # (asked first: its walk is kept for the expressions in expr)
+            if kind is None:
                 continue
             read = {_root(r) for r in _references(expr)}
             if any(written[k] in read and self._writes_read_by(places[k][-1], expr) for k in range(holding[0], holding[-1])):
-                continue
-            kind = self._kind(expr, kinds)
-            if kind is None:
                 continue
             temp = self.ctx.fresh("tempb" if adjoint else "temp", kind)
             self.kinds[temp.kids[0]] = kind
@@ -350,6 +349,19 @@ class _Improver:
                 changed.add(k)
             places[holding[0]].insert(0, counts.definition(temp, expr, inner))
         return [stmt for place in places for stmt in place]
+
+    @staticmethod
+    def _recounted(positions: list, changed: set, places: list, counts, c: int) -> list:
+        """positions (the scan's places of class c) with those of the places rewritten since
+        counted again: an unchanged place keeps the scan's count."""
+        holding, last = [], None
+        for k in positions:
+            if k not in changed:
+                holding.append(k)
+            elif k != last:
+                holding.extend([k] * counts.of(places[k], c))
+                last = k
+        return holding
 
     def _kind(self, expr: Node, memo: dict):
         """The real kind expr computes in; None when it is no real expression of operators,
@@ -702,8 +714,13 @@ def _scan_kids(kids: tuple, window: tuple) -> tuple:
     size, adjoint = 0, False
     for kid in kids:
         if type(kid) is Node:
-            if kid.op in _CONSTANTS:   # a leaf: no call
+            op = kid.op
+            if op in _CONSTANTS:   # a leaf: no call
                 size += 1
+                continue
+            if op == "ident":   # a leaf too
+                size += 1
+                adjoint = adjoint or kid.kids[0] in window[3]
                 continue
             n, a = _scan(kid, window)
         elif type(kid) is tuple:   # a list of operands
