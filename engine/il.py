@@ -91,8 +91,8 @@ class ILError(Exception):
     """An IL tree that does not follow the operator table."""
 
 
-class Node:
-    """An immutable IL node. Equality and hash ignore annotations."""
+class _NodeSlots:
+    """The storage of Node (and of _NodeBeingBuilt, the same layout without Node's guard)."""
 
     __slots__ = ("op", "kids", "ann", "_hash", "_ground")
     # _hash and _ground: caches (the hash; whether the tree holds no logic variable, see
@@ -100,29 +100,41 @@ class Node:
     # nodes known ground is ground: known at once (the rule runner grounds most nodes the
     # rules build, and a walk of them later costs more than this loop now)
 
+
+class _NodeBeingBuilt(_NodeSlots):
+    # Node.__init__ makes its node one of these while it fills the slots: plain attribute
+    # stores, three times as fast as the slots' own setters past Node.__setattr__
+    __slots__ = ()
+
+
+class Node(_NodeSlots):
+    """An immutable IL node. Equality and hash ignore annotations."""
+
+    __slots__ = ()
+
     def __init__(self, op: str, kids: tuple = (), ann: PMap = EMPTY_ANN):
-        # the slots' own setters (Node.__setattr__ refuses): twice as fast as object.__setattr__
         if type(kids) is not tuple:
             kids = tuple(kids)
-        _set_op(self, op)
-        _set_kids(self, kids)
-        _set_ann(self, ann)
-        _set_hash(self, None)
-        for kid in kids:
-            kind = type(kid)
-            if kind is Node:
-                if kid._ground is not True:
+        _set_class(self, _NodeBeingBuilt)
+        self.op = op
+        self.kids = kids
+        self.ann = ann
+        self._hash = None
+        self._ground = None     # not known here: engine.kanren_il decides when asked
+        if type(op) is str and type(ann) is PMap:    # else a pattern's variables, maybe
+            for kid in kids:
+                kind = type(kid)
+                if kind is Node:
+                    if kid._ground is not True:
+                        break
+                elif kind is tuple:
+                    if not _known_ground(kid):
+                        break
+                elif kind not in _PLAIN_VALUES:
                     break
-            elif kind is tuple:
-                if not _known_ground(kid):
-                    break
-            elif kind not in _PLAIN_VALUES:
-                break
-        else:
-            if type(op) is str and type(ann) is PMap:   # else a pattern's variables, maybe
-                _set_ground(self, True)
-                return
-        _set_ground(self, None)     # not known here: engine.kanren_il decides when asked
+            else:
+                self._ground = True
+        self.__class__ = Node
 
     def __setattr__(self, name, value):
         raise AttributeError("IL nodes are immutable")
@@ -188,7 +200,8 @@ class Node:
         return sexpr(self)
 
 
-_set_op, _set_kids, _set_ann, _set_hash, _set_ground = (getattr(Node, slot).__set__ for slot in Node.__slots__)
+_set_op, _set_kids, _set_ann, _set_hash, _set_ground = (getattr(_NodeSlots, slot).__set__ for slot in _NodeSlots.__slots__)
+_set_class = object.__dict__["__class__"].__set__
 _PLAIN_VALUES = frozenset((str, int, float, bool, type(None)))
 
 
