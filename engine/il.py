@@ -102,25 +102,24 @@ class _NodeSlots:
 
 
 class _NodeBeingBuilt(_NodeSlots):
-    # Node.__init__ makes its node one of these while it fills the slots: plain attribute
-    # stores, three times as fast as the slots' own setters past Node.__setattr__
+    # a new node is one of these while its slots are filled: plain attribute stores, three
+    # times as fast as the slots' own setters past Node.__setattr__ (then it becomes a Node)
     __slots__ = ()
 
 
-class Node(_NodeSlots):
-    """An immutable IL node. Equality and hash ignore annotations."""
+class _NodeType(type):
+    """Node's metaclass: `Node(op, kids, ann)` builds the node in one Python frame (no
+    __init__ after type.__call__'s allocation), as a _NodeBeingBuilt turned into a Node."""
 
-    __slots__ = ()
-
-    def __init__(self, op: str, kids: tuple = (), ann: PMap = EMPTY_ANN):
+    def __call__(cls, op: str, kids: tuple = (), ann: PMap = EMPTY_ANN):
         if type(kids) is not tuple:
             kids = tuple(kids)
-        _set_class(self, _NodeBeingBuilt)
-        self.op = op
-        self.kids = kids
-        self.ann = ann
-        self._hash = None
-        self._ground = None     # not known here: engine.kanren_il decides when asked
+        node = _new_object(_NodeBeingBuilt)
+        node.op = op
+        node.kids = kids
+        node.ann = ann
+        node._hash = None
+        node._ground = None     # not known here: engine.kanren_il decides when asked
         if type(op) is str and type(ann) is PMap:    # else a pattern's variables, maybe
             for kid in kids:
                 kind = type(kid)
@@ -133,8 +132,15 @@ class Node(_NodeSlots):
                 elif kind not in _PLAIN_VALUES:
                     break
             else:
-                self._ground = True
-        self.__class__ = Node
+                node._ground = True
+        node.__class__ = cls
+        return node
+
+
+class Node(_NodeSlots, metaclass=_NodeType):
+    """An immutable IL node. Equality and hash ignore annotations."""
+
+    __slots__ = ()
 
     def __setattr__(self, name, value):
         raise AttributeError("IL nodes are immutable")
@@ -201,7 +207,7 @@ class Node(_NodeSlots):
 
 
 _set_op, _set_kids, _set_ann, _set_hash, _set_ground = (getattr(_NodeSlots, slot).__set__ for slot in _NodeSlots.__slots__)
-_set_class = object.__dict__["__class__"].__set__
+_new_object = object.__new__
 _PLAIN_VALUES = frozenset((str, int, float, bool, type(None)))
 
 

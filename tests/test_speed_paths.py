@@ -440,9 +440,9 @@ def test_binder_binds_what_unify_terms_binds():
 
 
 def test_node_built_through_its_twin_class_is_the_node_the_slots_setters_build():
-    """engineperf2: Node.__init__ fills the slots as a `_NodeBeingBuilt` (plain stores, past
-    Node.__setattr__) and turns the object into a Node: the same node as the slots' own
-    setters build, of class Node, still immutable, known ground exactly as before."""
+    """engineperf2: `Node(...)` (its metaclass's __call__) fills the slots of a `_NodeBeingBuilt`
+    (plain stores, past Node.__setattr__) and turns it into a Node: the same node as the slots'
+    own setters build, of class Node, still immutable, known ground exactly as before."""
     from pyrsistent import pmap
 
     from adspec.engine import il
@@ -466,10 +466,11 @@ def test_node_built_through_its_twin_class_is_the_node_the_slots_setters_build()
                           ("neg", (v,), EMPTY_ANN), (v, (x,), EMPTY_ANN), ("neg", [x], EMPTY_ANN),
                           ("ident", ("x",), v), ("block", (), EMPTY_ANN)]:
         fast, slow = Node(op, kids, ann), long_way(op, kids, ann)
-        assert type(fast) is Node and isinstance(fast, Node)
+        assert type(fast) is Node and isinstance(fast, Node) and fast == slow and hash(fast) == hash(slow)
         assert (fast.op, fast.kids, fast.ann, fast._hash, fast._ground) == \
                (slow.op, slow.kids, slow.ann, slow._hash, slow._ground), (op, kids)
         with pytest.raises(AttributeError):
             fast.op = "call"
         with pytest.raises(AttributeError):
             fast.__class__ = il._NodeBeingBuilt
+    assert Node(op="ident", kids=("y",)) == Node("ident", ("y",))
