@@ -107,11 +107,15 @@ class _NodeBeingBuilt(_NodeSlots):
     __slots__ = ()
 
 
-class _NodeType(type):
-    """Node's metaclass: `Node(op, kids, ann)` builds the node in one Python frame (no
-    __init__ after type.__call__'s allocation), as a _NodeBeingBuilt turned into a Node."""
+class Node(_NodeSlots):
+    """An immutable IL node. Equality and hash ignore annotations."""
 
-    def __call__(cls, op: str, kids: tuple = (), ann: PMap = EMPTY_ANN):
+    __slots__ = ()
+
+    def __new__(cls, op: str, kids: tuple = (), ann: PMap = EMPTY_ANN):
+        # built here, not in an __init__: one Python frame, the object made a _NodeBeingBuilt
+        # (no Node.__setattr__ on the way) then turned into a Node (a metaclass's __call__
+        # would do the same but slows every isinstance(x, Node) of a non-node)
         if type(kids) is not tuple:
             kids = tuple(kids)
         node = _new_object(_NodeBeingBuilt)
@@ -135,12 +139,6 @@ class _NodeType(type):
                 node._ground = True
         node.__class__ = cls
         return node
-
-
-class Node(_NodeSlots, metaclass=_NodeType):
-    """An immutable IL node. Equality and hash ignore annotations."""
-
-    __slots__ = ()
 
     def __setattr__(self, name, value):
         raise AttributeError("IL nodes are immutable")

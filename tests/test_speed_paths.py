@@ -440,7 +440,7 @@ def test_binder_binds_what_unify_terms_binds():
 
 
 def test_node_built_through_its_twin_class_is_the_node_the_slots_setters_build():
-    """engineperf2: `Node(...)` (its metaclass's __call__) fills the slots of a `_NodeBeingBuilt`
+    """engineperf2: `Node(...)` (its __new__) fills the slots of a `_NodeBeingBuilt`
     (plain stores, past Node.__setattr__) and turns it into a Node: the same node as the slots'
     own setters build, of class Node, still immutable, known ground exactly as before."""
     from pyrsistent import pmap
