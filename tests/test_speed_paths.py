@@ -14,6 +14,8 @@
 - The rule runner's (engineperf): derivations sorted from their trace when read, patterns
   matched with one copy of the state, the children of a pattern grounded by one look-up each, nodes known ground when built, `walk`
   past the children of names and numbers; on the tangent and the adjoint of the corpus.
+- engineperf2: `Node(...)` built as a `_NodeBeingBuilt` turned into a Node is the node the
+  slots' own setters build, still immutable.
 """
 from __future__ import annotations
 
