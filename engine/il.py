@@ -91,8 +91,8 @@ class ILError(Exception):
     """An IL tree that does not follow the operator table."""
 
 
-class Node:
-    """An immutable IL node. Equality and hash ignore annotations."""
+class _NodeSlots:
+    """The storage of Node (and of _NodeBeingBuilt, the same layout without Node's guard)."""
 
     __slots__ = ("op", "kids", "ann", "_hash", "_ground")
     # _hash and _ground: caches (the hash; whether the tree holds no logic variable, see
@@ -100,29 +100,45 @@ class Node:
     # nodes known ground is ground: known at once (the rule runner grounds most nodes the
     # rules build, and a walk of them later costs more than this loop now)
 
-    def __init__(self, op: str, kids: tuple = (), ann: PMap = EMPTY_ANN):
-        # the slots' own setters (Node.__setattr__ refuses): twice as fast as object.__setattr__
+
+class _NodeBeingBuilt(_NodeSlots):
+    # a new node is one of these while its slots are filled: plain attribute stores, three
+    # times as fast as the slots' own setters past Node.__setattr__ (then it becomes a Node)
+    __slots__ = ()
+
+
+class Node(_NodeSlots):
+    """An immutable IL node. Equality and hash ignore annotations."""
+
+    __slots__ = ()
+
+    def __new__(cls, op: str, kids: tuple = (), ann: PMap = EMPTY_ANN):
+        # built here, not in an __init__: one Python frame, the object made a _NodeBeingBuilt
+        # (no Node.__setattr__ on the way) then turned into a Node (a metaclass's __call__
+        # would do the same but slows every isinstance(x, Node) of a non-node)
         if type(kids) is not tuple:
             kids = tuple(kids)
-        _set_op(self, op)
-        _set_kids(self, kids)
-        _set_ann(self, ann)
-        _set_hash(self, None)
-        for kid in kids:
-            kind = type(kid)
-            if kind is Node:
-                if kid._ground is not True:
+        node = _new_object(_NodeBeingBuilt)
+        node.op = op
+        node.kids = kids
+        node.ann = ann
+        node._hash = None
+        node._ground = None     # not known here: engine.kanren_il decides when asked
+        if type(op) is str and type(ann) is PMap:    # else a pattern's variables, maybe
+            for kid in kids:
+                kind = type(kid)
+                if kind is Node:
+                    if kid._ground is not True:
+                        break
+                elif kind is tuple:
+                    if not _known_ground(kid):
+                        break
+                elif kind not in _PLAIN_VALUES:
                     break
-            elif kind is tuple:
-                if not _known_ground(kid):
-                    break
-            elif kind not in _PLAIN_VALUES:
-                break
-        else:
-            if type(op) is str and type(ann) is PMap:   # else a pattern's variables, maybe
-                _set_ground(self, True)
-                return
-        _set_ground(self, None)     # not known here: engine.kanren_il decides when asked
+            else:
+                node._ground = True
+        node.__class__ = cls
+        return node
 
     def __setattr__(self, name, value):
         raise AttributeError("IL nodes are immutable")
@@ -138,7 +154,7 @@ class Node:
         h = self._hash
         if h is None:
             h = hash((self.op, self.kids))
-            object.__setattr__(self, "_hash", h)
+            _set_hash(self, h)     # the slot's own setter, past __setattr__: twice as fast as object.__setattr__
         return h
 
     def __getitem__(self, i):
@@ -188,7 +204,8 @@ class Node:
         return sexpr(self)
 
 
-_set_op, _set_kids, _set_ann, _set_hash, _set_ground = (getattr(Node, slot).__set__ for slot in Node.__slots__)
+_set_op, _set_kids, _set_ann, _set_hash, _set_ground = (getattr(_NodeSlots, slot).__set__ for slot in _NodeSlots.__slots__)
+_new_object = object.__new__
 _PLAIN_VALUES = frozenset((str, int, float, bool, type(None)))
 
 

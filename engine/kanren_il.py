@@ -36,7 +36,7 @@ Speed: unifying and reifying IL terms is done by plain recursive functions (`uni
 child); they are registered for Node, so kanren's `eq` reaches them too, and they hand
 anything else (a `cons`, a `rest` variable) back to the generic path. A real IL tree holds no
 logic variable: whether a tree is ground is computed once and cached on the node (nodes are
-immutable; a node built of plain values and ground nodes is known ground from `Node.__init__`),
+immutable; a node built of plain values and ground nodes is known ground when built, `Node(...)`),
 so reifying a real tree returns it as it is, without rebuilding or rescanning it. A premise's
 output is bound by a `binder` made once (one copy of the state for a variable or a tuple of them).
 """

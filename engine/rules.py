@@ -442,12 +442,11 @@ class Context:
 
         def fact_step(state):
             values = values_of(state)
-            value = bool(query(*values))
-            if value is not wanted:
+            if (not query(*values)) is wanted:    # the answer's truth (a bool) is not the one wanted
                 self._failed = (premise, values)  # the values are formatted only for an error
                 return None
-            state = state.copy()                  # the fact recorded: the trace's new head
-            state[_TRACE] = (_new_tuple(Fact, (name, values, value)), state.get(_TRACE))
+            state = state.copy()                  # the fact recorded (its value: the one wanted): the trace's new head
+            state[_TRACE] = (_new_tuple(Fact, (name, values, wanted)), state.get(_TRACE))
             return state
         return Goal(fact_step)
 

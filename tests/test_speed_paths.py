@@ -14,6 +14,8 @@
 - The rule runner's (engineperf): derivations sorted from their trace when read, patterns
   matched with one copy of the state, the children of a pattern grounded by one look-up each, nodes known ground when built, `walk`
   past the children of names and numbers; on the tangent and the adjoint of the corpus.
+- engineperf2: `Node(...)` built as a `_NodeBeingBuilt` turned into a Node is the node the
+  slots' own setters build, still immutable.
 """
 from __future__ import annotations
 
@@ -447,3 +449,40 @@ def test_binder_binds_what_unify_terms_binds():
                         (pattern("neg", free), Node("neg", (x,))), ((), ())]:
         assert binder(term)(value, state) == unify_terms(term, value, state), (term, value)
     assert state == {a: x, b: c}     # the state given is left as it was
+
+
+def test_node_built_through_its_twin_class_is_the_node_the_slots_setters_build():
+    """engineperf2: `Node(...)` (its __new__) fills the slots of a `_NodeBeingBuilt`
+    (plain stores, past Node.__setattr__) and turns it into a Node: the same node as the slots'
+    own setters build, of class Node, still immutable, known ground exactly as before."""
+    from pyrsistent import pmap
+
+    from adspec.engine import il
+    from adspec.engine.il import EMPTY_ANN, Node
+    from adspec.engine.kanren_il import var
+
+    def long_way(op, kids=(), ann=EMPTY_ANN):
+        node = object.__new__(Node)
+        kids = tuple(kids)
+        ground = (type(op) is str and type(ann) is type(EMPTY_ANN)
+                  and all(type(k) in il._PLAIN_VALUES or (type(k) is Node and k._ground is True)
+                          or (type(k) is tuple and il._known_ground(k)) for k in kids))
+        for setter, value in zip((il._set_op, il._set_kids, il._set_ann, il._set_hash, il._set_ground),
+                                 (op, kids, ann, None, True if ground else None)):
+            setter(node, value)
+        return node
+
+    x, v = Node("ident", ("x",)), var()
+    for op, kids, ann in [("ident", ("x",), EMPTY_ANN), ("add", (x, Node("intCst", (1, None))), pmap({"line": 3})),
+                          ("call", ("f", (x, x)), EMPTY_ANN), ("call", ("f", (x, v)), EMPTY_ANN),
+                          ("neg", (v,), EMPTY_ANN), (v, (x,), EMPTY_ANN), ("neg", [x], EMPTY_ANN),
+                          ("ident", ("x",), v), ("block", (), EMPTY_ANN)]:
+        fast, slow = Node(op, kids, ann), long_way(op, kids, ann)
+        assert type(fast) is Node and isinstance(fast, Node) and fast == slow and hash(fast) == hash(slow)
+        assert (fast.op, fast.kids, fast.ann, fast._hash, fast._ground) == \
+               (slow.op, slow.kids, slow.ann, slow._hash, slow._ground), (op, kids)
+        with pytest.raises(AttributeError):
+            fast.op = "call"
+        with pytest.raises(AttributeError):
+            fast.__class__ = il._NodeBeingBuilt
+    assert Node(op="ident", kids=("y",)) == Node("ident", ("y",))
