@@ -674,12 +674,15 @@ def _splice(block: Node, out: list, met: set) -> bool:
     for every depth: the rules' blocks of blocks nest as deep as a procedure is long); whether
     out differs from block's statements."""
     changed = False
+    append = out.append
     for kid in block.kids:
         op = kid.op if type(kid) is Node else None
-        if op == "block":
+        if op not in _HOLDING_BLOCKS:   # most: an assignment, a call
+            append(kid)
+        elif op == "block":
             _splice(kid, out, met)
             changed = True
-        elif op in ("if", "do", "for", "while", "doWhile"):
+        elif op in _LOOPS_AND_IFS:
             kids = tuple(_flattened(k, met) if type(k) is Node and k.op == "block" else k for k in kid.kids)
             out.append(_kept(kid, kids, met))
             changed = changed or out[-1] is not kid
@@ -689,9 +692,11 @@ def _splice(block: Node, out: list, met: set) -> bool:
                 cases = kid.kids[1]
             out.append(_kept(kid, (kid.kids[0], cases, kid.kids[2]), met))
             changed = changed or out[-1] is not kid
-        else:
-            out.append(kid)
     return changed
+
+
+_LOOPS_AND_IFS = frozenset({"if", "do", "for", "while", "doWhile"})
+_HOLDING_BLOCKS = _LOOPS_AND_IFS | {"block", "switch"}   # the statements _splice looks into
 
 
 def _kept(node: Node, kids: tuple, met: set) -> Node:
