@@ -63,6 +63,16 @@ def _remembered(predicate):
             return hit[0]
         return remembered
 
+    if predicate.__code__.co_argcount == 2:   # (self, statement): isRestored, isLiveForDiff, ...
+        @wraps(predicate)
+        def remembered(self, only):
+            key = (name, id(only))
+            hit = self._answers.get(key)
+            if hit is None:
+                hit = self._answers[key] = (predicate(self, only), (only,))
+            return hit[0]
+        return remembered
+
     @wraps(predicate)
     def remembered(self, *args):
         key = (name, *map(id, args))

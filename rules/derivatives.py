@@ -40,7 +40,7 @@ Decisions (the maths):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Callable
 
 from ..engine.errors import UnsupportedError
@@ -73,6 +73,14 @@ class L:
     @property
     def one(self) -> Node:
         return Node("realCst", ("1.0", self.kind))   # r("1.0"), one call less: the most built partial
+
+    @cached_property
+    def unit_partials(self) -> dict:
+        """The constant partials of the linear operators (1 and -1), built once per language
+        and kind, not at each of the thousands of sums: the rules only compare a partial with
+        1 or take its sign (_scaled, _times), so these nodes are never placed in a program."""
+        one, minus_one = self.one, neg(self.one)
+        return {"add": (one, one), "sub": (one, minus_one), "neg": (minus_one,), "pos": (one,)}
 
     def choose(self, cond: Node, a: Node, b: Node) -> Node:
         """cond ? a : b (C) / merge(a, b, cond) (Fortran)."""
@@ -266,7 +274,8 @@ _ACTIVE_POSITIONS: dict = {}   # (entry name, number of arguments) -> Derivative
 
 @lru_cache(maxsize=None)
 def _spelling(lang: str, kind: int | None) -> L:
-    """The L of a language and kind (its pieces are built afresh at each use)."""
+    """The L of a language and kind (its pieces are built afresh at each use, but for the
+    constant unit_partials)."""
     return L(lang, kind)
 
 
@@ -299,10 +308,10 @@ def _c(*names):
 ZERO_DERIVATIVE = lambda L, *xs: (None,) * len(xs)  # noqa: E731
 
 # --- IL operators --------------------------------------------------------------------------------
-D(ops=("add",), args="a b", partials=lambda L, a, b: (L.one, L.one), linear=True)
-D(ops=("sub",), args="a b", partials=lambda L, a, b: (L.one, neg(L.one)), linear=True)
-D(ops=("neg",), args="a", partials=lambda L, a: (neg(L.one),), linear=True)
-D(ops=("pos",), args="a", partials=lambda L, a: (L.one,), linear=True)
+D(ops=("add",), args="a b", partials=lambda L, a, b: L.unit_partials["add"], linear=True)
+D(ops=("sub",), args="a b", partials=lambda L, a, b: L.unit_partials["sub"], linear=True)
+D(ops=("neg",), args="a", partials=lambda L, a: L.unit_partials["neg"], linear=True)
+D(ops=("pos",), args="a", partials=lambda L, a: L.unit_partials["pos"], linear=True)
 D(ops=("mul",), args="a b", partials=lambda L, a, b: (b, a))
 # d(a/b)/db = -(a/b)*(1/b), not -(a/b)/b: the compiler computes a/b once for the partial and the
 # value, and 1/b once for both partials, so the derivative costs one division more, not three

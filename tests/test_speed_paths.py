@@ -486,3 +486,78 @@ def test_node_built_through_its_twin_class_is_the_node_the_slots_setters_build()
         with pytest.raises(AttributeError):
             fast.__class__ = il._NodeBeingBuilt
     assert Node(op="ident", kids=("y",)) == Node("ident", ("y",))
+def _rebuilt(block):
+    """flattened the long way (as before exprperf2): every block and control statement rebuilt."""
+    from adspec.engine.il import Node
+    out = []
+
+    def splice(b):
+        for kid in b.kids:
+            op = kid.op if type(kid) is Node else None
+            if op == "block":
+                splice(kid)
+            elif op in ("if", "do", "for", "while", "doWhile"):
+                out.append(kid.with_kids(*(_rebuilt(k) if type(k) is Node and k.op == "block" else k
+                                           for k in kid.kids)))
+            elif op == "switch":
+                cases = tuple(c.with_kids(c.kids[0], _rebuilt(c.kids[1])) for c in kid.kids[1])
+                out.append(kid.with_kids(kid.kids[0], cases, kid.kids[2]))
+            else:
+                out.append(kid)
+    splice(block)
+    return Node("block", tuple(out), block.ann)
+
+
+def test_flattened_keeps_what_it_need_not_rebuild_and_gives_each_place_its_own_node():
+    """exprperf2: `flattened` keeps a control statement or block with nothing to splice as it is,
+    equal to the rebuilt one; a node placed twice by the rules is copied at its second place
+    (the merge pass and the C scopes keep tables by id)."""
+    from adspec.engine.il import Node
+    from adspec.rules.adjoint.context import flattened
+
+    def assign(name):
+        return Node("assign", (Node("ident", (name,)), Node("realCst", ("1.0", 8))))
+
+    flat_body = Node("block", (assign("a"), assign("b")))
+    flat_if = Node("if", (Node("ident", ("c",)), flat_body, None))
+    nested_if = Node("if", (Node("ident", ("c",)), Node("block", (Node("block", (assign("d"),)), assign("e"))), None))
+    inner_if = Node("if", (Node("ident", ("c",)), Node("block", (assign("h"),)), None))
+    loop = Node("do", ("i", Node("intCst", (1, None)), Node("intCst", (9, None)), None, Node("block", (inner_if,))))
+    case = Node("case", ((Node("intCst", (1, None)),), flat_body))   # flat_body at a second place
+    switch = Node("switch", (Node("ident", ("k",)), (case,), None))
+    whole = Node("block", (Node("block", (flat_if, loop)), nested_if, switch, flat_if, assign("f")))
+    got = flattened(whole)
+    assert got == _rebuilt(whole)
+    assert got.kids[0] is flat_if and got.kids[1] is loop      # nothing to splice: kept
+    assert got.kids[2] is not nested_if                        # its block spliced
+    places = []
+
+    def controls(node):
+        if type(node) is Node:
+            if node.op in ("block", "if", "do", "switch", "case"):
+                places.append(node)
+            for kid in node.kids:
+                controls(kid)
+        elif type(node) is tuple:
+            for kid in node:
+                controls(kid)
+    controls(got)
+    assert len({id(n) for n in places}) == len(places)        # flat_if and flat_body met twice: copied
+    unchanged = Node("block", (flat_if, assign("g")))
+    assert flattened(unchanged) is unchanged
+
+
+def test_unit_partials_equal_the_partials_built_afresh():
+    """exprperf2: the constant partials of add, sub, neg and pos are built once per language
+    and kind; they equal the ones built at each call."""
+    from adspec.engine.il import Node
+    from adspec.rules.derivatives import derivative, neg, L
+
+    x, y = Node("ident", ("x",)), Node("ident", ("y",))
+    for lang in ("fortran", "c"):
+        for kind in (4, 8, None):
+            one = L(lang, kind).one
+            expected = {"add": (one, one), "sub": (one, neg(one)), "neg": (neg(one),), "pos": (one,)}
+            for name, partials in expected.items():
+                args = (x, y) if len(partials) == 2 else (x,)
+                assert derivative(name, lang).partials(args, lang, kind) == partials

@@ -17,6 +17,7 @@ from .dummy_arrays import DummyArrays
 from .call_sections import SectionSupport
 
 REFERENCES = ("ident", "arrayAccess", "deref")
+_NO_RECORD = Node("block", (Node("block", ()), Node("block", ())))   # no push, no pop, no reset
 
 
 class CallSupport(SectionSupport, DummyArrays):
@@ -156,6 +157,8 @@ class CallSupport(SectionSupport, DummyArrays):
         backward sweep. In a loop's control they would run at every iteration: refused there."""
         calls = self.facts.passive_function_calls(stmt) if stmt.ann.get("sid") is not None \
             and stmt.op != "block" else ()
+        if not calls:   # most statements: one answer for all (as A-call-dead's empty pair)
+            return _NO_RECORD
         records = [self.call_record(c) for c in calls]
         resets = self.adjoint_resets(stmt, self.facts.stale_derivatives_of_calls_in(stmt)) if calls else Node("block", ())
         pushes = tuple(r.kids[0] for r in records if r.kids[0].kids)

@@ -101,6 +101,8 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
             return self.structure_stack(ref, typ, "push")
         if not self.scalar_reference(ref):
             return self.push_array(ref, typ, "push")
+        if typ is None:   # asked once here for _characters and _kind_word (a walk of the scopes each)
+            typ = self.element_type(ref)
         return self._characters(ref, typ, "push") or \
             Node("call", (self._stack_name("push", self._kind_word(ref, typ)), (ref,)))
 
@@ -114,6 +116,8 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         if not self.scalar_reference(ref):
             return self.push_array(ref, typ, "pop")
         target = Node("address", (ref,)) if self.c else ref
+        if typ is None:
+            typ = self.element_type(ref)
         return self._characters(ref, typ, "pop") or \
             Node("call", (self._stack_name("pop", self._kind_word(ref, typ)), (target,)))
 
@@ -650,27 +654,57 @@ def _renamed_parameters(decl: Node, renames: dict) -> Node:
 
 def flattened(block: Node) -> Node:
     """The block with the blocks nested in it spliced in (the rules build blocks of blocks),
-    recursively inside the statements that hold blocks."""
+    recursively inside the statements that hold blocks. A control statement or block with no
+    block to splice is kept as it is (most are), unless it was met before in this walk: a node
+    the rules placed twice is copied at its second place, so that each place holds its own
+    node, as when every one was rebuilt (the C scopes and the merge pass's tables go by id)."""
+    return _flattened(block, set())
+
+
+def _flattened(block: Node, met: set) -> Node:
     out = []
-    _splice(block, out)
-    return Node("block", tuple(out), block.ann)
+    if _splice(block, out, met) or id(block) in met:
+        return Node("block", tuple(out), block.ann)
+    met.add(id(block))
+    return block
 
 
-def _splice(block: Node, out: list) -> None:
+def _splice(block: Node, out: list, met: set) -> bool:
     """Appends to out the statements of block, those of its nested blocks in place (one list
-    for every depth: the rules' blocks of blocks nest as deep as a procedure is long)."""
+    for every depth: the rules' blocks of blocks nest as deep as a procedure is long); whether
+    out differs from block's statements."""
+    changed = False
+    append = out.append
     for kid in block.kids:
         op = kid.op if type(kid) is Node else None
-        if op == "block":
-            _splice(kid, out)
-        elif op in ("if", "do", "for", "while", "doWhile"):
-            out.append(kid.with_kids(*(flattened(k) if type(k) is Node and k.op == "block" else k
-                                       for k in kid.kids)))
+        if op not in _HOLDING_BLOCKS:   # most: an assignment, a call
+            append(kid)
+        elif op == "block":
+            _splice(kid, out, met)
+            changed = True
+        elif op in _LOOPS_AND_IFS:
+            kids = tuple(_flattened(k, met) if type(k) is Node and k.op == "block" else k for k in kid.kids)
+            out.append(_kept(kid, kids, met))
+            changed = changed or out[-1] is not kid
         elif op == "switch":
-            cases = tuple(c.with_kids(c.kids[0], flattened(c.kids[1])) for c in kid.kids[1])
-            out.append(kid.with_kids(kid.kids[0], cases, kid.kids[2]))
-        else:
-            out.append(kid)
+            cases = tuple(_kept(c, (c.kids[0], _flattened(c.kids[1], met)), met) for c in kid.kids[1])
+            if all(c is o for c, o in zip(cases, kid.kids[1])):
+                cases = kid.kids[1]
+            out.append(_kept(kid, (kid.kids[0], cases, kid.kids[2]), met))
+            changed = changed or out[-1] is not kid
+    return changed
+
+
+_LOOPS_AND_IFS = frozenset({"if", "do", "for", "while", "doWhile"})
+_HOLDING_BLOCKS = _LOOPS_AND_IFS | {"block", "switch"}   # the statements _splice looks into
+
+
+def _kept(node: Node, kids: tuple, met: set) -> Node:
+    """node itself when kids are its children and it was not met before, else a copy with kids."""
+    if id(node) in met or any(k is not o for k, o in zip(kids, node.kids)):
+        return node.with_kids(*kids)
+    met.add(id(node))
+    return node
 
 
 def _bits(ways: int) -> int:
