@@ -23,7 +23,7 @@ again from the union of the Diff-live⁺ sets of its call sites, for the sets in
 from __future__ import annotations
 
 from ..engine.effects import instruction_effects
-from ..engine.flowgraph import control_dependence
+from ..engine.flowgraph import control_dependence, switch_bodies
 from ..engine.solver import BACKWARD, BOTTOM_UP, TOP_DOWN, solve
 from .common import ZoneSetAnalysis, external_call_effects, visible_zones
 from .dependency import DependencyAnalysis
@@ -105,6 +105,10 @@ class Controls:
         for proc in program.procedures.values():
             base = len(proc.zones.zones)
             regions = control_dependence(proc.flow)
+            # paper 5.2: a statement live for diff makes its surrounding control diff-live,
+            # also a switch whose body runs whatever the selector is (replayed, selector read)
+            for control, inside in switch_bodies(proc.flow).items():
+                regions.setdefault(control, []).extend(inside)   # (an instruction twice: the same bit)
             for k, (control_id, controlled) in enumerate(regions.items()):
                 bit = 1 << (base + k)
                 self._bit[control_id] = bit
@@ -112,7 +116,7 @@ class Controls:
                     self._of[id(instr)] = self._of.get(id(instr), 0) | bit
 
     def bit(self, proc, instr) -> int:
-        """ctl(T) of a control instruction (0 for a control with a single successor)."""
+        """ctl(T) of a control instruction (0 for a control with a single successor, a switch apart)."""
         return self._bit.get(id(instr), 0)
 
     def of(self, proc, instr) -> int:

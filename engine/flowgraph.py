@@ -159,19 +159,14 @@ def control_dependence(flow: FlowGraph) -> dict[int, list]:
                     break
                 b = ipdom[b]
         regions[id(control)] = controlled
-    for control, inside in _switch_bodies(flow).items():   # after the post-dominance regions
-        known = regions.setdefault(control, [])
-        seen = {id(i) for i in known}
-        known.extend(i for i in inside if id(i) not in seen)
     return regions
 
 
-def _switch_bodies(flow: FlowGraph) -> dict[int, list]:
-    """For each switch test, the instructions of the statements inside its cases. Paper 5.2:
-    a statement that is live for diff makes its surrounding control diff-live. Post-dominance
-    misses the bodies that run whatever the selector is (a SELECT CASE with only CASE
-    DEFAULT, a C default that every case falls into): the switch is still replayed around
-    them, and its selector read."""
+def switch_bodies(flow: FlowGraph) -> dict[int, list]:
+    """For each switch test (by id), the instructions of the statements inside its cases,
+    whether or not they depend on the test by post-dominance: a body that runs whatever the
+    selector is (a SELECT CASE with only CASE DEFAULT, a C default that every case falls
+    into) depends on none."""
     instrs = list(flow.instructions())
     tests = [i for i in instrs if i.kind == "test" and i.node.op == "switch"]
     if not tests:

@@ -5,7 +5,7 @@ switch: no derivative of the body in the tangent, neither sweep of it in the adj
 primal value the rest needs never computed (relative error 0.17 in the dot-product test;
 found by hypothesis on 2026-11-28, seed 31337, ADSPEC_HYPOTHESIS_SCALE=5, then shrunk).
 Paper 5.2: a statement live for diff makes its surrounding control diff-live
-(engine/flowgraph.py, _switch_bodies)."""
+(analyses/diffliveness.py, Controls, with engine/flowgraph.py's switch_bodies)."""
 from __future__ import annotations
 
 import pytest
