@@ -81,24 +81,8 @@ _JUMPS = frozenset(("goto", "computedGoto", "arithmeticIf", "exit", "cycle", "re
 
 
 def _jumps(block: Node) -> bool:
-    """A jump or a label among the statements of block: walk_statements's search without its
-    order, its generator nor the expressions of the assignments (most of the sweep)."""
-    stack = [block]
-    pop, push = stack.pop, stack.extend
-    while stack:
-        x = pop()
-        kind = type(x)
-        if kind is tuple:
-            push(x)
-        elif kind is Node:
-            op = x.op
-            if op in EXPRESSION_OPS:
-                continue
-            if op in _JUMPS or x.ann.get("label") is not None:
-                return True
-            if op != "assign":
-                push(x.kids)
-    return False
+    """A jump or a label among the statements of block."""
+    return any(n.op in _JUMPS or n.ann.get("label") is not None for n in walk_statements(block))
 
 
 def zero_declared(forward: Node, adjoints) -> frozenset:
