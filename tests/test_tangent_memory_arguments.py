@@ -17,6 +17,7 @@ import pytest
 
 import adspec
 import harness
+from adspec.oracle import harness as compiled_harness
 from adspec.analyses.pointers_set import check_pointers_set
 from adspec.engine.errors import UnsupportedError
 from c_tangent_cases import C_CASES
@@ -188,14 +189,14 @@ def test_memory_programs_under_sanitizers(path, lang, head, args, tmp_path, monk
     """F_D and F_DV compiled with the sanitizers (a report aborts the run: RunError), agreeing
     with complex step to 1e-12 and F_DV with the F_D runs to 1e-14."""
     harness.require_compilers(lang)
-    run, builds = harness._run, []
+    run, builds = compiled_harness._run, []
 
     def sanitized(cmd, cwd, what, *rest, **options):
         if cmd[0] in ("gcc", "gfortran") and "prog" in cmd:
             cmd = [cmd[0], *SANITIZE[lang], *cmd[1:]]
             builds.append(cmd)
         return run(cmd, cwd, what, *rest, **options)
-    monkeypatch.setattr(harness, "_run", sanitized)
+    monkeypatch.setattr(compiled_harness, "_run", sanitized)
     case = TangentCase(Path(path).read_text(), lang, head, args, filename=Path(path).name)
     runs = case.compiled(tmp_path)
     assert builds, "nothing was compiled with the sanitizers"
