@@ -209,7 +209,8 @@ def evaluate_dims(dims, integers: dict, lang: str) -> tuple | None:
 def lower_bounds(dims, integers: dict, lang: str) -> tuple:
     if lang != "fortran" or not dims:
         return tuple(0 for _ in dims or ())
-    return tuple(1 if d.kids[0] is None else (_eval(d.kids[0], integers) or 1) for d in dims)
+    bounds = (None if d.kids[0] is None else _eval(d.kids[0], integers) for d in dims)
+    return tuple(1 if b is None else b for b in bounds)
 
 
 _BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,

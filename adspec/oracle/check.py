@@ -180,8 +180,10 @@ class _Checker:
         head_cmp = Comparison(cand, Side(ref_dp, head_layout, result_name), deps, indeps, "h", claims)
         missing = [v for v in deps + indeps if not cand.has(v)]
         if missing:
+            suffix = "d" if self.mode == "tangent" else "b"
             report.errors.append(f"prototype mismatch: {head_dp.procedure.name} has no derivative argument for "
-                                 f"{', '.join(missing)} (head {self.head})")
+                                 + ", ".join(f"{v} (expected {v}{suffix} after it)" for v in missing)
+                                 + f" (head {self.head})")
             return
         comparisons = {}
         for k, (name, (dp, lay, d, i)) in enumerate(others.items()):

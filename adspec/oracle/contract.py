@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .compare import Comparison
+from .harness import RESULT
 
 # claimed status -> the observations that agree with it
 AGREES = {"incr": {"incr"}, "out": {"out"}, "in-zero": {"in-zero"}, "zero": {"in-zero"}, "in": {"in"},
@@ -78,6 +79,10 @@ def observe(cmp: Comparison, outputs: dict, primal_outputs: dict, claims: dict, 
                 modified.add(f.name)
                 if cmp.mode == "tangent":
                     primal_results[f.name] = primal_results.get(f.name, True) and _same(base[f.name], primal[f.name])
+        value = cmp.cand.dp.value_formal
+        if cmp.mode == "tangent" and value is not None and RESULT in primal:   # a function's value
+            key = cmp.cand.result_name or value
+            primal_results[key] = primal_results.get(key, True) and _same(base[value], primal[RESULT])
     arguments = {}
     for v, seen in observed.items():
         name = cmp.cand.dp.derivative(v) or v

@@ -62,7 +62,8 @@ def layout(proc: Procedure, args: Args, head: "Layout | None" = None, callee: bo
             if value is None:
                 raise missing(f"{proc.name}: integer argument {f.name!r} needs a value ([{_table(f.name, scope)}] value = ...)")
             if not isinstance(value, int) or isinstance(value, bool):
-                raise args.error(f"{f.name}: value must be an integer, got {value!r}", *args.table(f.name, scope)[1:2])
+                raise args.error(f"{f.name}: value must be an integer, got {value!r}", args.table(f.name, scope)[1],
+                                 "value")
             integers[f.name] = value
     harness_args, lower, shapes = [], {}, {}
     for f in proc.formals:
