@@ -114,6 +114,8 @@ def test_own_fortran_derivatives_pass_and_a_broken_head_is_named(tmp_path):
     assert [(p.name, p.verdict) for p in report.procedures] == [("g", "pass"), ("f", "pass")]
     # Fortran's adjoint overwrites xb (x:out): observed, and it agrees with the header
     assert report.contract["arguments"]["xb"] == {"observed": "out", "claimed": "out", "agrees": True}
+    own = check([str(primal)], "f(y)/(x)", tangent=[str(tangent)], args=F_ARGS, points=1)
+    assert own.ok and own.complex_step["relative_error"] < 1e-12, own.text()
     broken = _broken(tangent, "yd(i) = ", "yd(i) = 2*xd(i) + ")   # the head wrong, g right
     bad = check([str(primal)], "f(y)/(x)", tangent=[str(broken)], args=F_ARGS, points=1)
     assert not bad.ok and bad.first_wrong_procedure == "f", bad.text()

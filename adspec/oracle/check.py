@@ -39,7 +39,6 @@ from .reference import PREFIX, ComplexStepInvalid, complex_step, reference_tange
 from .report import CheckReport, ProcedureResult
 from .runs import Side
 
-CS_TOLERANCE = 1e-8
 COMMAND_LINE = "<command line>"
 
 
@@ -343,10 +342,10 @@ class _Checker:
             cand_dir, ref_dir = result["directional"][p]
             worst = max(worst, _vector_error(cand_dir, cs, cmp.dependents))
             ref_worst = max(ref_worst, _vector_error(ref_dir, cs, cmp.dependents))
-        if ref_worst > CS_TOLERANCE:
+        if ref_worst > cmp.rtol:
             self.report.errors.append(f"adspec's tangent disagrees with complex step (relative error {ref_worst:.3g}):"
                                       " the reference is in doubt, please report it")
-        return {"relative_error": worst, "reference_error": ref_worst, "ok": worst <= CS_TOLERANCE}
+        return {"relative_error": worst, "reference_error": ref_worst, "ok": worst <= cmp.rtol}
 
 
 _MODULE = re.compile(r"(?im)^\s*module\s+(?!procedure\b)(\w+)")
