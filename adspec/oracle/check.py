@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from adspec.engine.errors import SourceError
+from adspec.frontends import read_source
 
 from . import harness
 from .argsfile import Args
@@ -192,10 +193,11 @@ class _Checker:
                 continue
             rdp = match(reference.procs[name], dp.primal, "tangent")
             comparisons[name] = Comparison(Side(dp, lay, None, probing), Side(rdp, lay), d, i, f"g{k}_",
-                                           _claims(dp, None))
+                                           _claims(dp, None), callee=True)
 
         # the calls, point by point
-        primal_spec = Spec(head_name, head_layout.args, primal_procs[head_name].result_type)
+        primal_spec = Spec(head_name, head_layout.args, primal_procs[head_name].result_type,
+                           primal_procs[head_name].symbol)
         calls, cs_inputs = [], []
         for p in range(self.report.points):
             rng = np.random.default_rng([self.report.seed, p])
@@ -244,6 +246,10 @@ class _Checker:
                 r = cmp.compare(outputs)
                 dot_bad = r["dot_product"] is not None and not r["dot_product"]["ok"]
                 verdict = "fail" if r["wrong_pairs"] or dot_bad else "pass"
+                if cmp.assumed_passive:
+                    report.notes.append(f"{cmp.cand.name} ignores the incoming derivative of "
+                                        f"{', '.join(sorted(cmp.assumed_passive))} (specialised to its calling "
+                                        "context): those columns were not compared")
                 report.procedures.append(ProcedureResult(
                     name, cmp.cand.name, verdict, r["max_relative_error"], r["wrong_pairs"],
                     head=f"{name}({' '.join(cmp.dependents)})/({' '.join(cmp.independents)})"))
@@ -259,6 +265,24 @@ class _Checker:
             if not report.wrong_pairs and not head_bad:
                 report.notes.append(f"{lowest.name} is wrong alone, but not where the head uses it")
 
+    def _keeps_state(self) -> bool:
+        """The primal or the candidate may keep state between calls (then each call runs in a
+        process of its own): SAVE, static, COMMON, module or file-scope variables, DATA."""
+        from .prototype import read_tree
+        from adspec.engine.il import walk
+        for path in self.primal + self.candidate:
+            tree = read_tree(path)
+            if any(u.op == "module" or (u.op == "varDecl") for u in tree.kids):
+                return True
+            fortran = tree.ann.get("lang") == "fortran"
+            for u in walk(tree):
+                if u.op in ("common", "data"):
+                    return True
+                if u.op == "varDecl" and ({"save", "static"} & set(u.kids[1]) or (   # a Fortran initial value: SAVE
+                        fortran and "parameter" not in u.kids[1] and any(d.kids[2] is not None for d in u.kids[2]))):
+                    return True
+        return False
+
     def _probe_stack(self) -> bool:
         runtime = Path(self.runtime) if self.runtime else _runtime_dir()
         return any("adStack_currentBytes" in p.read_text(errors="replace") for p in runtime.glob("*.c"))
@@ -272,7 +296,7 @@ class _Checker:
                 name = "_" + name
             used.add(name)
             sources.append((name, text))
-        texts = [Path(c).read_text() for c in self.candidate]
+        texts = [read_source(c) for c in self.candidate]
         if self.mode == "adjoint" or any(re.search(r"adStack|push\w*\(|pushreal", t, re.I) for t in texts):
             runtime = Path(self.runtime) if self.runtime else _runtime_dir()
             if not runtime.is_dir():
@@ -281,7 +305,7 @@ class _Checker:
                 if p.suffix in (".h", ".c"):
                     add(p.name, p.read_text())
         for p in self.primal:
-            add(p, Path(p).read_text())
+            add(p, read_source(p))
         for c, text in zip(self.candidate, texts):
             add(c, text)
         add(reference.filename, reference.text)
@@ -294,7 +318,7 @@ class _Checker:
         stdout: list = []
         try:
             outs = compile_calls_and_run(sources, self.lang, calls, self.work, flags=("-I.", *(f"-I{d}" for d in dirs)),
-                                         stdout=stdout)
+                                         stdout=stdout, one_process_per_call=self._keeps_state())
         except CompileError as e:
             report.errors.append(f"compile error: {_short(str(e))}")
             return None, ""
@@ -334,8 +358,12 @@ def _vector_error(got: dict, want: dict, names) -> float:
 
 
 def _short(message: str, lines: int = 25) -> str:
+    """The command and the compiler's errors with a little context (its warnings are many)."""
     parts = message.splitlines()
-    return "\n".join(parts[:lines] + ([f"... ({len(parts) - lines} more lines)"] if len(parts) > lines else []))
+    errors = [i for i, line in enumerate(parts) if re.search(r"\b(Error|error)\b", line)]
+    keep = sorted({0, *(j for i in errors for j in range(max(i - 4, 1), i + 1))}) if errors else range(len(parts))
+    shown = [parts[i] for i in keep][:lines]
+    return "\n".join(shown + ([f"... ({len(parts) - len(shown)} more lines)"] if len(parts) > len(shown) else []))
 
 
 def _language(path: str) -> str:

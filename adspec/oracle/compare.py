@@ -45,6 +45,7 @@ class Comparison:
     independents: tuple
     label: str               # prefix of the driver tags of its calls
     claims: dict = field(default_factory=dict)   # the candidate header's RW statuses
+    callee: bool = False     # checked alone, out of the head's context (see _context_columns)
 
     def __post_init__(self):
         self.mode = self.cand.dp.mode
@@ -54,6 +55,7 @@ class Comparison:
         self.cols = [(v, k) for v in self.independents for k in range(self.cand.size(v))]
         self.full = 0 < len(self.rows) <= MAX_SIDE and 0 < len(self.cols) <= MAX_SIDE
         self.calls_by_point: dict = {}
+        self.assumed_passive: set = set()   # callee inputs the candidate takes as not varying
 
     # --- the calls ------------------------------------------------------------------------------
     def _unit(self, entries, at) -> dict:
@@ -138,8 +140,11 @@ class Comparison:
                 jcand = np.array([self._flat(self.cand.derivatives(outputs[f"{tag}ci{i}_"]), self.cols)
                                   for i in range(len(self.rows))])
             scale = float(np.max(np.abs(jref), initial=0.0))
+            skipped = self._context_columns(jcand, jref) if self.callee else set()
             for i in range(len(self.rows)):
                 for j in range(len(self.cols)):
+                    if j in skipped:
+                        continue
                     cv, rv = float(jcand[i, j]), float(jref[i, j])
                     entries += 1
                     worst = max(worst, relative_error(cv, rv))
@@ -153,6 +158,22 @@ class Comparison:
                 entries += len(dots)
         return {"wrong_pairs": wrong, "max_relative_error": worst, "entries": entries, "dot_product": dot,
                 "directional": directional}
+
+    def _context_columns(self, jcand, jref) -> set:
+        """The columns of in-out formals whose incoming derivative the candidate ignores wholly
+        (its columns all zero, adspec's not). Tools specialise a callee's derivative to its
+        calling context: where the caller's derivative of such a formal is zero on entry, the
+        callee need not read it. Such a callee is right in its context, so these columns are
+        not compared (and said so)."""
+        skipped = set()
+        for var in self.independents:
+            if var not in self.dependents:
+                continue
+            cols = [j for j, (v, _) in enumerate(self.cols) if v == var]
+            if not np.any(jcand[:, cols]) and np.any(jref[:, cols]):
+                skipped.update(cols)
+                self.assumed_passive.add(var)
+        return skipped
 
     def _pair(self, i, j, cv, rv, p) -> dict:
         dep, dk = self.rows[i]

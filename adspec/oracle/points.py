@@ -18,6 +18,9 @@ from .harness import TYPES, Arg
 from .prototype import Procedure
 
 
+INTEGERS = ("i4", "i8", "l4")
+
+
 class NotCheckable(Exception):
     """A callee whose sizes are not known: the bottom-up check skips it and says why."""
 
@@ -52,11 +55,19 @@ def layout(proc: Procedure, args: Args, head: "Layout | None" = None, callee: bo
         return SourceError(message + f" (give it in the arguments file: `adspec check --init` writes a template)",
                            args.filename if args.text else proc.filename, None if args.text else proc.line)
 
+    def unsupported(message):
+        return NotCheckable(message) if callee else SourceError(message, proc.filename, proc.line)
+    if proc.static:
+        raise unsupported(f"{proc.name} is static: a driver cannot call it")
+    if proc.result_type is not None and proc.result_type.startswith("other"):
+        raise unsupported(f"{proc.name}: a result of type {proc.result_type[7:]} is not supported by adspec check yet")
     scope = proc.name if callee else None
     integers = {}
     for f in proc.formals:
-        if f.type in ("i4", "i8", "l4") and f.dims is None:
+        if f.type in INTEGERS and f.dims is None:
             value = args.value(f.name, scope)
+            if f.pointer and isinstance(value, list):
+                continue   # a C pointer to integers: an array
             if value is None and head is not None and f.name in head.integers:
                 value = head.integers[f.name]
             if value is None:
@@ -68,10 +79,11 @@ def layout(proc: Procedure, args: Args, head: "Layout | None" = None, callee: bo
     harness_args, lower, shapes = [], {}, {}
     for f in proc.formals:
         if f.type.startswith("other"):
-            raise (NotCheckable if callee else SourceError)(
-                *((f"{proc.name}: argument {f.name!r} of type {f.type[7:]} is not supported by adspec check yet",)
-                  + (() if callee else (proc.filename, proc.line))))
+            raise unsupported(f"{proc.name}: argument {f.name!r} of type {f.type[7:]} is not supported by adspec check yet")
         shape = args.shape(f.name, integers, scope)
+        int_array = f.type in INTEGERS and f.name not in integers
+        if shape is None and int_array and f.pointer and isinstance(args.value(f.name, scope), list):
+            shape = (len(args.value(f.name, scope)),)
         if shape is None and head is not None and f.name in head.shapes and callee and not f.dims:
             shape = head.shapes[f.name] or None
         if shape is None and f.dims:
@@ -86,7 +98,7 @@ def layout(proc: Procedure, args: Args, head: "Layout | None" = None, callee: bo
             else tuple(0 if proc.lang == "c" else 1 for _ in shape or ())
         shapes[f.name] = tuple(shape or ())
         harness_args.append(Arg(f.name, f.type, tuple(shape) if shape else None, bool(f.pointer) and not shape))
-        if f.type in ("i4", "i8", "l4") and f.dims is not None:
+        if int_array:
             values = args.value(f.name, scope)
             n = size_of(shape)
             if not isinstance(values, list) or len(values) != n:
@@ -108,6 +120,9 @@ def draw_point(lay: Layout, args: Args, rng, callee: bool = False) -> dict:
         dtype = TYPES[a.type][0]
         if a.name in lay.integers:
             values[a.name] = np.asarray(lay.integers[a.name], dtype=dtype).reshape(-1 if a.dims else ())
+        elif args.value(a.name, scope) is not None:   # a real given a fixed value
+            values[a.name] = np.resize(np.asarray(args.value(a.name, scope), dtype=dtype), a.size).reshape(
+                -1 if a.dims else ())
         else:
             low, high = args.range(a.name, scope)
             drawn = rng.uniform(low, high, a.size).astype(dtype)

@@ -64,6 +64,13 @@ class Procedure:
     header: Header | None
     calls: frozenset            # names of the procedures it calls
     indexed: frozenset = frozenset()   # C pointer formals used as arrays (subscripted, offset, passed on)
+    module: str | None = None          # the Fortran module that contains it
+    static: bool = False               # a C static function: no driver can call it
+
+    @property
+    def symbol(self) -> str | None:
+        """The linker's name of a Fortran module procedure (gfortran's), None for the others."""
+        return f"__{self.module.lower()}_MOD_{self.name.lower()}" if self.module else None
 
     def formal(self, name: str) -> Formal:
         return next(f for f in self.formals if f.name == name)
@@ -89,7 +96,10 @@ def base_name(text: str) -> str:
     return re.split(r"->|\.|\[|\(|\)|\s", text)[0]
 
 
-def type_code(typ) -> str:
+def type_code(typ, aliases: dict | None = None) -> str:
+    seen = 0
+    while typ is not None and typ.op == "typeRef" and aliases and typ.kids[0] in aliases and seen < 20:
+        typ, seen = aliases[typ.kids[0]], seen + 1   # C typedefs
     if typ is None or typ.op != "type":
         return f"other: {typ}"
     return TYPE_CODES.get((typ.kids[0], typ.kids[1]), f"other: {typ.kids[0]}")
@@ -100,13 +110,63 @@ _TREES: dict = {}   # (path, text) -> IL: a file read once per process (check re
 
 def read_tree(path: str):
     """The IL of a source file (C: the runtime's includes left out, they are not needed here)."""
-    from adspec.frontends import language_of, parse_source
-    text = Path(path).read_text()
+    from adspec.frontends import language_of, parse_source, read_source
+    text = read_source(str(path))
     key = (str(path), text)
     if key not in _TREES:
         lang, form = language_of(str(path))
-        _TREES[key] = parse_source(_READER_SKIPS.sub("", text) if lang == "c" else text, str(path), lang, form)
+        if lang == "c":
+            text = _READER_SKIPS.sub("", text)
+        try:
+            _TREES[key] = parse_source(text, str(path), lang, form)
+        except SourceError:
+            if lang != "c":
+                raise
+            # code adspec's reader refuses (calloc, ...): the prototypes and comments are enough
+            _TREES[key] = parse_source(_without_bodies(text), str(path), lang, form)
     return _TREES[key]
+
+
+def _without_bodies(text: str) -> str:
+    """C text with every function body emptied (`{ ... }` after a `)` at file scope); comments,
+    strings and line breaks kept, so lines stay where they were."""
+    out, depth, i, n, body = [], 0, 0, len(text), False
+    while i < n:
+        two = text[i:i + 2]
+        if two in ("/*", "//") or text[i] in "\"'":
+            end = (text.find("*/", i + 2) + 2 if two == "/*" else text.find("\n", i) if two == "//"
+                   else _string_end(text, i))
+            end = n if end <= i else end
+            chunk = text[i:end]
+            out.append(re.sub(r"[^\n]", " ", chunk) if body else chunk)
+            i = end
+            continue
+        ch = text[i]
+        if ch == "{":
+            if depth == 0 and re.search(r"\)\s*$", "".join(out[-200:])):
+                body = True
+                out.append("{")
+                depth += 1
+                i += 1
+                continue
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0 and body:
+                body = False
+                out.append("}")
+                i += 1
+                continue
+        out.append(ch if not body or ch == "\n" else "")
+        i += 1
+    return "".join(out)
+
+
+def _string_end(text: str, i: int) -> int:
+    quote, j = text[i], i + 1
+    while j < len(text) and text[j] != quote:
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
 
 
 def read_procedures(paths) -> dict:
@@ -122,29 +182,31 @@ def procedures_of(tree, filename: str) -> dict:
     """The procedures of an IL file, with the header comments above them."""
     lang = tree.ann.get("lang", "fortran")
     procs, comments = {}, []
-    for unit in _units(tree):
+    aliases = {u.kids[0]: u.kids[1] for u in tree.kids if u.op == "typeAlias"}
+    for unit, module in _units(tree):
         if unit.op == "comment":
             comments.append(unit.kids[0])
             continue
         if unit.op == "procedure":
-            proc = _procedure(unit, lang, filename, comments)
+            proc = _procedure(unit, lang, filename, comments, aliases, module)
             procs[proc.name] = proc
         comments = []
     return procs
 
 
 def _units(tree):
+    """(unit, the name of the module that contains it or None)."""
     for unit in tree.kids:
-        if unit.op == "module":   # module procedures: listed too (the driver cannot call them)
-            yield from (u for u in unit.kids if getattr(u, "op", None) in ("procedure", "comment"))
+        if unit.op == "module":
             for kid in unit.kids:
-                if isinstance(kid, tuple):
-                    yield from (u for u in kid if getattr(u, "op", None) in ("procedure", "comment"))
+                for u in kid if isinstance(kid, tuple) else (kid,):
+                    if getattr(u, "op", None) in ("procedure", "comment"):
+                        yield u, unit.kids[0].lower()
         else:
-            yield unit
+            yield unit, None
 
 
-def _procedure(node, lang: str, filename: str, comments: list) -> Procedure:
+def _procedure(node, lang: str, filename: str, comments: list, aliases: dict, module) -> Procedure:
     name, kind, formal_names, result, rtype = node.kids[:5]
     fold = str.lower if lang == "fortran" else (lambda s: s)
     decls = {}
@@ -152,7 +214,8 @@ def _procedure(node, lang: str, filename: str, comments: list) -> Procedure:
         if getattr(decl, "op", None) != "varDecl":
             continue
         for d in decl.kids[2]:
-            decls[fold(d.kids[0])] = Formal(fold(d.kids[0]), type_code(decl.kids[0]), tuple(d.kids[1]) if d.kids[1] else None,
+            decls[fold(d.kids[0])] = Formal(fold(d.kids[0]), type_code(decl.kids[0], aliases),
+                                            tuple(d.kids[1]) if d.kids[1] else None,
                                             d.kids[3] if len(d.kids) > 3 else 0)
     formals = tuple(decls.get(fold(f), Formal(fold(f), _implicit_type(f) if lang == "fortran" else "other: untyped", None))
                     for f in formal_names)
@@ -162,10 +225,11 @@ def _procedure(node, lang: str, filename: str, comments: list) -> Procedure:
             declared = decls.get(fold(result or name))
             result_type = declared.type if declared else _implicit_type(result or name)
         elif not (rtype.op == "type" and rtype.kids[0] == "void"):
-            result_type = type_code(rtype)
+            result_type = type_code(rtype, aliases)
     calls = frozenset(fold(u.kids[0]) for u in _walk(node.kids[7]) if u.op == "call")
     return Procedure(fold(name), kind, formals, result_type, lang, filename, node.ann.get("line"),
-                     parse_header(comments, lang), calls, _indexed(node.kids[7], {f.name for f in formals if f.pointer}))
+                     parse_header(comments, lang), calls, _indexed(node.kids[7], {f.name for f in formals if f.pointer}),
+                     module, "static" in (node.kids[5] or ()))
 
 
 def _indexed(body, pointers: set) -> frozenset:

@@ -33,20 +33,26 @@ def reference_tangent(primal_paths, heads: list, lang: str) -> Reference:
     from adspec.pipeline import differentiate
     result = differentiate([str(p) for p in primal_paths], heads, "tangent")
     names = {v for v in result.procedure_names.values()}
-    if lang == "fortran":
-        names |= set(re.findall(r"(?im)^\s*module\s+(?!procedure\b)(\w+)\s*$", result.text))
+    if lang == "c":   # its own derivative globals (`double gd;`): the candidate may define the same
+        names |= {d.kids[0] for u in result.tree.kids if u.op == "varDecl" and "extern" not in u.kids[1]
+                  for d in u.kids[2]}
     text = result.text
+    if lang == "fortran":   # free form: the longer names must not cross column 72
+        from adspec.backends import unparse
+        text = unparse(result.tree, "fortran", form="free")
+        names |= set(re.findall(r"(?im)^\s*module\s+(?!procedure\b)(\w+)\s*$", text))
     flags = re.I if lang == "fortran" else 0
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(rf"\b{re.escape(name)}\b", PREFIX + name, text, flags=flags)
-    ext = result.tree.ann.get("filename", "ref.c").rsplit(".", 1)[-1]
+    ext = "f90" if lang == "fortran" else "c"
     fold = str.lower if lang == "fortran" else (lambda s: s)
     derived = procedures_of(result.tree, "<adspec's tangent>")
     procs = {}
     for primal, diff in result.procedure_names.items():
         proc = derived.get(fold(diff))
         if proc is not None:
-            procs[fold(primal)] = dataclasses.replace(proc, name=PREFIX + proc.name)
+            module = proc.module and (PREFIX + proc.module if proc.module in names else proc.module)
+            procs[fold(primal)] = dataclasses.replace(proc, name=PREFIX + proc.name, module=module)
     return Reference(text, f"{PREFIX}tangent.{ext}", procs, result.heads)
 
 
@@ -69,7 +75,7 @@ def complex_step(primal_trees, lay: Layout, point: dict, direction: dict, depend
         if a.type in ("r4", "r8"):
             value = value.astype(np.complex128)
             if a.name in direction:
-                value = value + 1j * STEP * np.asarray(direction[a.name]).reshape(value.shape)
+                value = np.array(value + 1j * STEP * np.asarray(direction[a.name]).reshape(value.shape))   # 0-d stays an array
         else:
             value = value.astype(TYPES[a.type][0])
         if lang == "c" and a.by_value:
