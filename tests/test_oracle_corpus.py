@@ -25,7 +25,15 @@ import test_corpus_tangent as P
 import test_tangent_programs as T
 
 # (corpus, program) -> why `adspec check` cannot check it (strict xfail)
+_OVERWRITTEN = ("checker: the contract of an independent's adjoint when the primal overwrites an independent in "
+                "place (observed in-out, adspec claims {}); the Jacobian and the dot product agree")
 CANNOT_CHECK: dict = {
+    ("tangent", "c22_struct_state.c"): "checker: a C struct pointer argument (args `fields`) is not supported yet",
+    ("adjoint", "c22_struct_state.c"): "checker: a C struct pointer argument (args `fields`) is not supported yet",
+    ("adjoint", "c02_static_helper.c"): _OVERWRITTEN.format("x:out"),
+    ("adjoint", "c17_pointer_walk.c"): _OVERWRITTEN.format("x:incr"),
+    ("adjoint", "c23_helper_work_pointer.c"): _OVERWRITTEN.format("u:incr k:incr"),
+    ("adjoint", "c12_float.c"): "checker: a float program compared at double tolerance (relative error 7.7e-08)",
 }
 
 
@@ -39,7 +47,7 @@ def args_of_spec(spec) -> dict:
             table["shape"] = list(a.dims or (1,))
         if a.type in ("i4", "i8", "l4"):
             value = inputs[a.name].tolist()
-            table["value"] = value
+            table = {"value": value, **({"shape": list(a.dims)} if a.dims else {})}
         elif a.fixed is not None:
             table["value"] = a.fixed
         args[a.name] = table
@@ -51,8 +59,8 @@ def args_of_cases(case_args) -> dict:
     args = {}
     for name, kind, shape, value in case_args:
         table = {"shape": list(shape)} if shape else {}
-        if kind == "int":
-            table["value"] = [value] if shape else value
+        if kind == "int":   # an `int *` of one element is an integer to the checker
+            table = {"value": value}
         elif kind == "struct":
             table = {"fields": dict(value)}
         elif value is not None:
