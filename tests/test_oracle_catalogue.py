@@ -84,6 +84,10 @@ def test_faulty_candidate_is_flagged(entry, tmp_path):
     for dependent, independent in want.get("right", []):
         assert (dependent, independent) not in found, why
     assert (report["first_wrong_procedure"] or "").lower() == want["first_wrong_procedure"], why
+    verdicts = {p["name"].lower(): p["verdict"] for p in report["procedures"]}
+    assert verdicts[want["first_wrong_procedure"]] == "fail", why
+    for name in want.get("right_procedures", []):   # a right callee below the wrong procedure
+        assert verdicts[name] == "pass", why
     for arg, claim in want.get("contract", {}).items():
         got = report["contract"]["arguments"][arg]
         assert {k: got[k] for k in claim} == claim, why
