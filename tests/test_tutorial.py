@@ -110,8 +110,14 @@ def run_all(text: str, cwd: Path) -> list:
     return [(command, *run(command, cwd)) for command in commands(text)]
 
 
-def _ids():
-    return [f"L{c.line}: {c.text[:60]}" for c in commands(TUTORIAL.read_text())]
+def compiles(command: Command) -> bool:
+    """`adspec check` compiles the program and the candidate (not `--init`)."""
+    return command.words[:2] == ["adspec", "check"] and "--init" not in command.words
+
+
+def _params():
+    return [pytest.param(index, id=f"L{c.line}: {c.text[:60]}", marks=[pytest.mark.compile] if compiles(c) else [])
+            for index, c in enumerate(commands(TUTORIAL.read_text()))]
 
 
 @pytest.fixture(scope="module")
@@ -120,9 +126,12 @@ def outputs(tmp_path_factory):
     return {command.line: (command, status, output) for command, status, output in results}
 
 
-@pytest.mark.parametrize("index", range(len(_ids())), ids=_ids())
+@pytest.mark.parametrize("index", _params())
 def test_command_prints_what_the_tutorial_shows(outputs, index):
     command = commands(TUTORIAL.read_text())[index]
+    if compiles(command):
+        from harness import require_compilers
+        require_compilers("c" if any(w.endswith(".c") for w in command.words) else "fortran")
     _, status, output = outputs[command.line]
     assert allowed_status(command, status), f"tutorial.md:{command.line}: exit status {status}\n{output}"
     assert comparable(command, output) == comparable(command, command.expected), (
