@@ -320,7 +320,8 @@ class _Checker:
         dirs = sorted({str(Path(p).resolve().parent) for p in self.primal + self.candidate})
         stdout: list = []
         try:
-            outs = compile_calls_and_run(sources, self.lang, calls, self.work, flags=("-I.", *(f"-I{d}" for d in dirs)),
+            outs = compile_calls_and_run(sources, self.lang, calls, self.work,
+                                         flags=("-I.", *(f"-I{d}" for d in dirs), *_unset_value_flags(self.lang)),
                                          stdout=stdout, one_process_per_call=self._keeps_state())
         except CompileError as e:
             report.errors.append(f"compile error: {_short(str(e))}")
@@ -346,6 +347,19 @@ class _Checker:
             self.report.errors.append(f"adspec's tangent disagrees with complex step (relative error {ref_worst:.3g}):"
                                       " the reference is in doubt, please report it")
         return {"relative_error": worst, "reference_error": ref_worst, "ok": worst <= cmp.rtol}
+
+
+def _unset_value_flags(lang: str) -> tuple:
+    """Compiler options that give variables read before they are set a loud value (NaN, a
+    pattern): a candidate that reads a temporary before setting it gives wrong pairs, not the
+    right value by luck of what the stack held."""
+    import subprocess
+    flags = ("-finit-real=nan",) if lang == "fortran" else ()
+    try:
+        major = int(subprocess.run(["gcc", "-dumpversion"], capture_output=True, text=True).stdout.split(".")[0])
+    except (OSError, ValueError):
+        major = 0
+    return flags + (("-ftrivial-auto-var-init=pattern",) if major >= 12 else ())
 
 
 _MODULE = re.compile(r"(?im)^\s*module\s+(?!procedure\b)(\w+)")

@@ -257,6 +257,7 @@ def build_calls_driver(calls: list, lang: str, isolate: bool = False) -> str:
         call_lines = [*decls, f"  {invoke};", *probe, *prints]
         if isolate:   # in a child process: the call starts from the program's first state
             call_lines = ["  fflush(stdout);", "  pid_t adspec_child_ = fork();", "  if (adspec_child_ == 0) {",
+                          f"  alarm({RUN_TIMEOUT});",   # a child that loops dies itself: no orphan left
                           *call_lines, "  fflush(stdout);", "  _exit(0);", "  }",
                           "  int adspec_status_ = 0;", "  waitpid(adspec_child_, &adspec_status_, 0);",
                           "  if (adspec_child_ < 0 || !WIFEXITED(adspec_status_) || WEXITSTATUS(adspec_status_) != 0) {",
