@@ -197,3 +197,16 @@ def test_command_line_json_and_fail_exit(tmp_path, capsys):
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["verdict"] == "fail" and report["mode"] == "adjoint"
     assert "prototype mismatch" in report["errors"][0] and "xb" in report["errors"][0]
+
+
+@pytest.mark.compile
+def test_struct_of_doubles_by_pointer(tmp_path):
+    """A C struct of doubles is checked as the array of its doubles; pairs name its fields."""
+    require_compilers("c")
+    primal, tangent = _program(tmp_path, "st.c", "struct state { double q[3]; double e; };\n"
+                               "void f(struct state *s, double *y) { *y = s->q[1] * s->e + s->e; }\n",
+                               "tangent", head="f(y)/(s)")
+    broken = _broken(tangent, "s->e * sd->q[1]", "2.0 * s->e * sd->q[1]")
+    report = check([str(primal)], "f(y)/(s)", tangent=[str(broken)], points=1)
+    assert [p["entry"] for p in report.wrong_pairs] == ["d y / d s->q[1]"], report.text()
+    assert report.checked_entries == 4 and not report.complex_step["ok"]

@@ -201,6 +201,8 @@ class Comparison:
     def _show(self, var, index) -> str:
         if not index:
             return var
+        if isinstance(index[0], str):   # a struct's field
+            return f"{var}->{index[0]}" + "".join(f"[{i}]" for i in index[1:])
         if self.cand.dp.procedure.lang == "fortran":
             return f"{var}({','.join(map(str, index))})"
         return var + "".join(f"[{i}]" for i in index)
