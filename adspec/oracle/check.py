@@ -30,12 +30,12 @@ from adspec.frontends import read_source
 
 from . import harness
 from .argsfile import Args
-from .compare import Comparison, relative_error
+from .compare import Comparison
 from .contract import observe, probe_calls
 from .harness import Call, CompileError, RunError, Spec, compile_calls_and_run, parse_stack_probes
 from .points import NotCheckable, draw_point, layout
 from .prototype import PrototypeMismatch, base_name, match, primal_name_of, read_procedures
-from .reference import PREFIX, ComplexStepInvalid, complex_step, reference_tangent
+from .reference import ComplexStepInvalid, complex_step, reference_tangent
 from .report import CheckReport, ProcedureResult
 from .runs import Side
 
@@ -455,5 +455,3 @@ def _bottom_up(procs: dict, head: str) -> list:
     rest = [n for n in procs if n not in seen]
     return rest + order
 
-
-__all__ = ["check", "PREFIX", "relative_error"]

@@ -3,7 +3,9 @@ on inputs set bit-exactly, print every argument element as hex floats, and read 
 
 - `Spec`/`Arg` give a procedure's signature (`parse_spec` reads an `adspec-test:` line),
   `make_inputs` deterministic inputs;
-- `build_calls_driver` writes the driver of several calls (`Call`, each with its own tag);
+- `build_calls_driver` writes the driver of several calls (`Call`, each with its own tag; on
+  request each in a forked child, from the program's first state, and followed by a probe of the
+  push/pop stack, `parse_stack_probes`); a Fortran module procedure is called by `Spec.symbol`;
 - `compile_calls_and_run` compiles sources + driver with gcc/gfortran -O0 and runs it, and on
   request builds and runs the same program under the run-time checks of CHECKED_FLAGS
   (AddressSanitizer, UBSan, gfortran's -fcheck=all), reporting what they find;
