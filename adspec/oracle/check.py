@@ -288,7 +288,9 @@ class _Checker:
 
     def _probe_stack(self) -> bool:
         runtime = Path(self.runtime) if self.runtime else _runtime_dir()
-        return any("adStack_currentBytes" in p.read_text(errors="replace") for p in runtime.glob("*.c"))
+        texts = [p.read_text(errors="replace") for p in runtime.glob("*.c")]
+        return any(re.search(r"\badStack_currentBytes\s*\(", t) and re.search(r"\badStack_clear\s*\(", t)
+                   for t in texts)
 
     def _sources(self, reference) -> list:
         sources, used = [], set()
