@@ -58,6 +58,7 @@ class Comparison:
         self.full = 0 < len(self.rows) <= MAX_SIDE and 0 < len(self.cols) <= MAX_SIDE
         self.calls_by_point: dict = {}
         self.assumed_passive: set = set()   # callee inputs the candidate takes as not varying
+        self.nonfinite_reference: set = set()   # points where adspec's derivative is not finite
         single = self.single or any(a.type == "r4" for a in self.cand.layout.args) \
             or self.cand.dp.primal.result_type == "r4"
         self.rtol = RTOL_SINGLE if single else RTOL
@@ -133,7 +134,9 @@ class Comparison:
                     for i, (cv, rv) in enumerate(zip(c, r)):
                         entries += 1
                         worst = max(worst, relative_error(cv, rv))
-                        if is_wrong(cv, rv, scale, self.rtol):
+                        if not np.isfinite(rv):
+                            self.nonfinite_reference.add(p)
+                        elif is_wrong(cv, rv, scale, self.rtol):
                             wrong.append(self._pair(i, None, cv, rv, p))
                 continue
             ref_cols = [self._flat(self.ref.derivatives(outputs[f"{tag}rc{j}_"]), self.rows) for j in range(len(self.cols))]
@@ -153,7 +156,9 @@ class Comparison:
                     cv, rv = float(jcand[i, j]), float(jref[i, j])
                     entries += 1
                     worst = max(worst, relative_error(cv, rv))
-                    if is_wrong(cv, rv, scale, self.rtol):
+                    if not np.isfinite(rv):
+                        self.nonfinite_reference.add(p)
+                    elif is_wrong(cv, rv, scale, self.rtol):
                         wrong.append(self._pair(i, j, cv, rv, p))
         dot = None
         if dots:
