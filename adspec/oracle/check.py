@@ -80,7 +80,7 @@ def check(primal, head: str, tangent=None, adjoint=None, jacobian=None, tangent_
     if timeout:
         harness.RUN_TIMEOUT = timeout
     own_dir = workdir is None
-    work = Path(tempfile.mkdtemp(prefix="adspec-check-")) if own_dir else Path(workdir)
+    work = Path(tempfile.mkdtemp(prefix="adspec-check-")) if own_dir else Path(workdir).resolve()
     try:
         _Checker(report, mode, primal, candidate, head, arguments, runtime, work).run()
         if tangent_of_candidate:
