@@ -179,10 +179,10 @@ class _Checker:
             try:
                 dp = match(derived[name], primal_procs[name], self.mode)
                 lay = layout(primal_procs[name], self.args, plan.head_layout, callee=True)
-                deps, indeps = _procedure_head(dp, lay)
+                deps, indeps, result = _procedure_head(dp)
                 if not deps or not indeps:
                     raise NotCheckable("no dependent or no independent with a derivative argument")
-                plan.others[name] = (dp, lay, deps, indeps)
+                plan.others[name] = (dp, lay, deps, indeps, result)
             except (PrototypeMismatch, NotCheckable, SourceError) as e:
                 plan.not_checked[name] = str(e)
         try:
@@ -195,7 +195,7 @@ class _Checker:
     def _compare(self, plan: "_Plan") -> None:
         """adspec's tangent of the head and of the callees checked alone; their Comparisons."""
         t = time.perf_counter()
-        heads = [self.head] + [f"{n}({' '.join(d)})/({' '.join(i)})" for n, (_, _, d, i) in plan.others.items()]
+        heads = [self.head] + [f"{n}({' '.join(d)})/({' '.join(i)})" for n, (_, _, d, i, _) in plan.others.items()]
         try:
             plan.reference = reference_tangent(self.primal, heads, self.lang)
         except SourceError:
@@ -226,13 +226,13 @@ class _Checker:
         plan.head_cmp = Comparison(cand, Side(ref_dp, plan.head_layout, result_name), deps, indeps, "h",
                                    plan.claims, single=single)
         plan.probing = probing
-        for k, (name, (dp, lay, d, i)) in enumerate(plan.others.items()):
+        for k, (name, (dp, lay, d, i, result)) in enumerate(plan.others.items()):
             if name not in plan.reference.procs:
                 plan.not_checked[name] = "adspec's tangent has no derivative of it"
                 continue
             rdp = match(plan.reference.procs[name], dp.primal, "tangent")
-            plan.comparisons[name] = Comparison(Side(dp, lay, None, probing), Side(rdp, lay), d, i, f"g{k}_",
-                                                _claims(dp, None), callee=True, single=single)
+            plan.comparisons[name] = Comparison(Side(dp, lay, result, probing), Side(rdp, lay, result), d, i,
+                                                f"g{k}_", _claims(dp, result), callee=True, single=single)
 
     def _calls(self, plan: "_Plan") -> list:
         """The driver's calls, point by point: the primal, the head's comparison and contract
@@ -471,23 +471,27 @@ def _claims(dp, result_name) -> dict:
     return claims
 
 
-def _procedure_head(dp, lay) -> tuple:
-    """Dependents and independents a derivative procedure is checked alone with: its header's
-    useful results and varying inputs; else the formals with derivative arguments, by their RW
-    statuses (tangent: `in` independent only, `out` dependent only; adjoint: `out` independent
-    only, `in-zero`/`in` dependent only; others both)."""
+def _procedure_head(dp) -> tuple:
+    """Dependents, independents and the result's name (a function's, else None) a derivative
+    procedure is checked alone with: its header's useful results and varying inputs; else the
+    formals with derivative arguments, by their RW statuses (tangent: `in` independent only,
+    `out` dependent only; adjoint: `out` independent only, `in-zero`/`in` dependent only; others
+    both), and a function's real result."""
     header = dp.procedure.header
     with_derivative = [p for p in dp.derivative_of.values()]
+    name = dp.primal.name
+    result = name if dp.primal.result_type in ("r4", "r8") and (dp.value_formal or dp.result_adjoint) else None
     if header is not None and header.useful and header.varying:
         deps = tuple(v for v in header.useful if v in with_derivative)
-        indeps = tuple(v for v in header.varying if v in with_derivative)
-        return deps, indeps
+        if result and any(u in (name, f"{name}_result") for u in header.useful):
+            deps += (result,)
+        return deps, tuple(v for v in header.varying if v in with_derivative), result
     statuses = header.statuses if header is not None else {}
     only_in = {"tangent": {"in"}, "adjoint": {"out"}}[dp.mode]
     only_out = {"tangent": {"out", "zero"}, "adjoint": {"in-zero", "in", "zero"}}[dp.mode]
-    deps = tuple(v for v in with_derivative if statuses.get(v) not in only_in)
+    deps = tuple(v for v in with_derivative if statuses.get(v) not in only_in) + ((result,) if result else ())
     indeps = tuple(v for v in with_derivative if statuses.get(v) not in only_out)
-    return deps, indeps
+    return deps, indeps, result
 
 
 def _bottom_up(procs: dict, head: str) -> list:
