@@ -197,3 +197,31 @@ def test_command_line_json_and_fail_exit(tmp_path, capsys):
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["verdict"] == "fail" and report["mode"] == "adjoint"
     assert "prototype mismatch" in report["errors"][0] and "xb" in report["errors"][0]
+
+
+@pytest.mark.compile
+def test_struct_of_doubles_by_pointer(tmp_path):
+    """A C struct of doubles is checked as the array of its doubles; pairs name its fields."""
+    require_compilers("c")
+    primal, tangent = _program(tmp_path, "st.c", "struct state { double q[3]; double e; };\n"
+                               "void f(struct state *s, double *y) { *y = s->q[1] * s->e + s->e; }\n",
+                               "tangent", head="f(y)/(s)")
+    broken = _broken(tangent, "s->e * sd->q[1]", "2.0 * s->e * sd->q[1]")
+    report = check([str(primal)], "f(y)/(s)", tangent=[str(broken)], points=1)
+    assert [p["entry"] for p in report.wrong_pairs] == ["d y / d s->q[1]"], report.text()
+    assert report.checked_entries == 4 and not report.complex_step["ok"]
+
+
+@pytest.mark.compile
+def test_a_wrong_function_callee_is_named(tmp_path):
+    """A callee that is a function is checked alone with its result as a dependent."""
+    require_compilers("c")
+    primal, tangent = _program(tmp_path, "fn.c", "#include <math.h>\n"
+                               "double sq(double v, double w) { return v * sin(w); }\n"
+                               "void f(int n, double *x, double *y) {\n"
+                               "  int i;\n  for (i = 0; i < n; i++) y[i] = sq(x[i], x[0]) + x[i];\n}\n", "tangent")
+    broken = _broken(tangent, "return sin(w) * vd", "return 2.0 * sin(w) * vd")
+    report = check([str(primal)], "f(y)/(x)", tangent=[str(broken)], args=C_ARGS, points=1)
+    assert report.first_wrong_procedure == "sq", report.text()
+    sq = report.procedures[0]
+    assert sq.head == "sq(sq)/(v w)" and [p["entry"] for p in sq.wrong_pairs] == ["d sq / d v"]

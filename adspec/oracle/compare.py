@@ -47,6 +47,7 @@ class Comparison:
     label: str               # prefix of the driver tags of its calls
     claims: dict = field(default_factory=dict)   # the candidate header's RW statuses
     callee: bool = False     # checked alone, out of the head's context (see _context_columns)
+    single: bool = False     # single-precision reals take part (looser tolerances)
 
     def __post_init__(self):
         self.mode = self.cand.dp.mode
@@ -57,7 +58,9 @@ class Comparison:
         self.full = 0 < len(self.rows) <= MAX_SIDE and 0 < len(self.cols) <= MAX_SIDE
         self.calls_by_point: dict = {}
         self.assumed_passive: set = set()   # callee inputs the candidate takes as not varying
-        single = any(a.type == "r4" for a in self.cand.layout.args) or self.cand.dp.primal.result_type == "r4"
+        self.nonfinite_reference: set = set()   # points where adspec's derivative is not finite
+        single = self.single or any(a.type == "r4" for a in self.cand.layout.args) \
+            or self.cand.dp.primal.result_type == "r4"
         self.rtol = RTOL_SINGLE if single else RTOL
 
     # --- the calls ------------------------------------------------------------------------------
@@ -131,7 +134,9 @@ class Comparison:
                     for i, (cv, rv) in enumerate(zip(c, r)):
                         entries += 1
                         worst = max(worst, relative_error(cv, rv))
-                        if is_wrong(cv, rv, scale, self.rtol):
+                        if not np.isfinite(rv):
+                            self.nonfinite_reference.add(p)
+                        elif is_wrong(cv, rv, scale, self.rtol):
                             wrong.append(self._pair(i, None, cv, rv, p))
                 continue
             ref_cols = [self._flat(self.ref.derivatives(outputs[f"{tag}rc{j}_"]), self.rows) for j in range(len(self.cols))]
@@ -151,7 +156,9 @@ class Comparison:
                     cv, rv = float(jcand[i, j]), float(jref[i, j])
                     entries += 1
                     worst = max(worst, relative_error(cv, rv))
-                    if is_wrong(cv, rv, scale, self.rtol):
+                    if not np.isfinite(rv):
+                        self.nonfinite_reference.add(p)
+                    elif is_wrong(cv, rv, scale, self.rtol):
                         wrong.append(self._pair(i, j, cv, rv, p))
         dot = None
         if dots:
@@ -199,6 +206,8 @@ class Comparison:
     def _show(self, var, index) -> str:
         if not index:
             return var
+        if isinstance(index[0], str):   # a struct's field
+            return f"{var}->{index[0]}" + "".join(f"[{i}]" for i in index[1:])
         if self.cand.dp.procedure.lang == "fortran":
             return f"{var}({','.join(map(str, index))})"
         return var + "".join(f"[{i}]" for i in index)

@@ -1,7 +1,8 @@
 """The candidate's contract, observed: what it does with each derivative argument and with its inputs.
 
-Two runs at the same point and seeds differ only in what the non-seed derivative arguments hold
-on entry: zeros (the comparison's run `cr_` / `cw_`) and random garbage G (the probe `cg_`).
+Runs at the same point and seeds differ only in what the non-seed derivative arguments hold on
+entry: zeros (the comparison's run `cr_` / `cw_`), or random garbage G in one of them (a probe
+`cgK_` per argument).
 - an adjoint's independent `xb` (not a dependent): X(G) - X(0) = G -> `incr`; X(G) = X(0) -> `out`;
 - a tangent's dependent `yd` (not an independent): Y(G) = Y(0) -> `out`, else `in-out`;
 - a dependent's adjoint after the call: 0 -> `in-zero`, unchanged -> `in`, else `in-out`;
@@ -22,11 +23,14 @@ AGREES = {"incr": {"incr"}, "out": {"out"}, "in-zero": {"in-zero"}, "zero": {"in
 
 
 def probe_calls(cmp: Comparison, p: int, rng) -> list:
+    """One probe per non-seed derivative argument, garbage in it alone (garbage in two at once
+    would mix what one's entry value does to the other's result)."""
     plan = cmp.calls_by_point[p]
     garbage = {v: rng.uniform(100.0, 200.0, cmp.cand.size(v)) for v in _plain(cmp)}
     plan["garbage"] = garbage
     seeds = plan["direction"] if cmp.mode == "tangent" else plan["weights"]
-    return [cmp.cand.call(plan["point"], {**garbage, **seeds}, f"{cmp.label}{p}cg_")]
+    return [cmp.cand.call(plan["point"], {v: garbage[v], **seeds}, f"{cmp.label}{p}cg{k}_")
+            for k, v in enumerate(_plain(cmp))]
 
 
 def _plain(cmp: Comparison) -> list:
@@ -53,10 +57,10 @@ def observe(cmp: Comparison, outputs: dict, primal_outputs: dict, claims: dict, 
     for p, plan in cmp.calls_by_point.items():
         tag = f"{cmp.label}{p}"
         base = outputs[f"{tag}cr_" if cmp.mode == "tangent" else f"{tag}cw_"]
-        probe = outputs[f"{tag}cg_"]
         seeds = plan["direction"] if cmp.mode == "tangent" else plan["weights"]
-        d0, dg = cmp.cand.derivatives(base), cmp.cand.derivatives(probe)
-        for v in _plain(cmp):
+        d0 = cmp.cand.derivatives(base)
+        for k, v in enumerate(_plain(cmp)):
+            dg = cmp.cand.derivatives(outputs[f"{tag}cg{k}_"])
             if cmp.mode == "adjoint":
                 seen = "out" if same(dg[v], d0[v]) else "incr" if same(dg[v] - d0[v], plan["garbage"][v]) else "in-out"
             else:

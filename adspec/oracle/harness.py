@@ -3,7 +3,9 @@ on inputs set bit-exactly, print every argument element as hex floats, and read 
 
 - `Spec`/`Arg` give a procedure's signature (`parse_spec` reads an `adspec-test:` line),
   `make_inputs` deterministic inputs;
-- `build_calls_driver` writes the driver of several calls (`Call`, each with its own tag);
+- `build_calls_driver` writes the driver of several calls (`Call`, each with its own tag; on
+  request each in a forked child, from the program's first state, and followed by a probe of the
+  push/pop stack, `parse_stack_probes`); a Fortran module procedure is called by `Spec.symbol`;
 - `compile_calls_and_run` compiles sources + driver with gcc/gfortran -O0 and runs it, and on
   request builds and runs the same program under the run-time checks of CHECKED_FLAGS
   (AddressSanitizer, UBSan, gfortran's -fcheck=all), reporting what they find;
@@ -257,6 +259,7 @@ def build_calls_driver(calls: list, lang: str, isolate: bool = False) -> str:
         call_lines = [*decls, f"  {invoke};", *probe, *prints]
         if isolate:   # in a child process: the call starts from the program's first state
             call_lines = ["  fflush(stdout);", "  pid_t adspec_child_ = fork();", "  if (adspec_child_ == 0) {",
+                          f"  alarm({RUN_TIMEOUT});",   # a child that loops dies itself: no orphan left
                           *call_lines, "  fflush(stdout);", "  _exit(0);", "  }",
                           "  int adspec_status_ = 0;", "  waitpid(adspec_child_, &adspec_status_, 0);",
                           "  if (adspec_child_ < 0 || !WIFEXITED(adspec_status_) || WEXITSTATUS(adspec_status_) != 0) {",

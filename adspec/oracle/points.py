@@ -33,6 +33,7 @@ class Layout:
     lower: dict          # formal -> lower bounds of its dims (source indices)
     shapes: dict         # formal -> its shape (() for a scalar)
     integers: dict       # integer formal -> value (scalars) or values (arrays)
+    fields: dict = None  # C struct formal -> ((field, offset, count), ...)
 
     def arg(self, name: str) -> Arg:
         return next(a for a in self.args if a.name == name)
@@ -40,6 +41,9 @@ class Layout:
     def index(self, name: str, flat: int) -> list:
         """Source-language indices of element `flat` (memory order) of formal `name`."""
         shape = self.shapes.get(name, ())
+        if self.fields and name in self.fields:
+            field, offset, count = next(f for f in self.fields[name] if f[1] <= flat < f[1] + f[2])
+            return [field] + ([flat - offset] if count > 1 else [])
         if not shape:
             return []
         order = "F" if self.proc.lang == "fortran" else "C"
@@ -76,11 +80,18 @@ def layout(proc: Procedure, args: Args, head: "Layout | None" = None, callee: bo
                 raise args.error(f"{f.name}: value must be an integer, got {value!r}", args.table(f.name, scope)[1],
                                  "value")
             integers[f.name] = value
-    harness_args, lower, shapes = [], {}, {}
+    harness_args, lower, shapes, struct_fields = [], {}, {}, {}
     for f in proc.formals:
         if f.type.startswith("other"):
             raise unsupported(f"{proc.name}: argument {f.name!r} of type {f.type[7:]} is not supported by adspec check yet")
         shape = args.shape(f.name, integers, scope)
+        if f.fields:   # a struct of doubles: one array of them
+            offset, layout_of = 0, []
+            for field, count in f.fields:
+                layout_of.append((field, offset, count))
+                offset += count
+            struct_fields[f.name] = tuple(layout_of)
+            shape = (offset,)
         int_array = f.type in INTEGERS and f.name not in integers
         if shape is None and int_array and f.pointer and isinstance(args.value(f.name, scope), list):
             shape = (len(args.value(f.name, scope)),)
@@ -105,7 +116,7 @@ def layout(proc: Procedure, args: Args, head: "Layout | None" = None, callee: bo
                 raise missing(f"{proc.name}: integer array {f.name!r} needs its {n} values "
                               f"([{_table(f.name, scope)}] value = [...])")
             integers[f.name] = values
-    return Layout(proc, tuple(harness_args), lower, shapes, integers)
+    return Layout(proc, tuple(harness_args), lower, shapes, integers, struct_fields)
 
 
 def _table(name, scope):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from adspec.engine.errors import SourceError
 
@@ -35,6 +34,7 @@ class Formal:
     type: str            # a harness type code (r8, r4, i4, i8, l4), or "other: <type>"
     dims: tuple | None   # the declared dims (IL `dim` nodes), None for a scalar
     pointer: int = 0     # C pointer level
+    fields: tuple | None = None   # a C struct of doubles: ((field, element count), ...) in memory order
 
     @property
     def real(self) -> bool:
@@ -66,6 +66,7 @@ class Procedure:
     indexed: frozenset = frozenset()   # C pointer formals used as arrays (subscripted, offset, passed on)
     module: str | None = None          # the Fortran module that contains it
     static: bool = False               # a C static function: no driver can call it
+    single: bool = False               # declares single-precision reals (its results round to them)
 
     @property
     def symbol(self) -> str | None:
@@ -97,12 +98,40 @@ def base_name(text: str) -> str:
 
 
 def type_code(typ, aliases: dict | None = None) -> str:
-    seen = 0
-    while typ is not None and typ.op == "typeRef" and aliases and typ.kids[0] in aliases and seen < 20:
-        typ, seen = aliases[typ.kids[0]], seen + 1   # C typedefs
+    typ = _resolved(typ, aliases)
     if typ is None or typ.op != "type":
         return f"other: {typ}"
     return TYPE_CODES.get((typ.kids[0], typ.kids[1]), f"other: {typ.kids[0]}")
+
+
+def _resolved(typ, aliases: dict | None):
+    """A C typedef name followed to what it names (a type, or a typeRef of a struct)."""
+    seen = 0
+    while typ is not None and typ.op == "typeRef" and aliases and typ.kids[0] in aliases and seen < 20:
+        typ, seen = aliases[typ.kids[0]], seen + 1
+    return typ
+
+
+def struct_fields(typ, aliases: dict, structs: dict) -> tuple | None:
+    """((field, element count), ...) of a C struct whose fields are all doubles (scalars or
+    arrays of constant size): laid out in memory as one array of doubles. None otherwise."""
+    typ = _resolved(typ, aliases)
+    if typ is None or typ.op != "typeRef" or typ.kids[0] not in structs:
+        return None
+    fields = []
+    for decl in structs[typ.kids[0]]:
+        if getattr(decl, "op", None) != "varDecl" or type_code(decl.kids[0], aliases) != "r8":
+            return None
+        for d in decl.kids[2]:
+            if d.kids[3]:
+                return None   # a pointer field: memory elsewhere
+            count = 1
+            for dim in d.kids[1] or ():
+                if dim.kids[1] is None or dim.kids[1].op != "intCst":
+                    return None
+                count *= int(dim.kids[1].kids[0])
+            fields.append((d.kids[0], count))
+    return tuple(fields) or None
 
 
 _TREES: dict = {}   # (path, text) -> IL: a file read once per process (check reads each twice)
@@ -183,12 +212,13 @@ def procedures_of(tree, filename: str) -> dict:
     lang = tree.ann.get("lang", "fortran")
     procs, comments = {}, []
     aliases = {u.kids[0]: u.kids[1] for u in tree.kids if u.op == "typeAlias"}
+    structs = {u.kids[0]: u.kids[1] for u in tree.kids if u.op == "typeDef" and lang == "c"}
     for unit, module in _units(tree):
         if unit.op == "comment":
             comments.append(unit.kids[0])
             continue
         if unit.op == "procedure":
-            proc = _procedure(unit, lang, filename, comments, aliases, module)
+            proc = _procedure(unit, lang, filename, comments, aliases, module, structs)
             procs[proc.name] = proc
         comments = []
     return procs
@@ -206,7 +236,7 @@ def _units(tree):
             yield unit, None
 
 
-def _procedure(node, lang: str, filename: str, comments: list, aliases: dict, module) -> Procedure:
+def _procedure(node, lang: str, filename: str, comments: list, aliases: dict, module, structs: dict) -> Procedure:
     name, kind, formal_names, result, rtype = node.kids[:5]
     fold = str.lower if lang == "fortran" else (lambda s: s)
     decls = {}
@@ -214,9 +244,10 @@ def _procedure(node, lang: str, filename: str, comments: list, aliases: dict, mo
         if getattr(decl, "op", None) != "varDecl":
             continue
         for d in decl.kids[2]:
-            decls[fold(d.kids[0])] = Formal(fold(d.kids[0]), type_code(decl.kids[0], aliases),
-                                            tuple(d.kids[1]) if d.kids[1] else None,
-                                            d.kids[3] if len(d.kids) > 3 else 0)
+            pointer = d.kids[3] if len(d.kids) > 3 else 0
+            fields = struct_fields(decl.kids[0], aliases, structs) if pointer == 1 and not d.kids[1] else None
+            decls[fold(d.kids[0])] = Formal(fold(d.kids[0]), "r8" if fields else type_code(decl.kids[0], aliases),
+                                            tuple(d.kids[1]) if d.kids[1] else None, pointer, fields)
     formals = tuple(decls.get(fold(f), Formal(fold(f), _implicit_type(f) if lang == "fortran" else "other: untyped", None))
                     for f in formal_names)
     result_type = None
@@ -229,7 +260,8 @@ def _procedure(node, lang: str, filename: str, comments: list, aliases: dict, mo
     calls = frozenset(fold(u.kids[0]) for u in _walk(node.kids[7]) if u.op == "call")
     return Procedure(fold(name), kind, formals, result_type, lang, filename, node.ann.get("line"),
                      parse_header(comments, lang), calls, _indexed(node.kids[7], {f.name for f in formals if f.pointer}),
-                     module, "static" in (node.kids[5] or ()))
+                     module, "static" in (node.kids[5] or ()),
+                     any(u.op == "varDecl" and type_code(u.kids[0], aliases) == "r4" for u in _walk(node)))
 
 
 def _indexed(body, pointers: set) -> frozenset:
@@ -335,6 +367,9 @@ def match(cand: Procedure, primal: Procedure, mode: str) -> DiffPrototype:
     for d, p in derivative_of.items():
         if not primal.formal(p).real and not primal.formal(p).type.startswith("other"):
             raise PrototypeMismatch(f"{where}: derivative argument {d!r} of the non-real argument {p!r}")
+        if primal.formal(p).fields != cand.formal(d).fields:
+            raise PrototypeMismatch(f"{where}: the derivative struct {d!r} is not laid out as {p!r} "
+                                    f"({cand.formal(d).fields} vs {primal.formal(p).fields}): not supported yet")
     return DiffPrototype(cand, primal, mode, derivative_of, value_formal, result_adjoint)
 
 
@@ -346,9 +381,3 @@ def primal_name_of(cand: Procedure, primal_names, mode: str) -> str | None:
     if m and (m.group(1) if cand.lang == "c" else m.group(1).lower()) in primal_names:
         return m.group(1) if cand.lang == "c" else m.group(1).lower()
     return None
-
-
-def check_readable(paths, what: str) -> None:
-    for p in paths:
-        if not Path(p).is_file():
-            raise SourceError(f"no such {what} file", str(p))

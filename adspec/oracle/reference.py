@@ -69,7 +69,7 @@ def complex_step(primal_trees, lay: Layout, point: dict, direction: dict, depend
     lang = lay.proc.lang
     tree = mk("file", *(k for t in primal_trees for k in t.kids), lang=lang, form=primal_trees[0].ann.get("form"),
               filename=primal_trees[0].ann.get("filename"))
-    actuals = {}
+    actuals, passed = {}, {}
     for a in lay.args:
         value = np.array(point[a.name], copy=True)
         if a.type in ("r4", "r8"):
@@ -78,6 +78,10 @@ def complex_step(primal_trees, lay: Layout, point: dict, direction: dict, depend
                 value = np.array(value + 1j * STEP * np.asarray(direction[a.name]).reshape(value.shape))   # 0-d stays an array
         else:
             value = value.astype(TYPES[a.type][0])
+        if lay.fields and a.name in lay.fields:
+            actuals[a.name] = value
+            passed[a.name] = _struct_pointer(value, lay.fields[a.name])
+            continue
         if lang == "c" and a.by_value:
             actuals[a.name] = value[()]
         elif lang == "c" and a.pointer:
@@ -85,7 +89,8 @@ def complex_step(primal_trees, lay: Layout, point: dict, direction: dict, depend
         else:
             actuals[a.name] = value
     try:
-        returned = Interpreter(tree, complex_step=True).call(lay.proc.name, [actuals[a.name] for a in lay.args])
+        returned = Interpreter(tree, complex_step=True).call(lay.proc.name,
+                                                             [passed.get(a.name, actuals[a.name]) for a in lay.args])
     except (NonSmoothPoint, InterpError) as e:
         raise ComplexStepInvalid(str(e)) from None
     except Exception as e:   # the interpreter does not run this code: no complex step, said so
@@ -95,3 +100,12 @@ def complex_step(primal_trees, lay: Layout, point: dict, direction: dict, depend
         value = returned if name == result_name else actuals[name]
         out[name] = np.imag(np.asarray(value, dtype=np.complex128)).reshape(-1) / STEP
     return out
+
+
+def _struct_pointer(value, fields):
+    """A pointer to a C struct record whose fields are views of the flat array `value`."""
+    from adspec.engine.interp import CArr, Ptr, Record
+    record = {}
+    for field, offset, count in fields:
+        record[field] = CArr(value, offset, (count,)) if count > 1 else value[offset:offset + 1].reshape(())
+    return Ptr(np.array([Record("struct", record)], dtype=object), 0)
