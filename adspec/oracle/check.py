@@ -180,7 +180,8 @@ class _Checker:
         probing = self.mode == "adjoint" and self._probe_stack()
         cand = Side(head_dp, head_layout, result_name, probing)
         claims = _claims(head_dp, result_name)
-        head_cmp = Comparison(cand, Side(ref_dp, head_layout, result_name), deps, indeps, "h", claims)
+        single = any(p.single for p in primal_procs.values()) or any(p.single for p in cand_procs.values())
+        head_cmp = Comparison(cand, Side(ref_dp, head_layout, result_name), deps, indeps, "h", claims, single=single)
         missing = [v for v in deps + indeps if not cand.has(v)]
         if missing:
             suffix = "d" if self.mode == "tangent" else "b"
@@ -195,7 +196,7 @@ class _Checker:
                 continue
             rdp = match(reference.procs[name], dp.primal, "tangent")
             comparisons[name] = Comparison(Side(dp, lay, None, probing), Side(rdp, lay), d, i, f"g{k}_",
-                                           _claims(dp, None), callee=True)
+                                           _claims(dp, None), callee=True, single=single)
 
         # the calls, point by point
         primal_spec = Spec(head_name, head_layout.args, primal_procs[head_name].result_type,

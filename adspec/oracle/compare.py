@@ -47,6 +47,7 @@ class Comparison:
     label: str               # prefix of the driver tags of its calls
     claims: dict = field(default_factory=dict)   # the candidate header's RW statuses
     callee: bool = False     # checked alone, out of the head's context (see _context_columns)
+    single: bool = False     # single-precision reals take part (looser tolerances)
 
     def __post_init__(self):
         self.mode = self.cand.dp.mode
@@ -57,7 +58,8 @@ class Comparison:
         self.full = 0 < len(self.rows) <= MAX_SIDE and 0 < len(self.cols) <= MAX_SIDE
         self.calls_by_point: dict = {}
         self.assumed_passive: set = set()   # callee inputs the candidate takes as not varying
-        single = any(a.type == "r4" for a in self.cand.layout.args) or self.cand.dp.primal.result_type == "r4"
+        single = self.single or any(a.type == "r4" for a in self.cand.layout.args) \
+            or self.cand.dp.primal.result_type == "r4"
         self.rtol = RTOL_SINGLE if single else RTOL
 
     # --- the calls ------------------------------------------------------------------------------

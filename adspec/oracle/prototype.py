@@ -66,6 +66,7 @@ class Procedure:
     indexed: frozenset = frozenset()   # C pointer formals used as arrays (subscripted, offset, passed on)
     module: str | None = None          # the Fortran module that contains it
     static: bool = False               # a C static function: no driver can call it
+    single: bool = False               # declares single-precision reals (its results round to them)
 
     @property
     def symbol(self) -> str | None:
@@ -229,7 +230,8 @@ def _procedure(node, lang: str, filename: str, comments: list, aliases: dict, mo
     calls = frozenset(fold(u.kids[0]) for u in _walk(node.kids[7]) if u.op == "call")
     return Procedure(fold(name), kind, formals, result_type, lang, filename, node.ann.get("line"),
                      parse_header(comments, lang), calls, _indexed(node.kids[7], {f.name for f in formals if f.pointer}),
-                     module, "static" in (node.kids[5] or ()))
+                     module, "static" in (node.kids[5] or ()),
+                     any(u.op == "varDecl" and type_code(u.kids[0], aliases) == "r4" for u in _walk(node)))
 
 
 def _indexed(body, pointers: set) -> frozenset:
