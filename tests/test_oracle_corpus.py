@@ -36,7 +36,6 @@ CANNOT_CHECK: dict = {
     ("adjoint", "c02_static_helper.c"): _OVERWRITTEN.format("u claimed incr, x claimed out, both observed in-out"),
     ("adjoint", "c17_pointer_walk.c"): _OVERWRITTEN.format("a; x claimed incr, observed in-out"),
     ("adjoint", "c23_helper_work_pointer.c"): _OVERWRITTEN.format("u claimed incr, k claimed incr, both observed in-out"),
-    ("adjoint", "c12_float.c"): "checker: a float program compared at double tolerance (relative error 7.7e-08)",
 }
 
 

@@ -20,7 +20,7 @@ void rosen_b(int n, double *x, double *xb, double *w, double *wb, double *f, dou
     int ad_from;
     int ad_to;
     double tempb0;
-    double tempb1 = 0.0;
+    double tempb1;
     double d, e, p;
     double db = 0.0, eb = 0.0, pb = 0.0;
     ad_from = 0;
