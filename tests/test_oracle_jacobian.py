@@ -34,7 +34,7 @@ RESID_BUG = ("        fjac[i + ldfjac] = -x[0] * t * e;\n",
 
 
 def one_line_changed(source: Path, bug: tuple, directory: Path) -> Path:
-    """A copy of `source` in `directory` with the line bug[0] (found exactly once) replaced by bug[1]."""
+    """A copy of `source` in `directory` with the lines bug[0] (found exactly once) replaced by bug[1]."""
     text = source.read_text()
     assert text.count(bug[0]) == 1, f"{source.name}: the line to break is not there once: {bug[0]!r}"
     copy = directory / source.name
@@ -117,3 +117,17 @@ def test_bad_input_names_what_to_write_in_the_args_file():
         check_jacobian([SSQ / "ssqfcn.f", SSQ / "ssqjac.f"], HEAD, "nojac", args=ARGS[0])
     with pytest.raises(SourceError, match=r"x is a pointer: give its element count, \[x\] shape"):
         check_jacobian([CASES / "resid.c"], "resid(f)/(x)", "jac", args={"m": {"value": 5}, "n": {"value": 3}})
+
+
+@pytest.mark.compile
+def test_a_routine_that_changes_its_input_fails(tmp_path):
+    require_compilers("fortran")
+    # Rosenbrock's fjac(1,2) left unset, x(2) changed instead
+    rosenbrock = ("      FJAC(1, 2) = TEN\n      FJAC(2, 1) = -ONE\n", "      X(2) = X(2) + ONE\n      FJAC(2, 1) = -ONE\n")
+    report = check_jacobian([SSQ / "ssqfcn.f", one_line_changed(SSQ / "ssqjac.f", rosenbrock, tmp_path)], HEAD,
+                            "ssqjac", args=ARGS[2], points=1)
+    data = report.to_dict()
+    assert data["contract"]["inputs_unchanged"] == {"m": True, "n": True, "x": False, "ldfjac": True, "nprob": True}
+    assert data["errors"] == ["ssqjac changes its input x (at point 0)"]
+    # SSQJAC zeroes the whole array first
+    assert [(w["entry"], w["candidate"], w["reference"]) for w in data["wrong_entries"]] == [("fjac(1,2)", 0.0, 10.0)]

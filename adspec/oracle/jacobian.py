@@ -337,10 +337,15 @@ def check_jacobian(primal, head: str, jacobian: str, args=None, args_file=None, 
                 errors.append(str(e))
         timings["compile_and_run_s"] = round(time.perf_counter() - compiled, 3)
     wrong, shape_text = [], ""
+    unchanged = {f.name: True for f in jac_formals if f.name != layout.array}
     if outputs is not None:
         by_tag = {c.tag: out for c, out in zip((c for case in cases for c in case.calls), outputs)}
         for case in cases:
             wrong += _compare(case, by_tag, layout, jacobian, lang, errors)
+            for name in _changed_inputs(case, by_tag[case.calls[0].tag], layout):
+                unchanged[name] = False
+                errors.append(f"{jacobian} changes its input {name} (at point {case.point}"
+                              + (f" of argument set {case.args_set})" if case.args_set else ")"))
         shapes = {(len(case.rows), len(case.columns)) for case in cases}
         shape_text = "{}x{} ".format(*shapes.pop()) if len(shapes) == 1 else ""
     timings["total_s"] = round(time.perf_counter() - started, 3)
@@ -350,7 +355,7 @@ def check_jacobian(primal, head: str, jacobian: str, args=None, args_file=None, 
         "points": points, "seed": seed, "procedure": jacobian,
         "wrong_pairs": [_pair(w) for w in wrong], "wrong_entries": wrong,
         "first_wrong_procedure": heads.procedure if wrong else None,
-        "procedures": [], "dot_product": None, "contract": None, "errors": errors, "timings": timings,
+        "procedures": [], "dot_product": None, "contract": {"inputs_unchanged": unchanged if outputs is not None else {}}, "errors": errors, "timings": timings,
     }
     lines = [f"adspec check --jacobian {jacobian}: {head}, {len(cases)} point(s) "
              f"({len(tables)} argument set(s) x {points}), seed {seed}"]
@@ -365,6 +370,13 @@ def check_jacobian(primal, head: str, jacobian: str, args=None, args_file=None, 
                 else "not checked")
         lines.append(f"adspec check: FAIL ({jacobian}: {what}{'; ' + str(len(errors)) + ' error(s)' if errors else ''})")
     return JacobianReport(data, lines)
+
+
+def _changed_inputs(case: _Case, jac_outputs: dict, layout: Layout) -> list:
+    """JACPROC's arguments other than the Jacobian whose values it changed (MINPACK: it must not)."""
+    given = case.calls[0].inputs
+    return [name for name, value in given.items() if name != layout.array
+            and np.asarray(value).reshape(-1).tobytes() != jac_outputs[name].reshape(-1).tobytes()]
 
 
 def _compare(case: _Case, by_tag: dict, layout: Layout, jacproc: str, lang: str, errors: list) -> list:
