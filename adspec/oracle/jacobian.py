@@ -274,7 +274,8 @@ def _case(args_set: int, point: int, table: dict, rng, head_formals: list, jac_f
         for f in head_formals:
             if f.name in tangent.diff_formals:
                 direction = np.zeros(_size(bounds[f.name]), dtype=harness.TYPES[f.type][0])
-                direction[k] = f.name == independent
+                if f.name == independent:
+                    direction[k] = 1
                 derivatives[f.name + harness.DERIVATIVE_TAG] = direction
         calls.append(Call(tangent_spec, {f.name: inputs[f.name] for f in head_formals} | derivatives, f"{tag}d{j}_"))
     return _Case(args_set, point, values, bounds, rows, columns, ld, calls)
