@@ -8,10 +8,12 @@ problem and point of a group in one driver).
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from adspec.cli import main
 from adspec.engine.errors import SourceError
 from adspec.oracle.jacobian import UNSET, check_jacobian
 from harness import require_compilers
@@ -54,7 +56,8 @@ def test_the_hand_written_ssqjac_passes_on_every_problem():
     data = report.to_dict()
     assert data["verdict"] == "pass" and data["mode"] == "jacobian" and not data["wrong_entries"]
     assert report.text().splitlines()[-1].startswith("adspec check: PASS")
-    assert f"{len(PROBLEMS) * POINTS} point(s)" in report.text()
+    assert data["checked_entries"] == POINTS * sum(m * n for _, m, n in PROBLEMS)
+    assert f"{POINTS} point(s) for each of {len(PROBLEMS)} argument sets" in report.text()
 
 
 @pytest.mark.compile
@@ -72,21 +75,29 @@ def test_one_wrong_entry_is_named_and_no_other(tmp_path):
                ("fvec", [3], "x", [3])
     text = report.text()
     assert "fjac(3,3) = d fvec(3)/d x(3): hand-written " in text and "relative error 0.5" in text
-    assert text.splitlines()[-1] == "adspec check: FAIL (ssqjac: 1 wrong entry of the Jacobian)"
+    assert text.splitlines()[-1].startswith("adspec check: FAIL (1 wrong entry, first fjac(3,3), ")
 
 
 @pytest.mark.compile
-def test_c_hand_jacobian_right_and_wrong(tmp_path):
+def test_c_hand_jacobian_right_and_wrong_on_the_command_line(tmp_path, capsys):
     require_compilers("c")
-    right = check_jacobian([CASES / "resid.c"], "resid(f)/(x)", "jac", args_file=CASES / "resid.toml", points=3)
-    assert right.ok, right.text()
-    wrong = check_jacobian([one_line_changed(CASES / "resid.c", RESID_BUG, tmp_path)], "resid(f)/(x)", "jac", args_file=CASES / "resid.toml",
-                           points=3)
-    entries = wrong.to_dict()["wrong_entries"]
+    command = ["check", "-head", "resid(f)/(x)", "--jacobian", "jac", "--args", str(CASES / "resid.toml")]
+    assert main([*command, str(CASES / "resid.c")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("adspec check: PASS (every entry of the 5x3 Jacobian")
+    wrong = one_line_changed(CASES / "resid.c", RESID_BUG, tmp_path)
+    assert main([*command, str(wrong), "--json", str(tmp_path / "report.json")]) == 1
+    text = capsys.readouterr().out
+    entries = json.loads((tmp_path / "report.json").read_text())["wrong_entries"]
     assert {(w["entry"], w["row"], w["column"]) for w in entries} == {("fjac[7]", 2, 1)}   # C: 0-based
     assert [w["point"] for w in entries] == [0, 1, 2]
     assert all(w["candidate"] == pytest.approx(-w["reference"]) for w in entries)
-    assert "fjac[7] (row 2, column 1) = d f[2]/d x[1]: hand-written" in wrong.text()
+    assert "  fjac[7] (row 2, column 1) = d f[2]/d x[1]: hand-written " in text
+    assert text.splitlines()[-1].startswith("adspec check: FAIL (1 wrong entry, first fjac[7], ")
+    # bad input: exit 2, file:line of the arguments file
+    bad = tmp_path / "bad.toml"
+    bad.write_text((CASES / "resid.toml").read_text() + "[jacobian]\nlayout = \"diagonal\"\n")
+    assert main([*command[:-1], str(bad), str(CASES / "resid.c")]) == 2
+    assert f"{bad}:12: [jacobian] layout = 'diagonal': one of columns, rows" in capsys.readouterr().err
 
 
 @pytest.mark.compile
@@ -106,28 +117,27 @@ def test_row_layout_from_the_args_file_and_unset_entries():
                            args={**table, "jacobian": {}, "f": {"shape": [6]}})
     entries = unset.to_dict()["wrong_entries"]
     assert [(w["row"], w["column"], w["candidate"]) for w in entries] == [(5, j, UNSET) for j in range(3)]
-    assert unset.text().count("(the routine left it unset)") == 3
+    assert unset.text().count(" (left unset), adspec 0, ") == 3
 
 
 def test_bad_input_names_what_to_write_in_the_args_file():
-    with pytest.raises(SourceError, match=r"integer argument nprob: give its value, \[nprob\] value"):
+    with pytest.raises(SourceError, match=r"integer argument 'nprob' needs a value \(\[nprob\] value"):
         check_jacobian([SSQ / "ssqfcn.f", SSQ / "ssqjac.f"], HEAD, "ssqjac", args={"m": {"value": 2},
                                                                                 "n": {"value": 2}})
-    with pytest.raises(SourceError, match="no procedure named 'nojac'"):
+    with pytest.raises(SourceError, match="--jacobian: no procedure 'nojac'"):
         check_jacobian([SSQ / "ssqfcn.f", SSQ / "ssqjac.f"], HEAD, "nojac", args=ARGS[0])
-    with pytest.raises(SourceError, match=r"x is a pointer: give its element count, \[x\] shape"):
+    with pytest.raises(SourceError, match=r"the size of C pointer argument 'x' is not known \(\[x\] shape"):
         check_jacobian([CASES / "resid.c"], "resid(f)/(x)", "jac", args={"m": {"value": 5}, "n": {"value": 3}})
 
 
 @pytest.mark.compile
 def test_a_routine_that_changes_its_input_fails(tmp_path):
     require_compilers("fortran")
-    # Rosenbrock's fjac(1,2) left unset, x(2) changed instead
-    rosenbrock = ("      FJAC(1, 2) = TEN\n      FJAC(2, 1) = -ONE\n", "      X(2) = X(2) + ONE\n      FJAC(2, 1) = -ONE\n")
+    # Rosenbrock's entries all right, then x(2) changed
+    rosenbrock = ("      FJAC(2, 1) = -ONE\n", "      FJAC(2, 1) = -ONE\n      X(2) = X(2) + ONE\n")
     report = check_jacobian([SSQ / "ssqfcn.f", one_line_changed(SSQ / "ssqjac.f", rosenbrock, tmp_path)], HEAD,
                             "ssqjac", args=ARGS[2], points=1)
     data = report.to_dict()
     assert data["contract"]["inputs_unchanged"] == {"m": True, "n": True, "x": False, "ldfjac": True, "nprob": True}
-    assert data["errors"] == ["ssqjac changes its input x (at point 0)"]
-    # SSQJAC zeroes the whole array first
-    assert [(w["entry"], w["candidate"], w["reference"]) for w in data["wrong_entries"]] == [("fjac(1,2)", 0.0, 10.0)]
+    assert not data["wrong_entries"] and data["checked_entries"] == 4
+    assert data["verdict"] == "fail" and "ssqjac changes its input(s) x" in report.text()
