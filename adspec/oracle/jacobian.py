@@ -321,8 +321,7 @@ def _compare(case: _Point, outputs: dict, where: Storage, report: JacobianReport
                 "relative_error": relative_error(c, r), "point": case.point, "args_set": case.args_set,
                 "dependent": dep, "dependent_index": dep_index, "independent": ind, "independent_index": ind_index,
                 "meaning": f"d {_show(dep, dep_index, lang)}/d {_show(ind, ind_index, lang)}",
-                "unset": c == UNSET,
-                "in_rows_and_columns": len(case.jac.shapes[where.array]) == 2 and lang == "fortran"})
+                "unset": c == UNSET})
 
 
 def _show(var: str, index: list, lang: str) -> str:
@@ -349,10 +348,11 @@ def _entry_lines(wrong: list) -> list:
             first[key], others[key] = w, []
     lines = []
     for key, w in first.items():
-        where = w["entry"] if w["in_rows_and_columns"] else f"{w['entry']} (row {w['row']}, column {w['column']})"
+        shown = w["entry"] if w["entry"].endswith(f"({w['row']},{w['column']})") \
+            else f"{w['entry']} (row {w['row']}, column {w['column']})"
         point = f"point {w['point']}" + (f" of argument set {w['args_set']}" if w["args_set"] else "")
         also = f" (and at point(s) {', '.join(others[key])})" if others[key] else ""
-        lines.append(f"  {where} = {w['meaning']}: hand-written {w['candidate']:.6g}"
+        lines.append(f"  {shown} = {w['meaning']}: hand-written {w['candidate']:.6g}"
                      + (" (left unset)" if w["unset"] else "")
                      + f", adspec {w['reference']:.6g}, relative error {w['relative_error']:.2g}, at {point}{also}")
     return lines
