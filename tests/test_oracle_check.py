@@ -27,17 +27,25 @@ void f(int n, double *x, double *y, double c) {
 """
 C_ARGS = {"n": {"value": 3}, "x": {"shape": ["n"]}, "y": {"shape": ["n"]}}
 
+# g is a module procedure (called by gfortran's name) and keeps state: each call doubles
+# `scale`, so only calls that each start from the program's first state agree
 F_PRIMAL = """\
-subroutine g(n, x, s)
-  integer n
-  real(8) x(n), s
-  integer i
-  s = 0.0d0
-  do i = 1, n
-    s = s + sin(x(i)) * x(i)
-  end do
-end subroutine
+module m
+  real(8) :: scale = 1.0d0
+contains
+  subroutine g(n, x, s)
+    integer n
+    real(8) x(n), s
+    integer i
+    scale = 2.0d0 * scale
+    s = 0.0d0
+    do i = 1, n
+      s = s + scale * sin(x(i)) * x(i)
+    end do
+  end subroutine
+end module
 subroutine f(n, x, y)
+  use m
   integer n
   real(8) x(n), y(n)
   real(8) s
@@ -103,8 +111,11 @@ def test_own_fortran_derivatives_pass_and_a_broken_head_is_named(tmp_path):
     _, adjoint = _program(tmp_path, "t.f90", F_PRIMAL, "adjoint")
     report = check([str(primal)], "f(y)/(x)", adjoint=[str(adjoint)], args=F_ARGS, points=1)
     assert report.ok, report.text()
+    assert [(p.name, p.verdict) for p in report.procedures] == [("g", "pass"), ("f", "pass")]
     # Fortran's adjoint overwrites xb (x:out): observed, and it agrees with the header
     assert report.contract["arguments"]["xb"] == {"observed": "out", "claimed": "out", "agrees": True}
+    own = check([str(primal)], "f(y)/(x)", tangent=[str(tangent)], args=F_ARGS, points=1)
+    assert own.ok and own.complex_step["relative_error"] < 1e-12, own.text()
     broken = _broken(tangent, "yd(i) = ", "yd(i) = 2*xd(i) + ")   # the head wrong, g right
     bad = check([str(primal)], "f(y)/(x)", tangent=[str(broken)], args=F_ARGS, points=1)
     assert not bad.ok and bad.first_wrong_procedure == "f", bad.text()

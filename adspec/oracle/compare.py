@@ -19,8 +19,9 @@ import numpy as np
 from .runs import GARBAGE, Side
 
 MAX_SIDE = 64        # the full Jacobian when both sides have at most this many entries
-RTOL = 1e-8          # relative error of a wrong entry
-ATOL_SCALE = 1e-12   # ... above this fraction of the Jacobian's largest entry
+RTOL = 1e-8          # relative error of a wrong entry (double precision)
+RTOL_SINGLE = 1e-4   # ... where single-precision reals take part
+ATOL_SCALE = 1e-12   # ... above this fraction of the Jacobian's largest entry (x 1e4 in single)
 
 
 def relative_error(c: float, r: float) -> float:
@@ -31,10 +32,10 @@ def relative_error(c: float, r: float) -> float:
     return abs(c - r) / max(abs(c), abs(r))
 
 
-def is_wrong(c: float, r: float, scale: float) -> bool:
+def is_wrong(c: float, r: float, scale: float, rtol: float = RTOL) -> bool:
     if not (np.isfinite(c) and np.isfinite(r)):
         return not (c == r)
-    return abs(c - r) > RTOL * max(abs(c), abs(r)) + ATOL_SCALE * scale
+    return abs(c - r) > rtol * max(abs(c), abs(r)) + ATOL_SCALE * (rtol / RTOL) * scale
 
 
 @dataclass
@@ -56,6 +57,8 @@ class Comparison:
         self.full = 0 < len(self.rows) <= MAX_SIDE and 0 < len(self.cols) <= MAX_SIDE
         self.calls_by_point: dict = {}
         self.assumed_passive: set = set()   # callee inputs the candidate takes as not varying
+        single = any(a.type == "r4" for a in self.cand.layout.args) or self.cand.dp.primal.result_type == "r4"
+        self.rtol = RTOL_SINGLE if single else RTOL
 
     # --- the calls ------------------------------------------------------------------------------
     def _unit(self, entries, at) -> dict:
@@ -128,7 +131,7 @@ class Comparison:
                     for i, (cv, rv) in enumerate(zip(c, r)):
                         entries += 1
                         worst = max(worst, relative_error(cv, rv))
-                        if is_wrong(cv, rv, scale):
+                        if is_wrong(cv, rv, scale, self.rtol):
                             wrong.append(self._pair(i, None, cv, rv, p))
                 continue
             ref_cols = [self._flat(self.ref.derivatives(outputs[f"{tag}rc{j}_"]), self.rows) for j in range(len(self.cols))]
@@ -148,12 +151,12 @@ class Comparison:
                     cv, rv = float(jcand[i, j]), float(jref[i, j])
                     entries += 1
                     worst = max(worst, relative_error(cv, rv))
-                    if is_wrong(cv, rv, scale):
+                    if is_wrong(cv, rv, scale, self.rtol):
                         wrong.append(self._pair(i, j, cv, rv, p))
         dot = None
         if dots:
             err = max(d["relative_error"] for d in dots)
-            dot = {"relative_error": err, "ok": err <= RTOL, "points": dots}
+            dot = {"relative_error": err, "ok": err <= self.rtol, "points": dots}
             if not self.full:
                 entries += len(dots)
         return {"wrong_pairs": wrong, "max_relative_error": worst, "entries": entries, "dot_product": dot,

@@ -393,10 +393,26 @@ def compile_calls_and_run(sources: list, lang: str, calls: list, workdir, messag
     out = _run([str(workdir / "prog")], workdir, "running", RunError)
     if stdout is not None:
         stdout.append(out)
-    outputs = [parse_output(out, call.spec, call.tag) for call in calls]
+    by_tag = _lines_by_tag(out, calls)
+    outputs = [parse_output(by_tag.get(call.tag, ""), call.spec, call.tag) for call in calls]
     if reports is not None:
         reports.append(checked_run([*build, *CHECKED_FLAGS[lang]], workdir, calls, outputs))
     return outputs
+
+
+def _lines_by_tag(stdout: str, calls: list) -> dict:
+    """The driver's output lines grouped by the call they belong to (tag -> text): parsing
+    every call from the whole output is quadratic in the number of calls."""
+    names = {call.tag: {a.name for a in call.spec.args} | {RESULT} for call in calls}
+    lengths = sorted({len(t) for t in names}, reverse=True)
+    groups: dict = {}
+    for line in stdout.splitlines():
+        if not line.startswith(OUTPUT_TAG + " "):
+            continue
+        name = line.split(None, 2)[1]
+        tag = next((name[:k] for k in lengths if name[:k] in names and name[k:] in names[name[:k]]), None)
+        groups.setdefault(tag, []).append(line)
+    return {tag: "\n".join(lines) for tag, lines in groups.items()}
 
 
 def _written(sources: list, lang: str, workdir: Path) -> list:
