@@ -29,7 +29,7 @@ from adspec.engine.errors import SourceError
 
 from . import harness
 from .argsfile import Args, evaluate_dims
-from .compare import is_wrong, relative_error
+from .compare import RTOL, RTOL_SINGLE, is_wrong, relative_error
 from .harness import Call, CompileError, RunError, Spec, compile_calls_and_run
 from .points import Layout, draw_point, layout
 from .prototype import Procedure, base_name, check_readable, match, read_procedures
@@ -253,7 +253,9 @@ def check_jacobian(primal, head: str, jacobian: str, args=None, args_file=None, 
 
     outputs = None
     if not report.errors:
-        sources = [(Path(p).name, read_source(p)) for p in primal] + [(reference.filename, reference.text)]
+        from .check import _modules_first   # the primal files in an order gfortran compiles
+        sources = [(Path(p).name, read_source(p)) for p in _modules_first(primal)]
+        sources.append((reference.filename, reference.text))
         dirs = sorted({str(Path(p).resolve().parent) for p in primal})
         work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="adspec-check-"))
         previous_timeout = harness.RUN_TIMEOUT
@@ -304,6 +306,8 @@ def _compare(case: _Point, outputs: dict, where: Storage, report: JacobianReport
                              "that keeps the function in its domain ([x] range = [low, high])")
         return
     scale = float(np.max(np.abs(reference), initial=0.0))
+    single = any(a.type == "r4" for a in case.head.args + case.jac.args)   # single precision takes part
+    rtol = RTOL_SINGLE if single else RTOL
     lang = case.head.proc.lang
     for i, (dep, k) in enumerate(case.rows):
         for j, (ind, l) in enumerate(case.columns):
@@ -311,7 +315,7 @@ def _compare(case: _Point, outputs: dict, where: Storage, report: JacobianReport
             c, r = float(fjac[position]), float(reference[i, j])
             report.checked_entries += 1
             report.max_relative_error = max(report.max_relative_error, relative_error(c, r))
-            if not is_wrong(c, r, scale):
+            if not is_wrong(c, r, scale, rtol):
                 continue
             row, column = (i, j) if lang == "c" else (i + 1, j + 1)
             entry = _show(where.array, case.jac.index(where.array, position), lang)
