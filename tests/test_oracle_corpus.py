@@ -24,19 +24,9 @@ from harness import PROGRAMS_DIR, load_program, make_inputs, require_compilers
 import test_corpus_tangent as P
 import test_tangent_programs as T
 
-# (corpus, program) -> why `adspec check` cannot check it (strict xfail)
-# The primal overwrites an independent u in place (u not a dependent): adspec's adjoint reads ub
-# on entry as the adjoint of u's final value, so ub is in-out, but its header says incr (an
-# adspec header bug); and the checker calls another adjoint xb in-out when xb's result only
-# depends on ub's entry value (it does not read xb: out or incr, a checker bug).
-_OVERWRITTEN = "an independent overwritten in place: {} (adspec's header and the checker's contract)"
-CANNOT_CHECK: dict = {
-    ("tangent", "c22_struct_state.c"): "checker: a C struct pointer argument (args `fields`) is not supported yet",
-    ("adjoint", "c22_struct_state.c"): "checker: a C struct pointer argument (args `fields`) is not supported yet",
-    ("adjoint", "c02_static_helper.c"): _OVERWRITTEN.format("u claimed incr, x claimed out, both observed in-out"),
-    ("adjoint", "c17_pointer_walk.c"): _OVERWRITTEN.format("a; x claimed incr, observed in-out"),
-    ("adjoint", "c23_helper_work_pointer.c"): _OVERWRITTEN.format("u claimed incr, k claimed incr, both observed in-out"),
-}
+# (corpus, program) -> why `adspec check` cannot check it (strict xfail: a fix fails the test
+# until the entry goes). None now.
+CANNOT_CHECK: dict = {}
 
 
 def args_of_spec(spec) -> dict:
