@@ -36,7 +36,8 @@ sub-commands:
                                   writes C as CUDA)
   analyze FILE... -head HEADS     the source annotated with the data-flow sets
                                   (Varied, Useful, Active, Diff-live, TBR, Adj-out)
-                                  over one call graph of all the files
+                                  over one call graph of all the files (--dot DIR: the
+                                  flow graphs and the call graph, .dot and .svg by Graphviz)
   rules                           print every inference rule (premises, bar, conclusion)
   explain FILE... -head H --line N  the derivation (rules, premises, facts) behind the
                                   derivative statements of source line N (-b: of the adjoint's,
@@ -85,7 +86,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p_analyze = sub.add_parser("analyze", help="print the data-flow sets around every instruction")
     _add_program_options(p_analyze)
     p_analyze.add_argument("--dot", metavar="DIR", default=None,
-                           help="also write the flow graphs and the call graph as Graphviz files in DIR")
+                           help="also write the flow graphs and the call graph as Graphviz files in DIR,"
+                                " and as SVG pictures when Graphviz's dot is installed")
 
     sub.add_parser("rules", help="print every inference rule as natural semantics")
 
@@ -237,9 +239,30 @@ def _cmd_analyze(args) -> int:
     program, results, sources = analyze_files(args.files, args.head, args.vars, args.outvars)
     sys.stdout.write(format_analysis(program, results, sources) + "\n")
     if args.dot:
-        from .dot import write_dot_files
-        for path in write_dot_files(program, args.dot):
-            print(f"wrote {path}", file=sys.stderr)
+        return _write_graphs(program, args.dot)
+    return 0
+
+
+def _write_graphs(program, directory) -> int:
+    """The .dot files, then their SVG pictures when Graphviz is installed (the .dot files
+    alone, and one line saying so, when it is not)."""
+    import shutil
+    from .dot import GraphvizError, render_svg, write_dot_files
+    dot_files = write_dot_files(program, directory)
+    for path in dot_files:
+        print(f"wrote {path}", file=sys.stderr)
+    dot_command = shutil.which("dot")
+    if dot_command is None:
+        print("adspec: Graphviz's dot is not installed: no SVG pictures (the .dot files are written;"
+              " install graphviz, or render them elsewhere)", file=sys.stderr)
+        return 0
+    try:
+        svg_files = render_svg(dot_files, dot_command)
+    except GraphvizError as e:
+        print(f"adspec: internal error: {e}", file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
+    for path in svg_files:
+        print(f"wrote {path}", file=sys.stderr)
     return 0
 
 

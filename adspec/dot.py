@@ -153,3 +153,22 @@ def write_dot_files(program, directory) -> list:
         path.write_text(flow_graph_dot(proc, SourcePrinter("cuda") if cuda else None))
         written.append(path)
     return written
+
+
+class GraphvizError(Exception):
+    """Graphviz's dot refused a file adspec wrote (a bug in the DOT text, not in the input)."""
+
+
+def render_svg(dot_files, dot_command: str) -> list:
+    """Render each .dot file to an .svg file beside it with Graphviz's `dot_command`."""
+    import subprocess
+    written = []
+    for path in dot_files:
+        svg = path.with_suffix(".svg")
+        done = subprocess.run([dot_command, "-Tsvg", str(path), "-o", str(svg)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            reason = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[0]
+            raise GraphvizError(f"dot could not render {path}: {reason}")
+        written.append(svg)
+    return written
