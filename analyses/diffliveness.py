@@ -84,6 +84,10 @@ class DiffLivenessAnalysis(ZoneSetAnalysis):
         else:
             derivative_uses = self.uses.uses(proc, instr)
             has_derivative = self.uses.has_derivative(proc, instr)
+            if instr.node.op == "io" and instr.node.kids[0] != "read":
+                # A-io keeps WRITE, OPEN... in the forward sweep wherever their control is kept:
+                # what they read must be computed there too (the unit number of an OPEN)
+                derivative_uses |= instruction_effects(instr, proc).reads
         if not has_derivative and self.resets is not None:
             has_derivative = self.resets(proc, instr)
         return relation, None, 0, controlling, out, derivative_uses, has_derivative

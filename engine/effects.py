@@ -19,6 +19,8 @@ Elementary rules, for an instruction writing the zones W of a reference:
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from .bitsets import IDENTITY, Relation
@@ -205,9 +207,9 @@ def _allocation(zm, node: Node, cr) -> Effects:
 
 
 def _io(zm, node: Node, cr) -> Effects:
-    kind, _, items = node.kids
+    kind, control, items = node.kids
     if kind != "read":
-        s = 0
+        s = _control_reads(zm, control, cr)
         for it in items:
             s |= zm.reads(it, cr)
         return Effects(s, 0, 0, IDENTITY, IDENTITY)
@@ -216,6 +218,22 @@ def _io(zm, node: Node, cr) -> Effects:
     source = zm.reads(mk("ident", unit), cr) if unit.isidentifier() and unit in zm.vars else 0
     return sequence([_write(zm, zm.ref(it).zones, zm.ref(it).total, 0, 0, zm.address_reads(it, cr) | source)
                      for it in items])
+
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_SPECIFIER_VALUE = re.compile(r"(?<![\w%])([a-zA-Z_]\w*)(?!\s*=[^=])")
+
+
+def _control_reads(zm, control, cr) -> int:
+    """The variables an I/O statement's control list reads (kept as text: `unit=u, iostat=k`):
+    every name that is no specifier keyword nor inside a string."""
+    if not isinstance(control, str):
+        return 0
+    reads = 0
+    for name in _SPECIFIER_VALUE.findall(_QUOTED.sub("''", control)):
+        if name.lower() in zm.vars:
+            reads |= zm.reads(mk("ident", name.lower()), cr)
+    return reads
 
 
 def _intrinsic(zm, node: Node, cr) -> Effects:

@@ -279,7 +279,8 @@ def test_malloc_work_array_globals_and_memory_argument():
     moves to the backward sweep, where both are freed after their last use; the overwritten
     t[i] are pushed. The active file-scope globals g and gv get adjoints gb, gvb at file
     scope, zeroed whole before the backward sweep (g:out gv:out). w is active but no
-    independent nor dependent: its adjoint is an argument (Plus diff mem management of)."""
+    independent nor dependent: its adjoint is an argument (Plus diff mem management of); C overwrites w, so its adjoint is
+    `in-out`: passed zeroed, read as the adjoint of w's last value."""
     case = dot_product(MALLOC, "work(y)/(x)", MALLOC_ARGS)
     text = lines(case.adjoint.text)
     assert "tb = (double*)calloc(n, sizeof(double));" in text
@@ -289,7 +290,7 @@ def test_malloc_work_array_globals_and_memory_argument():
     assert case.adjoint.statuses["g"] == "out" and case.adjoint.statuses["gv"] == "out"
     assert text.index("gb = 0.0;") < text.index("tb[0] = tb[0] + t[n - 1] * *yb;")
     assert "gvb[ii1] = 0.0;" in text
-    assert case.adjoint.statuses["w"] == "incr" and case.adjoint.caller_zeroes == {"w": True}
+    assert case.adjoint.statuses["w"] == "in-out" and case.adjoint.caller_zeroes == {"w": True}
     assert "/*   Plus diff mem management of: w:in */" in text
 
 

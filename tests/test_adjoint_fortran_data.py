@@ -728,10 +728,10 @@ MEMORY_ARGS = [real("x", (2,)), real("state", (4,)), real("hist", (4,)), integer
 def test_memory_arguments():
     """state and hist hold active values but are no independent nor dependent: their adjoints
     are arguments (the tangent's contract); stateb is zeroed by ev_b (explicit shape,
-    `state:out`), histb passed zeroed by the caller (assumed size, `hist:incr`), as the .msg
-    says."""
+    `state:out`), histb passed zeroed by the caller (assumed size; ev writes hist, so
+    `hist:in-out`: the zero is read as the adjoint of its last value), as the .msg says."""
     case, _ = dot_product(MEMORY, "ev(y)/(x)", MEMORY_ARGS)
-    assert case.adjoint.statuses["state"] == "out" and case.adjoint.statuses["hist"] == "incr"
+    assert case.adjoint.statuses["state"] == "out" and case.adjoint.statuses["hist"] == "in-out"
     assert "subroutine ev_b(x, xb, state, stateb, hist, histb, n, y, yb)" in case.adjoint.text
     assert any("the caller passes histb, a zeroed buffer of the size of hist" in m for m in case.adjoint.messages)
 

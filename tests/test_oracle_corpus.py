@@ -1,7 +1,7 @@
 """adspec's own derivatives pass `adspec check` as candidates: its tangents of the whole tangent
 corpus (tests/programs/ with the heads of tests/test_corpus_tangent.py, tests/tangent_programs/
 with those of tests/test_tangent_programs.py and tests/c_tangent_cases.py) and its adjoints of
-the whole adjoint corpus (tests/tangent_programs/, as tests/test_adjoint_corpus.py).
+the same programs (the adjoint corpus: tests/test_adjoint_corpus.py, test_adjoint_roundtrip_corpus.py).
 
 A failure here is a checker bug (a right candidate flagged) or a derivative bug that the
 corpus tests missed. Each program's argument spec is converted to the `args` dict of
@@ -24,19 +24,9 @@ from harness import PROGRAMS_DIR, load_program, make_inputs, require_compilers
 import test_corpus_tangent as P
 import test_tangent_programs as T
 
-# (corpus, program) -> why `adspec check` cannot check it (strict xfail)
-# The primal overwrites an independent u in place (u not a dependent): adspec's adjoint reads ub
-# on entry as the adjoint of u's final value, so ub is in-out, but its header says incr (an
-# adspec header bug); and the checker calls another adjoint xb in-out when xb's result only
-# depends on ub's entry value (it does not read xb: out or incr, a checker bug).
-_OVERWRITTEN = "an independent overwritten in place: {} (adspec's header and the checker's contract)"
-CANNOT_CHECK: dict = {
-    ("tangent", "c22_struct_state.c"): "checker: a C struct pointer argument (args `fields`) is not supported yet",
-    ("adjoint", "c22_struct_state.c"): "checker: a C struct pointer argument (args `fields`) is not supported yet",
-    ("adjoint", "c02_static_helper.c"): _OVERWRITTEN.format("u claimed incr, x claimed out, both observed in-out"),
-    ("adjoint", "c17_pointer_walk.c"): _OVERWRITTEN.format("a; x claimed incr, observed in-out"),
-    ("adjoint", "c23_helper_work_pointer.c"): _OVERWRITTEN.format("u claimed incr, k claimed incr, both observed in-out"),
-}
+# (corpus, program) -> why `adspec check` cannot check it (strict xfail: a fix fails the test
+# until the entry goes). None now.
+CANNOT_CHECK: dict = {}
 
 
 def args_of_spec(spec) -> dict:
@@ -98,7 +88,7 @@ def _params(mode, corpus):
 
 
 TANGENT = _params("tangent", [*_programs_corpus(), *_tangent_programs_corpus()])
-ADJOINT = _params("adjoint", list(_tangent_programs_corpus()))
+ADJOINT = _params("adjoint", [*_programs_corpus(), *_tangent_programs_corpus()])
 
 
 def own_candidate(path: Path, head: str, mode: str, outdir: Path) -> Path:
@@ -138,6 +128,6 @@ def test_the_corpora_are_whole():
     names = {p.values[0].name for p in TANGENT}
     assert {n for n in P.HEADS if (n, "tangent") not in P.REFUSED} <= names
     assert {p.name for p in T.HERE.iterdir() if p.suffix in (".f", ".f90", ".c")} <= names
-    assert len(ADJOINT) == len(T.PROGRAMS) + len(C_CASES) + len(T.C_PROGRAMS)
+    assert len(ADJOINT) == len(TANGENT) == len(list(_programs_corpus())) + len(T.PROGRAMS) + len(C_CASES) + len(T.C_PROGRAMS)
     assert set(CANNOT_CHECK) <= {(m, p.values[0].name) for m, ps in (("tangent", TANGENT), ("adjoint", ADJOINT))
                                  for p in ps}

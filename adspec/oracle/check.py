@@ -35,7 +35,7 @@ from .compare import Comparison
 from .contract import observe, probe_calls
 from .harness import Call, CompileError, RunError, Spec, compile_calls_and_run, parse_stack_probes
 from .points import NotCheckable, draw_point, layout
-from .prototype import PrototypeMismatch, base_name, match, primal_name_of, read_procedures
+from .prototype import PrototypeMismatch, base_name, check_readable, match, primal_name_of, read_procedures
 from .reference import ComplexStepInvalid, complex_step, reference_tangent
 from .report import CheckReport, ProcedureResult
 from .runs import Side
@@ -57,19 +57,15 @@ def check(primal, head: str, tangent=None, adjoint=None, jacobian=None, tangent_
     if len(given) != 1:
         raise SourceError("give exactly one of --tangent, --adjoint, --jacobian", COMMAND_LINE)
     if jacobian:
-        try:
-            from .jacobian import check_jacobian   # the jacobian helper's module
-        except ImportError:
-            raise SourceError("--jacobian is not available in this version of adspec", COMMAND_LINE) from None
+        from .jacobian import check_jacobian
         return check_jacobian(primal=primal, head=head, jacobian=jacobian, args=args, args_file=args_file,
                               points=points, seed=seed, workdir=workdir, timeout=timeout)
     mode = given[0]
     primal = [str(p) for p in ([primal] if isinstance(primal, (str, Path)) else primal)]
     candidate = [str(p) for p in ([tangent or adjoint] if isinstance(tangent or adjoint, (str, Path))
                                   else (tangent or adjoint))]
-    for path, what in [(p, "primal") for p in primal] + [(c, "candidate") for c in candidate]:
-        if not Path(path).is_file():
-            raise SourceError(f"no such {what} file", path)
+    check_readable(primal, "primal")
+    check_readable(candidate, "candidate")
     if points < 1:
         raise SourceError("--points must be at least 1", COMMAND_LINE)
     if args is not None and args_file is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from adspec.engine.errors import SourceError
 
@@ -381,3 +382,10 @@ def primal_name_of(cand: Procedure, primal_names, mode: str) -> str | None:
     if m and (m.group(1) if cand.lang == "c" else m.group(1).lower()) in primal_names:
         return m.group(1) if cand.lang == "c" else m.group(1).lower()
     return None
+
+
+def check_readable(paths, what: str) -> None:
+    """SourceError naming the first of `paths` that is no file."""
+    for path in paths:
+        if not Path(path).is_file():
+            raise SourceError(f"no such {what} file", str(path))

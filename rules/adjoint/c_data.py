@@ -293,9 +293,10 @@ class CDataContext:
     def memory_buffers(self, name: str, statuses) -> tuple:
         """((formal, its adjoint, whether the caller zeroes it),) of the memory arguments (the
         tangent's contract, "Plus diff mem management of"): P_b zeroes an adjoint whose size it
-        knows before the backward sweep (`out`), else the caller passes it zeroed (`incr`)."""
+        knows before the backward sweep (`out`), else the caller passes it zeroed (`incr`, or
+        `in-out` when P overwrites the memory)."""
         status = dict(s.split(":", 1) for s in statuses)
-        return tuple((f, self.names.var(f), status.get(f) == "incr") for f in self.facts.memory_formals(name))
+        return tuple((f, self.names.var(f), status.get(f) != "out") for f in self.facts.memory_formals(name))
 
     def global_initialisations(self, name: str, diff) -> tuple:
         """(zeros, statuses) of the adjoints of the active file-scope globals: a dependent's

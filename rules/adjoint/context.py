@@ -508,13 +508,15 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
     def _argument_initialisations(self, name: str, formals) -> tuple:
         """The adjoints of the independents that are no dependents are overwritten
         (TAPENADE.md: `x:out`): set to 0 before the backward sweep increments them, when
-        their whole size is known here; else the caller passes them zeroed (`x:incr`).
+        their whole size is known here; else the caller passes them zeroed (`x:incr`, or `x:in-out`
+        when P overwrites x: its adjoint is then read as that of x's last value).
         The dependents' adjoints are read: `in-zero` when the procedure overwrites the
         dependent wholly (its adjoint is then reset), else `in-out`."""
         proc = self.procedure
         if self.facts.is_called(proc.name):
             return self.called_statuses(name, formals)
         indeps, deps = self.facts.results.heads.get(proc.name, (0, 0))
+        written = self.facts.results.inout.may_written(proc)
         zeros, statuses = (), []
         for position, formal in enumerate(proc.formals):
             if formal not in formals:
@@ -531,7 +533,9 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
                 found = self.zero_of_variable(formal, self._adjoint_of(ref)) if self.c \
                     else self.zero_assignments(self._adjoint_of(ref), ref, EMPTY_ANN) if not sym.dims and not sym.ptr \
                     else self._whole_zero(sym)
-                statuses.append(f"{formal}:{'incr' if found is None else 'out'}")
+                # not zeroed here: the caller passes it zeroed; when P overwrites the variable the
+                # backward sweep reads that zero as the adjoint of its last value (`in-out`, not `incr`)
+                statuses.append(f"{formal}:{'out' if found is not None else 'in-out' if zones & written else 'incr'}")
                 zeros += found or ()
         return zeros, statuses
 

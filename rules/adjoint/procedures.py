@@ -24,7 +24,8 @@ def a_proc(proc, out, ctx):
     them the adjoints are initialised (reconstructed: docs/rules.md#a-proc): those of the
     locals are zeroed (Fortran; C zeroes them in their declarations), and those of the
     independents that are no dependents are overwritten (TAPENADE.md, `x:out`): zeroed
-    whole when their size is known here, else the caller passes them zeroed (`x:incr`); the
+    whole when their size is known here, else the caller passes them zeroed (`x:incr`, or
+    `x:in-out` where P overwrites x: that zero is then the adjoint of x's last value); the
     header comment says which. The dependents' adjoints are read and consumed (`y:in-zero`
     where P overwrites y wholly). The primal results of P_b are not those of P: the forward
     sweep is sliced by diff-liveness (4.9). A procedure that an active call reaches takes
