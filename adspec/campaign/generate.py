@@ -748,3 +748,72 @@ def wide_program(choices, lang):
     body = gen.block((), 0)
     tree = program_file(lang, body, units=helpers(lang, WIDE_HELPERS_SOURCE), locals_=_locals(lang), init=_init(lang))
     return tree, frozenset(gen.classes)
+
+
+# --- campaign programs -------------------------------------------------------------------
+REAL_ARGUMENTS = ("x", "y", "s")
+EXTENSIONS = {"fortran": "f90", "c": "c"}
+MAX_ATTEMPTS = 20
+
+
+class CampaignProgram:
+    """One program of a campaign: the IL `tree`, its source `text`, the `head` string, the
+    `args` dict of `adspec check` (the arguments file's tables) and its construct classes."""
+
+    def __init__(self, tree, lang: str, head: str, classes=frozenset()):
+        from .. import unparse
+        self.tree, self.lang, self.head, self.classes = tree, lang, head, frozenset(classes)
+        self.text = unparse(tree)
+
+    @property
+    def args(self) -> dict:
+        return head_args(self.lang)
+
+    @property
+    def filename(self) -> str:
+        return "prog." + EXTENSIONS[self.lang]
+
+    def with_tree(self, tree) -> "CampaignProgram":
+        return CampaignProgram(tree, self.lang, self.head, self.classes)
+
+
+def head_args(lang: str) -> dict:
+    """The arguments file of the head (x, y, s, k): k's value; C's pointers' element counts."""
+    args = {"k": {"value": 3}}
+    if lang == "c":
+        args.update(x={"shape": [N]}, y={"shape": [N]}, s={"shape": [1]})
+    return args
+
+
+def campaign_program(seed: int, index: int, lang: str, mode: str) -> tuple:
+    """(CampaignProgram, number of programs drawn before it that adspec itself cannot
+    differentiate in `mode`: those have no reference to check a candidate against).
+    Program `index` of campaign `seed` is the same wherever it is drawn."""
+    for attempt in range(MAX_ATTEMPTS):
+        ch = RandomChoices(random.Random(f"{seed}:{index}:{attempt}"))
+        gen = WideGenerator(ch, lang)
+        body = tuple(s for _ in range(ch.integers(2, 4)) for s in gen.block((), 0).stmts)
+        tree = program_file(lang, mk("block", *body), units=helpers(lang, WIDE_HELPERS_SOURCE),
+                            locals_=_locals(lang), init=_init(lang))
+        program = CampaignProgram(tree, lang, random_head(ch), gen.classes)
+        if differentiable(program, mode):
+            return program, attempt
+    raise RuntimeError(f"no program of {MAX_ATTEMPTS} drawn for index {index} could be differentiated by adspec")
+
+
+def random_head(ch) -> str:
+    """head(dependents)/(independents): nonempty subsets of x, y, s."""
+    def subset():
+        names = [n for n in REAL_ARGUMENTS if ch.boolean()]
+        return names or [ch.choice(REAL_ARGUMENTS)]
+    return f"head({' '.join(subset())})/({' '.join(subset())})"
+
+
+def differentiable(program: CampaignProgram, mode: str) -> bool:
+    """adspec differentiates the program in `mode` (tangent or adjoint) without error."""
+    from .. import differentiate
+    try:
+        differentiate(program.text, program.head, mode, lang=program.lang, filename=program.filename)
+    except Exception:   # refused or an adspec bug: either way no reference for the checker
+        return False
+    return True
