@@ -16,6 +16,7 @@ from .pipeline import NOOPTIM
 
 EXIT_INPUT_ERROR = 1
 EXIT_INTERNAL_ERROR = 2
+EXIT_CHECK_INPUT_ERROR = 2   # `adspec check`: 0 pass, 1 fail, 2 bad input
 
 DESCRIPTION = """\
 adspec: automatic differentiation by source transformation (the Tapenade AD model),
@@ -46,6 +47,13 @@ sub-commands:
                                   (--jobs J local processes, or --scheduler ADDRESS: a Dask cluster)
   runtime -O DIR                  copy the push/pop runtime of adjoint code (adStack.h,
                                   adStack.c, adStack_cuda.cuh) into DIR
+  check PRIMAL... -head H --tangent F... | --adjoint F...
+                                  check another tool's derivative code against adspec's:
+                                  wrong (dependent, independent) pairs, the first wrong
+                                  procedure, the adjoint's contract; exit 0 pass, 1 fail,
+                                  2 bad input (docs/oracle.md)
+  check --init PRIMAL... -head H [-o args.toml]
+                                  write the commented template of the arguments file
 
 heads, as in Tapenade:
   -head "f(y z)/(a b)"            head f, dependents y z, independents a b
@@ -95,6 +103,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p_runtime.add_argument("-O", "--outdir", default=".", metavar="DIR", help="where to write the files")
 
     _add_campaign_parser(sub)
+    _add_check_parser(sub)
 
     p_diff = sub.add_parser("differentiate", help="differentiate (Tapenade's form: adspec -d -head ... FILE...)")
     mode = p_diff.add_mutually_exclusive_group(required=True)
@@ -137,6 +146,63 @@ def _add_campaign_parser(sub) -> None:
                    help="shrink every failing program (default: on)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="of one run of the tool")
     p.add_argument("--points", type=int, default=1, help="points of each check (default 1)")
+
+
+def _add_check_parser(sub) -> None:
+    p = sub.add_parser("check", help="check another tool's tangent or adjoint code against adspec's")
+    p.add_argument("files", nargs="+", metavar="PRIMAL", help="the primal program's source files")
+    p.add_argument("-head", "--head", required=True, help='the head: "f(dependents)/(independents)"')
+    cand = p.add_mutually_exclusive_group()
+    cand.add_argument("--tangent", "-tangent", nargs="+", metavar="F", help="the candidate tangent's files")
+    cand.add_argument("--adjoint", "-adjoint", nargs="+", metavar="F", help="the candidate adjoint's files")
+    cand.add_argument("--jacobian", "-jacobian", metavar="PROC",
+                      help="a hand-written Jacobian procedure of the primal program")
+    cand.add_argument("--init", action="store_true", help="write the arguments file's template and stop")
+    p.add_argument("--tangent-of-candidate", nargs="+", metavar="F",
+                   help="adjoint mode: the candidate tool's own tangent, checked too")
+    p.add_argument("--args", metavar="FILE", help="the arguments file (TOML; --init writes a template)")
+    p.add_argument("--points", type=int, default=3, metavar="N", help="random points (default 3)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the points and directions (default 0)")
+    p.add_argument("--runtime", metavar="DIR", help="the push/pop runtime to compile adjoints with "
+                                                    "(default adspec's)")
+    p.add_argument("--json", metavar="FILE", help="write the full report as JSON (- for stdout)")
+    p.add_argument("--workdir", metavar="DIR", help="build in DIR and keep it")
+    p.add_argument("--keep", action="store_true", help="keep the build directory (its path is printed)")
+    p.add_argument("-o", "--output", metavar="FILE", help="--init: write the template here (default stdout)")
+
+
+def _cmd_check(args) -> int:
+    import json
+    import tempfile
+
+    from .oracle import check, init_args_template
+    if args.init:
+        text = init_args_template(args.files, args.head)
+        if args.output:
+            with open(args.output, "w") as f:
+                f.write(text)
+            print(f"wrote {args.output}", file=sys.stderr)
+        else:
+            sys.stdout.write(text)
+        return 0
+    if not (args.tangent or args.adjoint or args.jacobian):
+        raise UsageError("check: give --tangent F..., --adjoint F..., --jacobian PROC or --init")
+    workdir = args.workdir or (tempfile.mkdtemp(prefix="adspec-check-", dir=".") if args.keep else None)
+    report = check(args.files, args.head, tangent=args.tangent, adjoint=args.adjoint, jacobian=args.jacobian,
+                   tangent_of_candidate=args.tangent_of_candidate, args_file=args.args, points=args.points,
+                   seed=args.seed, runtime=args.runtime, workdir=workdir)
+    text = report.text()
+    if workdir:
+        text = f"build directory kept: {workdir}\n" + text
+    if args.json == "-":
+        sys.stdout.write(json.dumps(report.to_dict(), indent=1) + "\n")
+        sys.stderr.write(text + "\n")
+    else:
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(report.to_dict(), f, indent=1)
+        sys.stdout.write(text + "\n")
+    return 0 if report.ok else 1
 
 
 def _add_program_options(parser) -> None:
@@ -238,7 +304,7 @@ def _cmd_runtime(args) -> int:
     return 0
 
 
-COMMANDS = {"runtime": _cmd_runtime, "parse": _cmd_parse, "unparse": _cmd_unparse, "analyze": _cmd_analyze, "rules": _cmd_rules,
+COMMANDS = {"check": _cmd_check, "runtime": _cmd_runtime, "parse": _cmd_parse, "unparse": _cmd_unparse, "analyze": _cmd_analyze, "rules": _cmd_rules,
             "differentiate": _cmd_differentiate, "explain": _cmd_explain, "campaign": _cmd_campaign}
 _MODE_OPTIONS = frozenset(("-d", "-tangent", "--tangent", "-vector", "--vector", "-b", "-reverse", "--reverse"))
 
@@ -254,10 +320,10 @@ def main(argv=None) -> int:
         return COMMANDS[args.command](args)
     except UsageError as e:
         print(f"adspec: {e}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
+        return _input_error(argv)
     except SourceError as e:
         print(str(e), file=sys.stderr)
-        return EXIT_INPUT_ERROR
+        return _input_error(argv)
     except KeyboardInterrupt:
         return 130
     except Exception as e:  # a bug in adspec, not in the input: still one line
@@ -266,6 +332,12 @@ def main(argv=None) -> int:
         print(f"adspec: internal error: {type(e).__name__}: {e} (set ADSPEC_DEBUG=1 for a traceback)",
               file=sys.stderr)
         return EXIT_INTERNAL_ERROR
+
+
+def _input_error(argv) -> int:
+    """Bad input's exit status: 2 for `adspec check` and `adspec campaign` (whose 1 means FAIL), else 1."""
+    at = next((i for i, word in enumerate(argv) if not word.startswith("-")), None)
+    return EXIT_CHECK_INPUT_ERROR if at is not None and argv[at] in ("check", "campaign") else EXIT_INPUT_ERROR
 
 
 def _parse_command_line(parser, argv: list[str]) -> argparse.Namespace:

@@ -1,0 +1,395 @@
+"""`adspec check`: is another tool's derivative code right, and if not, where is it wrong?
+
+    report = check(primal=["t.c"], head="f(y)/(x)", adjoint=["t_b.c"], args_file="args.toml")
+    report.ok, report.text(), report.to_dict()
+
+One program is compiled (one compiler call) and run (one driver): the primal, the candidate,
+adspec's tangent of the head and of every procedure the candidate differentiates (renamed
+adspec_ref_...), and for adjoints the push/pop runtime. At each seeded random point the driver
+runs the primal, adspec's tangent along the Jacobian's columns and a random direction, and the
+candidate along the columns (tangent) or rows (adjoint), see compare.py; the head's candidate
+once more for its contract (contract.py). Complex step in adspec's interpreter checks the
+candidate's directional derivative independently of adspec's tangent.
+
+Bad input (no such file, a bad head, an arguments-file error) raises SourceError (the command
+line prints `file:line: message`, exit 2). A candidate that does not compile, crashes, or whose
+prototype does not follow the primal's is a FAIL whose `errors` say why, never a pass.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from adspec.engine.errors import SourceError
+
+from . import harness
+from .argsfile import Args
+from .compare import Comparison, relative_error
+from .contract import observe, probe_calls
+from .harness import Call, CompileError, RunError, Spec, compile_calls_and_run, parse_stack_probes
+from .points import NotCheckable, draw_point, layout
+from .prototype import PrototypeMismatch, base_name, match, primal_name_of, read_procedures
+from .reference import PREFIX, ComplexStepInvalid, complex_step, reference_tangent
+from .report import CheckReport, ProcedureResult
+from .runs import Side
+
+CS_TOLERANCE = 1e-8
+COMMAND_LINE = "<command line>"
+
+
+def _runtime_dir() -> Path:
+    from adspec import backends
+    return Path(backends.__file__).resolve().parent / "runtime"
+
+
+def check(primal, head: str, tangent=None, adjoint=None, jacobian=None, tangent_of_candidate=None,
+          args: dict | None = None, args_file=None, points: int = 3, seed: int = 0, runtime=None,
+          workdir=None, timeout=None) -> CheckReport:
+    """Check a candidate derivative against adspec's (see the module's doc and notes/oracle-api.md)."""
+    start = time.perf_counter()
+    given = [m for m, v in (("tangent", tangent), ("adjoint", adjoint), ("jacobian", jacobian)) if v]
+    if len(given) != 1:
+        raise SourceError("give exactly one of --tangent, --adjoint, --jacobian", COMMAND_LINE)
+    if jacobian:
+        from .jacobian import check_jacobian   # owned by the jacobian helper
+        return check_jacobian(primal=primal, head=head, jacobian=jacobian, args=args, args_file=args_file,
+                              points=points, seed=seed, workdir=workdir, timeout=timeout)
+    mode = given[0]
+    primal = [str(p) for p in ([primal] if isinstance(primal, (str, Path)) else primal)]
+    candidate = [str(p) for p in ([tangent or adjoint] if isinstance(tangent or adjoint, (str, Path))
+                                  else (tangent or adjoint))]
+    for path, what in [(p, "primal") for p in primal] + [(c, "candidate") for c in candidate]:
+        if not Path(path).is_file():
+            raise SourceError(f"no such {what} file", path)
+    if points < 1:
+        raise SourceError("--points must be at least 1", COMMAND_LINE)
+    if args is not None and args_file is not None:
+        raise SourceError("give the arguments either as a file or as a dict, not both", COMMAND_LINE)
+    arguments = Args.load(args_file) if args_file is not None else Args(args or {}, "<args>")
+    report = CheckReport(mode, head, primal, candidate, points, seed)
+    previous_timeout = harness.RUN_TIMEOUT
+    if timeout:
+        harness.RUN_TIMEOUT = timeout
+    own_dir = workdir is None
+    work = Path(tempfile.mkdtemp(prefix="adspec-check-")) if own_dir else Path(workdir)
+    try:
+        _Checker(report, mode, primal, candidate, head, arguments, runtime, work).run()
+        if tangent_of_candidate:
+            other = check(primal, head, tangent=tangent_of_candidate, args=arguments.data, points=points, seed=seed,
+                          workdir=None if own_dir else str(work / "tangent_of_candidate"), timeout=timeout)
+            report.notes.append(f"the candidate tool's own tangent: {other.text().splitlines()[-1]}")
+            report.errors += [f"tangent of candidate: {e}" for e in other.errors]
+            report.wrong_pairs += [{**p, "entry": "tangent of candidate: " + p["entry"]} for p in other.wrong_pairs]
+    finally:
+        harness.RUN_TIMEOUT = previous_timeout
+        if own_dir:
+            shutil.rmtree(work, ignore_errors=True)
+    report.timings["total_s"] = round(time.perf_counter() - start, 3)
+    return report
+
+
+class _Checker:
+    def __init__(self, report, mode, primal, candidate, head, args, runtime, work):
+        self.report, self.mode, self.primal, self.candidate = report, mode, primal, candidate
+        self.head, self.args, self.runtime, self.work = head, args, runtime, Path(work)
+        self.lang = _language(primal[0])
+
+    def _time(self, key, since):
+        self.report.timings[key] = round(time.perf_counter() - since, 3)
+
+    def run(self) -> None:
+        from adspec.heads import parse_heads
+        report, t = self.report, time.perf_counter()
+        for c in self.candidate:
+            if _language(c) != self.lang:
+                raise SourceError(f"the candidate is {_language(c)}, the primal {self.lang}", c)
+        primal_procs = read_procedures(self.primal)
+        heads = parse_heads(self.head)
+        if len(heads) != 1:
+            raise SourceError("-head: give one head procedure", COMMAND_LINE)
+        fold = str.lower if self.lang == "fortran" else (lambda s: s)
+        head_name = fold(heads[0].procedure)
+        if head_name not in primal_procs:
+            raise SourceError(f"-head: no procedure {heads[0].procedure!r} in the primal", COMMAND_LINE)
+        try:
+            cand_procs = read_procedures(self.candidate)
+        except SourceError as e:
+            report.errors.append(f"the candidate cannot be read: {e}")
+            return
+        self._time("read_s", t)
+        derived = {}   # primal name -> candidate Procedure
+        for proc in cand_procs.values():
+            p = primal_name_of(proc, primal_procs, self.mode)
+            if p is not None and (proc.header is None or proc.header.mode in (None, self.mode)):
+                derived.setdefault(p, proc)
+        if head_name not in derived:
+            suffix = "_d" if self.mode == "tangent" else "_b"
+            report.errors.append(f"the candidate defines no {self.mode} of {head_name} "
+                                 f"(looked for {head_name}{suffix} or a header comment naming {head_name})")
+            return
+        report.procedure = derived[head_name].name
+        head_layout = layout(primal_procs[head_name], self.args)
+
+        # the procedures the candidate differentiates, bottom-up, the head last
+        order = _bottom_up(primal_procs, head_name)
+        others, not_checked = {}, {}
+        for name in order:
+            if name == head_name or name not in derived:
+                continue
+            try:
+                dp = match(derived[name], primal_procs[name], self.mode)
+                lay = layout(primal_procs[name], self.args, head_layout, callee=True)
+                deps, indeps = _procedure_head(dp, lay)
+                if not deps or not indeps:
+                    raise NotCheckable("no dependent or no independent with a derivative argument")
+                others[name] = (dp, lay, deps, indeps)
+            except (PrototypeMismatch, NotCheckable, SourceError) as e:
+                not_checked[name] = str(e)
+        try:
+            head_dp = match(derived[head_name], primal_procs[head_name], self.mode)
+        except PrototypeMismatch as e:
+            report.errors.append(f"prototype mismatch: {e}")
+            return
+
+        t = time.perf_counter()
+        ref_heads = [self.head] + [f"{n}({' '.join(d)})/({' '.join(i)})" for n, (_, _, d, i) in others.items()]
+        try:
+            reference = reference_tangent(self.primal, ref_heads, self.lang)
+        except SourceError:
+            if not others:
+                raise
+            for n in others:
+                not_checked[n] = "adspec cannot differentiate it alone with this head"
+            others = {}
+            reference = reference_tangent(self.primal, [self.head], self.lang)
+        self._time("reference_s", t)
+        head_names = reference.heads[0]
+        formals = {f.name for f in primal_procs[head_name].formals}
+        deps = tuple(dict.fromkeys(fold(base_name(n)) for n in head_names.dependents))
+        indeps = tuple(dict.fromkeys(fold(base_name(n)) for n in head_names.independents))
+        result_name = next((d for d in deps if d not in formals), None)
+        ref_dp = match(reference.procs[head_name], primal_procs[head_name], "tangent")
+        probing = self.mode == "adjoint" and self._probe_stack()
+        cand = Side(head_dp, head_layout, result_name, probing)
+        claims = _claims(head_dp, result_name)
+        head_cmp = Comparison(cand, Side(ref_dp, head_layout, result_name), deps, indeps, "h", claims)
+        missing = [v for v in deps + indeps if not cand.has(v)]
+        if missing:
+            suffix = "d" if self.mode == "tangent" else "b"
+            report.errors.append(f"prototype mismatch: {head_dp.procedure.name} has no derivative argument for "
+                                 + ", ".join(f"{v} (expected {v}{suffix} after it)" for v in missing)
+                                 + f" (head {self.head})")
+            return
+        comparisons = {}
+        for k, (name, (dp, lay, d, i)) in enumerate(others.items()):
+            if name not in reference.procs:
+                not_checked[name] = "adspec's tangent has no derivative of it"
+                continue
+            rdp = match(reference.procs[name], dp.primal, "tangent")
+            comparisons[name] = Comparison(Side(dp, lay, None, probing), Side(rdp, lay), d, i, f"g{k}_",
+                                           _claims(dp, None))
+
+        # the calls, point by point
+        primal_spec = Spec(head_name, head_layout.args, primal_procs[head_name].result_type)
+        calls, cs_inputs = [], []
+        for p in range(self.report.points):
+            rng = np.random.default_rng([self.report.seed, p])
+            point = draw_point(head_layout, self.args, rng)
+            calls.append(Call(primal_spec, point, f"p{p}_"))
+            calls += head_cmp.calls(point, p, rng)
+            calls += probe_calls(head_cmp, p, rng)
+            cs_inputs.append(point)
+            for name, cmp in comparisons.items():
+                crng = np.random.default_rng([self.report.seed, p, 1 + order.index(name)])
+                calls += cmp.calls(draw_point(cmp.cand.layout, self.args, crng, callee=True), p, crng)
+
+        t = time.perf_counter()
+        outputs, stdout = self._compile_and_run(reference, calls)
+        self._time("compile_and_run_s", t)
+        if outputs is None:
+            return
+        # the head
+        result = head_cmp.compare(outputs)
+        report.wrong_pairs = result["wrong_pairs"]
+        report.max_relative_error = result["max_relative_error"]
+        report.checked_entries = result["entries"]
+        report.dot_product = result["dot_product"]
+        if not head_cmp.full:
+            report.notes.append(f"the Jacobian has {len(head_cmp.rows)} x {len(head_cmp.cols)} entries: only random "
+                                f"directions were compared (the full Jacobian is compared up to 64 x 64)")
+        primal_outputs = {p: outputs[f"p{p}_"] for p in range(self.report.points)}
+        report.contract = observe(head_cmp, outputs, primal_outputs, claims, head_dp.procedure.header)
+        if self.mode == "tangent":
+            t = time.perf_counter()
+            report.complex_step = self._complex_step(head_cmp, head_layout, result)
+            self._time("complex_step_s", t)
+        if probing:
+            left = {tag: n for tag, n in parse_stack_probes(stdout).items() if n}
+            report.stack = {"checked": True, "empty": not left, "bytes_left": max(left.values(), default=0),
+                            "calls": sorted(left)}
+        elif self.mode == "adjoint":
+            report.stack = {"checked": False, "empty": True,
+                            "reason": "not checked: the runtime has no adStack_currentBytes"}
+        # the procedures, bottom-up
+        for name in order:
+            if name == head_name:
+                continue
+            if name in comparisons:
+                cmp = comparisons[name]
+                r = cmp.compare(outputs)
+                dot_bad = r["dot_product"] is not None and not r["dot_product"]["ok"]
+                verdict = "fail" if r["wrong_pairs"] or dot_bad else "pass"
+                report.procedures.append(ProcedureResult(
+                    name, cmp.cand.name, verdict, r["max_relative_error"], r["wrong_pairs"],
+                    head=f"{name}({' '.join(cmp.dependents)})/({' '.join(cmp.independents)})"))
+            elif name in not_checked:
+                report.procedures.append(ProcedureResult(name, derived[name].name, "not checked",
+                                                         reason=not_checked[name]))
+        head_bad = bool(report.wrong_pairs) or bool(report.dot_product and not report.dot_product["ok"])
+        report.procedures.append(ProcedureResult(head_name, head_dp.procedure.name, "fail" if head_bad else "pass",
+                                                 report.max_relative_error, report.wrong_pairs, head=self.head))
+        report.first_wrong_procedure = next((p.name for p in report.procedures if p.verdict == "fail"), None)
+        if report.first_wrong_procedure and report.first_wrong_procedure != head_name:
+            lowest = next(p for p in report.procedures if p.name == report.first_wrong_procedure)
+            if not report.wrong_pairs and not head_bad:
+                report.notes.append(f"{lowest.name} is wrong alone, but not where the head uses it")
+
+    def _probe_stack(self) -> bool:
+        runtime = Path(self.runtime) if self.runtime else _runtime_dir()
+        return any("adStack_currentBytes" in p.read_text(errors="replace") for p in runtime.glob("*.c"))
+
+    def _sources(self, reference) -> list:
+        sources, used = [], set()
+
+        def add(path_name, text):
+            name = Path(path_name).name
+            while name in used:
+                name = "_" + name
+            used.add(name)
+            sources.append((name, text))
+        texts = [Path(c).read_text() for c in self.candidate]
+        if self.mode == "adjoint" or any(re.search(r"adStack|push\w*\(|pushreal", t, re.I) for t in texts):
+            runtime = Path(self.runtime) if self.runtime else _runtime_dir()
+            if not runtime.is_dir():
+                raise SourceError("no such runtime directory", str(runtime))
+            for p in sorted(runtime.iterdir()):
+                if p.suffix in (".h", ".c"):
+                    add(p.name, p.read_text())
+        for p in self.primal:
+            add(p, Path(p).read_text())
+        for c, text in zip(self.candidate, texts):
+            add(c, text)
+        add(reference.filename, reference.text)
+        return sources
+
+    def _compile_and_run(self, reference, calls):
+        report = self.report
+        sources = self._sources(reference)
+        dirs = sorted({str(Path(p).resolve().parent) for p in self.primal + self.candidate})
+        stdout: list = []
+        try:
+            outs = compile_calls_and_run(sources, self.lang, calls, self.work, flags=("-I.", *(f"-I{d}" for d in dirs)),
+                                         stdout=stdout)
+        except CompileError as e:
+            report.errors.append(f"compile error: {_short(str(e))}")
+            return None, ""
+        except RunError as e:
+            report.errors.append(f"run error (the candidate crashed or looped?): {_short(str(e))}")
+            return None, ""
+        return {c.tag: o for c, o in zip(calls, outs)}, stdout[0] if stdout else ""
+
+    def _complex_step(self, cmp: Comparison, lay, result) -> dict:
+        from .prototype import read_tree
+        trees = [read_tree(p) for p in self.primal]
+        worst = ref_worst = 0.0
+        for p, plan in cmp.calls_by_point.items():
+            try:
+                cs = complex_step(trees, lay, plan["point"], plan["direction"], cmp.dependents, cmp.cand.result_name)
+            except ComplexStepInvalid as e:
+                return {"skipped": str(e), "ok": True}
+            cand_dir, ref_dir = result["directional"][p]
+            worst = max(worst, _vector_error(cand_dir, cs, cmp.dependents))
+            ref_worst = max(ref_worst, _vector_error(ref_dir, cs, cmp.dependents))
+        if ref_worst > CS_TOLERANCE:
+            self.report.errors.append(f"adspec's tangent disagrees with complex step (relative error {ref_worst:.3g}):"
+                                      " the reference is in doubt, please report it")
+        return {"relative_error": worst, "reference_error": ref_worst, "ok": worst <= CS_TOLERANCE}
+
+
+def _vector_error(got: dict, want: dict, names) -> float:
+    worst = 0.0
+    for n in names:
+        a, b = np.asarray(got.get(n, 0.0), dtype=np.float64), np.asarray(want[n], dtype=np.float64)
+        scale = max(float(np.max(np.abs(a), initial=0.0)), float(np.max(np.abs(b), initial=0.0)))
+        if not np.all(np.isfinite(a)):
+            return float("inf")
+        if scale > 0:
+            worst = max(worst, float(np.max(np.abs(a - b))) / scale)
+    return worst
+
+
+def _short(message: str, lines: int = 25) -> str:
+    parts = message.splitlines()
+    return "\n".join(parts[:lines] + ([f"... ({len(parts) - lines} more lines)"] if len(parts) > lines else []))
+
+
+def _language(path: str) -> str:
+    from adspec.frontends import language_of
+    return language_of(path)[0]
+
+
+def _claims(dp, result_name) -> dict:
+    """The header comment's RW statuses by head variable (a function's result by its name too)."""
+    header = dp.procedure.header
+    if header is None:
+        return {}
+    claims = dict(header.statuses)
+    if result_name is not None:
+        status = claims.get(result_name, claims.get(dp.primal.name))
+        if status is not None:
+            claims[result_name] = status
+    return claims
+
+
+def _procedure_head(dp, lay) -> tuple:
+    """Dependents and independents a derivative procedure is checked alone with: its header's
+    useful results and varying inputs; else the formals with derivative arguments, by their RW
+    statuses (tangent: `in` independent only, `out` dependent only; adjoint: `out` independent
+    only, `in-zero`/`in` dependent only; others both)."""
+    header = dp.procedure.header
+    with_derivative = [p for p in dp.derivative_of.values()]
+    if header is not None and header.useful and header.varying:
+        deps = tuple(v for v in header.useful if v in with_derivative)
+        indeps = tuple(v for v in header.varying if v in with_derivative)
+        return deps, indeps
+    statuses = header.statuses if header is not None else {}
+    only_in = {"tangent": {"in"}, "adjoint": {"out"}}[dp.mode]
+    only_out = {"tangent": {"out", "zero"}, "adjoint": {"in-zero", "in", "zero"}}[dp.mode]
+    deps = tuple(v for v in with_derivative if statuses.get(v) not in only_in)
+    indeps = tuple(v for v in with_derivative if statuses.get(v) not in only_out)
+    return deps, indeps
+
+
+def _bottom_up(procs: dict, head: str) -> list:
+    """The procedures reachable from the head, callees before callers (post-order), head last;
+    the others first."""
+    order, seen = [], set()
+
+    def visit(name):
+        if name in seen or name not in procs:
+            return
+        seen.add(name)
+        for callee in sorted(procs[name].calls):
+            visit(callee)
+        order.append(name)
+    visit(head)
+    rest = [n for n in procs if n not in seen]
+    return rest + order
+
+
+__all__ = ["check", "PREFIX", "relative_error"]

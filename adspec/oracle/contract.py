@@ -1,0 +1,99 @@
+"""The candidate's contract, observed: what it does with each derivative argument and with its inputs.
+
+Two runs at the same point and seeds differ only in what the non-seed derivative arguments hold
+on entry: zeros (the comparison's run `cr_` / `cw_`) and random garbage G (the probe `cg_`).
+- an adjoint's independent `xb` (not a dependent): X(G) - X(0) = G -> `incr`; X(G) = X(0) -> `out`;
+- a tangent's dependent `yd` (not an independent): Y(G) = Y(0) -> `out`, else `in-out`;
+- a dependent's adjoint after the call: 0 -> `in-zero`, unchanged -> `in`, else `in-out`;
+- an independent's tangent after the call: unchanged -> `in`, else `in-out`.
+Each is compared with the header comment's RW status; the primal inputs must be left as they were
+(those the primal itself does not change), and a tangent's primal results must be the primal's.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .compare import Comparison
+from .harness import RESULT
+
+# claimed status -> the observations that agree with it
+AGREES = {"incr": {"incr"}, "out": {"out"}, "in-zero": {"in-zero"}, "zero": {"in-zero"}, "in": {"in"},
+          "in-out": {"in", "out", "in-zero", "incr", "in-out"}}
+
+
+def probe_calls(cmp: Comparison, p: int, rng) -> list:
+    plan = cmp.calls_by_point[p]
+    garbage = {v: rng.uniform(100.0, 200.0, cmp.cand.size(v)) for v in _plain(cmp)}
+    plan["garbage"] = garbage
+    seeds = plan["direction"] if cmp.mode == "tangent" else plan["weights"]
+    return [cmp.cand.call(plan["point"], {**garbage, **seeds}, f"{cmp.label}{p}cg_")]
+
+
+def _plain(cmp: Comparison) -> list:
+    if cmp.mode == "tangent":
+        return [v for v in cmp.dependents if v not in cmp.independents and cmp.cand.has(v)]
+    return [v for v in cmp.independents if v not in cmp.dependents and cmp.cand.has(v)]
+
+
+def _same(a, b) -> bool:
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    scale = max(float(np.max(np.abs(a), initial=0.0)), float(np.max(np.abs(b), initial=0.0)), 1e-300)
+    return bool(np.all(np.abs(a - b) <= 1e-12 * scale))
+
+
+def observe(cmp: Comparison, outputs: dict, primal_outputs: dict, claims: dict, header) -> dict:
+    """The contract section of the report (schema of notes/oracle-api.md)."""
+    observed: dict = {}
+    modified = set()
+    inputs_unchanged, primal_results = {}, {}
+    for p, plan in cmp.calls_by_point.items():
+        tag = f"{cmp.label}{p}"
+        base = outputs[f"{tag}cr_" if cmp.mode == "tangent" else f"{tag}cw_"]
+        probe = outputs[f"{tag}cg_"]
+        seeds = plan["direction"] if cmp.mode == "tangent" else plan["weights"]
+        d0, dg = cmp.cand.derivatives(base), cmp.cand.derivatives(probe)
+        for v in _plain(cmp):
+            if cmp.mode == "adjoint":
+                seen = "out" if _same(dg[v], d0[v]) else "incr" if _same(dg[v] - d0[v], plan["garbage"][v]) else "in-out"
+            else:
+                seen = "out" if _same(dg[v], d0[v]) else "in-out"
+            observed.setdefault(v, set()).add(seen)
+        for v, seed in seeds.items():
+            if v in d0 and v not in _plain(cmp):
+                if cmp.mode == "adjoint" and v in cmp.independents:
+                    seen = "in-out"
+                elif not np.any(d0[v]) and cmp.mode == "adjoint":
+                    seen = "in-zero"
+                else:
+                    seen = "in" if _same(d0[v], seed) else "in-out"
+                observed.setdefault(v, set()).add(seen)
+        primal = primal_outputs[p]
+        for f in cmp.cand.dp.primal.formals:
+            if f.name not in base:
+                continue
+            before = plan["point"][f.name]
+            if np.array_equal(np.asarray(primal[f.name]), np.asarray(before)):
+                inputs_unchanged[f.name] = inputs_unchanged.get(f.name, True) and bool(
+                    np.array_equal(np.asarray(base[f.name]), np.asarray(before)))
+            else:
+                modified.add(f.name)
+                if cmp.mode == "tangent":
+                    primal_results[f.name] = primal_results.get(f.name, True) and _same(base[f.name], primal[f.name])
+        value = cmp.cand.dp.value_formal
+        if cmp.mode == "tangent" and value is not None and RESULT in primal:   # a function's value
+            key = cmp.cand.result_name or value
+            primal_results[key] = primal_results.get(key, True) and _same(base[value], primal[RESULT])
+    arguments = {}
+    for v, seen in observed.items():
+        name = cmp.cand.dp.derivative(v) or v
+        one = seen.pop() if len(seen) == 1 else "in-out"
+        claimed = claims.get(v)
+        agrees = None if claimed is None else one in AGREES.get(claimed, {claimed})
+        arguments[name] = {"observed": one, "claimed": claimed, "agrees": agrees}
+    out = {"arguments": arguments, "inputs_unchanged": inputs_unchanged,
+           "header_claims": {} if header is None else {"useful results": list(header.useful or []),
+                                                        "varying inputs": list(header.varying or []),
+                                                        "RW status": dict(header.statuses)}}
+    if primal_results:
+        out["primal_results"] = primal_results
+    return out

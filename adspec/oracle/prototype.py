@@ -1,0 +1,290 @@
+"""Prototypes of primal and derivative procedures, read with adspec's own readers.
+
+A derivative procedure follows Tapenade's conventions (shared/TAPENADE.md): each formal that
+has a derivative is followed at once by it (`x`, `xd` / `xb`, clashes get digits: `xd0`); a
+function's tangent takes the value as an extra last argument (and returns the derivative), its
+adjoint takes the result's adjoint last. Its header comment states the useful results, the
+varying inputs and the RW status of every derivative argument.
+
+    procs = read_procedures(["t_b.c"])            # name -> Procedure
+    diff = match(procs["f_b"], primal["f"], "adjoint")   # DiffPrototype, or PrototypeMismatch
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from adspec.engine.errors import SourceError
+
+TYPE_CODES = {("real", 8): "r8", ("real", 4): "r4", ("real", None): "r4", ("double", None): "r8",
+              ("integer", 4): "i4", ("integer", None): "i4", ("integer", 8): "i8",
+              ("logical", None): "l4", ("logical", 4): "l4"}
+SUFFIX = {"tangent": "d", "adjoint": "b"}
+# the runtime's and vector mode's headers: not needed to read a prototype, absent from the path
+_READER_SKIPS = re.compile(r'^\s*#\s*include\s*[<"](adStack\.h|adBuffer\.h|DIFFSIZES\.h|adContext\.h)[>"].*$', re.M)
+
+
+class PrototypeMismatch(Exception):
+    """The candidate's prototype does not follow the primal's (the message says where)."""
+
+
+@dataclass(frozen=True)
+class Formal:
+    name: str
+    type: str            # a harness type code (r8, r4, i4, i8, l4), or "other: <type>"
+    dims: tuple | None   # the declared dims (IL `dim` nodes), None for a scalar
+    pointer: int = 0     # C pointer level
+
+    @property
+    def real(self) -> bool:
+        return self.type in ("r8", "r4")
+
+
+@dataclass(frozen=True)
+class Header:
+    """The header comment of a derivative procedure (Tapenade's)."""
+    primal: str | None = None
+    mode: str | None = None                     # tangent | adjoint
+    useful: tuple | None = None                 # formal names (C `*y` -> y), None: no such line
+    varying: tuple | None = None
+    statuses: dict = field(default_factory=dict)   # formal -> in|out|in-out|incr|in-zero|zero
+    memory: dict = field(default_factory=dict)     # "Plus diff mem management of": formal -> status
+
+
+@dataclass(frozen=True)
+class Procedure:
+    name: str
+    kind: str                   # subroutine | function
+    formals: tuple              # of Formal, in order
+    result_type: str | None     # type code of a function's value (None: subroutine / void)
+    lang: str
+    filename: str
+    line: int | None
+    header: Header | None
+    calls: frozenset            # names of the procedures it calls
+    indexed: frozenset = frozenset()   # C pointer formals used as arrays (subscripted, offset, passed on)
+
+    def formal(self, name: str) -> Formal:
+        return next(f for f in self.formals if f.name == name)
+
+
+@dataclass(frozen=True)
+class DiffPrototype:
+    """A derivative procedure matched to its primal."""
+    procedure: Procedure
+    primal: Procedure
+    mode: str
+    derivative_of: dict          # derivative formal -> primal formal
+    value_formal: str | None     # tangent of a function: the formal receiving the value
+    result_adjoint: str | None   # adjoint of a function: the formal holding the result's adjoint
+
+    def derivative(self, primal_formal: str) -> str | None:
+        return next((d for d, p in self.derivative_of.items() if p == primal_formal), None)
+
+
+def base_name(text: str) -> str:
+    """A header list item's formal: `*y` -> y, `s->x` -> s, `a[i]` -> a, `x:(loc)` keeps x."""
+    text = text.strip().lstrip("*(&").strip()
+    return re.split(r"->|\.|\[|\(|\)|\s", text)[0]
+
+
+def type_code(typ) -> str:
+    if typ is None or typ.op != "type":
+        return f"other: {typ}"
+    return TYPE_CODES.get((typ.kids[0], typ.kids[1]), f"other: {typ.kids[0]}")
+
+
+_TREES: dict = {}   # (path, text) -> IL: a file read once per process (check reads each twice)
+
+
+def read_tree(path: str):
+    """The IL of a source file (C: the runtime's includes left out, they are not needed here)."""
+    from adspec.frontends import language_of, parse_source
+    text = Path(path).read_text()
+    key = (str(path), text)
+    if key not in _TREES:
+        lang, form = language_of(str(path))
+        _TREES[key] = parse_source(_READER_SKIPS.sub("", text) if lang == "c" else text, str(path), lang, form)
+    return _TREES[key]
+
+
+def read_procedures(paths) -> dict:
+    """Every procedure of the files, name -> Procedure (Fortran names in lower case).
+    SourceError when a file cannot be read."""
+    procs = {}
+    for path in paths:
+        procs.update(procedures_of(read_tree(str(path)), str(path)))
+    return procs
+
+
+def procedures_of(tree, filename: str) -> dict:
+    """The procedures of an IL file, with the header comments above them."""
+    lang = tree.ann.get("lang", "fortran")
+    procs, comments = {}, []
+    for unit in _units(tree):
+        if unit.op == "comment":
+            comments.append(unit.kids[0])
+            continue
+        if unit.op == "procedure":
+            proc = _procedure(unit, lang, filename, comments)
+            procs[proc.name] = proc
+        comments = []
+    return procs
+
+
+def _units(tree):
+    for unit in tree.kids:
+        if unit.op == "module":   # module procedures: listed too (the driver cannot call them)
+            yield from (u for u in unit.kids if getattr(u, "op", None) in ("procedure", "comment"))
+            for kid in unit.kids:
+                if isinstance(kid, tuple):
+                    yield from (u for u in kid if getattr(u, "op", None) in ("procedure", "comment"))
+        else:
+            yield unit
+
+
+def _procedure(node, lang: str, filename: str, comments: list) -> Procedure:
+    name, kind, formal_names, result, rtype = node.kids[:5]
+    fold = str.lower if lang == "fortran" else (lambda s: s)
+    decls = {}
+    for decl in node.kids[6]:
+        if getattr(decl, "op", None) != "varDecl":
+            continue
+        for d in decl.kids[2]:
+            decls[fold(d.kids[0])] = Formal(fold(d.kids[0]), type_code(decl.kids[0]), tuple(d.kids[1]) if d.kids[1] else None,
+                                            d.kids[3] if len(d.kids) > 3 else 0)
+    formals = tuple(decls.get(fold(f), Formal(fold(f), _implicit_type(f) if lang == "fortran" else "other: untyped", None))
+                    for f in formal_names)
+    result_type = None
+    if kind == "function":
+        if rtype is None:   # Fortran: the result declared in the body
+            declared = decls.get(fold(result or name))
+            result_type = declared.type if declared else _implicit_type(result or name)
+        elif not (rtype.op == "type" and rtype.kids[0] == "void"):
+            result_type = type_code(rtype)
+    calls = frozenset(fold(u.kids[0]) for u in _walk(node.kids[7]) if u.op == "call")
+    return Procedure(fold(name), kind, formals, result_type, lang, filename, node.ann.get("line"),
+                     parse_header(comments, lang), calls, _indexed(node.kids[7], {f.name for f in formals if f.pointer}))
+
+
+def _indexed(body, pointers: set) -> frozenset:
+    """The pointer formals the body uses as arrays: subscripted, in pointer arithmetic, or passed
+    on as they are (a callee may subscript them)."""
+    used = set()
+    for u in _walk(body):
+        if u.op == "arrayAccess" and u.kids[0].op == "ident":
+            used.add(u.kids[0].kids[0])
+        elif u.op in ("add", "sub"):
+            used.update(k.kids[0] for k in u.kids if getattr(k, "op", None) == "ident")
+        elif u.op == "call":
+            used.update(k.kids[0] for k in u.kids[1] if getattr(k, "op", None) == "ident")
+    return frozenset(used & pointers)
+
+
+def _implicit_type(name: str) -> str:
+    return "i4" if name[:1].lower() in "ijklmn" else "r4"
+
+
+def _walk(node):
+    from adspec.engine.il import walk
+    return walk(node)
+
+
+_HEADER_LINE = re.compile(r"Differentiation of (\w+) in (forward|reverse)")
+_LIST_KEYS = {"of useful results:": "useful", "with respect to varying inputs:": "varying",
+              "RW status of diff variables:": "statuses", "Plus diff mem management of:": "memory"}
+
+
+def parse_header(comments: list, lang: str) -> Header | None:
+    """The Tapenade header comment among `comments` (the comment lines above a procedure)."""
+    fold = str.lower if lang == "fortran" else (lambda s: s)
+    found = None
+    lists = {"useful": None, "varying": None, "statuses": [], "memory": []}
+    key = None
+    for raw in comments:
+        for text in str(raw).splitlines():
+            text = text.strip().strip("/*!").strip()
+            m = _HEADER_LINE.search(text)
+            if m:
+                found = (fold(m.group(1)), "tangent" if m.group(2) == "forward" else "adjoint")
+                key = None
+                continue
+            if found is None:
+                continue
+            for marker, name in _LIST_KEYS.items():
+                if marker in text:
+                    key, text = name, text.split(marker, 1)[1]
+                    if lists[key] is None:
+                        lists[key] = []
+                    break
+            else:
+                if not text or key is None:   # a continuation line extends the list above it
+                    key = None
+                    continue
+            lists[key].extend(text.replace(",", " ").split())
+    if found is None:
+        return None
+
+    def names(items):
+        return None if items is None else tuple(dict.fromkeys(fold(base_name(i)) for i in items if base_name(i)))
+
+    def statuses(items):
+        out = {}
+        for item in items:
+            if ":" in item:
+                who, status = item.rsplit(":", 1)
+                if status != "(loc)":
+                    out[fold(base_name(who))] = status
+        return out
+    return Header(found[0], found[1], names(lists["useful"]), names(lists["varying"]),
+                  statuses(lists["statuses"]), statuses(lists["memory"]))
+
+
+def match(cand: Procedure, primal: Procedure, mode: str) -> DiffPrototype:
+    """Pair the candidate's formals with the primal's: PrototypeMismatch where they do not
+    follow Tapenade's conventions."""
+    where = f"{cand.filename}:{cand.line or '?'}: {cand.name}"
+    suffix = SUFFIX[mode]
+    derivative_of, formals, k = {}, list(cand.formals), 0
+    for pf in primal.formals:
+        if k >= len(formals) or formals[k].name != pf.name:
+            got = formals[k].name if k < len(formals) else "nothing"
+            raise PrototypeMismatch(f"{where}: expected the primal's argument {pf.name!r} of {primal.name} "
+                                    f"at position {k + 1}, found {got!r}")
+        k += 1
+        if k < len(formals) and re.fullmatch(re.escape(pf.name) + suffix + r"\d*", formals[k].name) \
+                and formals[k].name not in {f.name for f in primal.formals}:
+            derivative_of[formals[k].name] = pf.name
+            k += 1
+    extra = formals[k:]
+    value_formal = result_adjoint = None
+    if primal.result_type is not None and extra:
+        if mode == "tangent":
+            value_formal = extra[0].name
+        else:
+            result_adjoint = extra[0].name
+        extra = extra[1:]
+    if extra:
+        raise PrototypeMismatch(f"{where}: unexpected extra argument(s) {', '.join(f.name for f in extra)} "
+                                f"(not a formal of {primal.name} nor a derivative {suffix!r} argument after one)")
+    for d, p in derivative_of.items():
+        if not primal.formal(p).real and not primal.formal(p).type.startswith("other"):
+            raise PrototypeMismatch(f"{where}: derivative argument {d!r} of the non-real argument {p!r}")
+    return DiffPrototype(cand, primal, mode, derivative_of, value_formal, result_adjoint)
+
+
+def primal_name_of(cand: Procedure, primal_names, mode: str) -> str | None:
+    """The primal of a derivative procedure: its header's, else its name less `_d`/`_b` (+ digits)."""
+    if cand.header is not None and cand.header.primal in primal_names:
+        return cand.header.primal
+    m = re.fullmatch(r"(\w+?)_" + SUFFIX[mode] + r"\d*", cand.name, re.I)
+    if m and (m.group(1) if cand.lang == "c" else m.group(1).lower()) in primal_names:
+        return m.group(1) if cand.lang == "c" else m.group(1).lower()
+    return None
+
+
+def check_readable(paths, what: str) -> None:
+    for p in paths:
+        if not Path(p).is_file():
+            raise SourceError(f"no such {what} file", str(p))

@@ -1,0 +1,188 @@
+"""`adspec check` (adspec/oracle): adspec's own derivatives pass as candidates; hand-broken copies
+fail with the right pair and the right first wrong procedure; the contract is observed right on
+candidates written both ways; the command line's exit statuses and JSON. Each check() is one
+compile; keep their number small."""
+import json
+
+import pytest
+
+import adspec
+from adspec.cli import main
+from adspec.oracle import check
+from harness import require_compilers
+
+C_PRIMAL = """\
+#include <math.h>
+void g(int n, double *x, double *s) {
+  int i;
+  *s = 0.0;
+  for (i = 0; i < n; i++) *s = *s + sin(x[i]) * x[i];
+}
+void f(int n, double *x, double *y, double c) {
+  double s;
+  int i;
+  g(n, x, &s);
+  for (i = 0; i < n; i++) y[i] = s * x[i] + c * x[i] * x[i];
+}
+"""
+C_ARGS = {"n": {"value": 3}, "x": {"shape": ["n"]}, "y": {"shape": ["n"]}}
+
+F_PRIMAL = """\
+subroutine g(n, x, s)
+  integer n
+  real(8) x(n), s
+  integer i
+  s = 0.0d0
+  do i = 1, n
+    s = s + sin(x(i)) * x(i)
+  end do
+end subroutine
+subroutine f(n, x, y)
+  integer n
+  real(8) x(n), y(n)
+  real(8) s
+  integer i
+  call g(n, x, s)
+  do i = 1, n
+    y(i) = s * x(i) + x(i) * x(i)
+  end do
+end subroutine
+"""
+F_ARGS = {"n": {"value": 2}}
+
+
+def _program(tmp_path, name, text, mode, head="f(y)/(x)"):
+    primal = tmp_path / name
+    primal.write_text(text)
+    result = adspec.differentiate([str(primal)], head, mode)
+    stem, ext = name.rsplit(".", 1)
+    candidate = tmp_path / f"{stem}_{'d' if mode == 'tangent' else 'b'}.{ext}"
+    candidate.write_text(result.text)
+    return primal, candidate
+
+
+def _broken(path, old, new):
+    text = path.read_text()
+    assert old in text, text
+    broken = path.with_name("broken_" + path.name)
+    broken.write_text(text.replace(old, new, 1))
+    return broken
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("mode", ["tangent", "adjoint"])
+def test_own_c_derivatives_pass_and_a_broken_callee_is_named(tmp_path, mode):
+    require_compilers("c")
+    primal, cand = _program(tmp_path, "t.c", C_PRIMAL, mode)
+    report = check([str(primal)], "f(y)/(x)", **{mode: [str(cand)]}, args=C_ARGS, points=2)
+    assert report.ok, report.text()
+    assert report.checked_entries == 2 * 3 * 3   # the full 3 x 3 Jacobian at 2 points
+    assert [p.name for p in report.procedures] == ["g", "f"]
+    assert report.text().splitlines()[-1].startswith("adspec check: PASS")
+    if mode == "tangent":
+        assert report.complex_step["ok"] and report.complex_step["relative_error"] < 1e-12
+        # g's derivative of sin(x) * x: drop the cos term's factor x
+        broken = _broken(cand, "x[i] * (cos(x[i]) * xd[i])", "(cos(x[i]) * xd[i])")
+    else:
+        assert report.dot_product["relative_error"] < 1e-12 and report.stack["empty"]
+        broken = _broken(cand, "cos(x[i]) * (x[i] * *sb)", "cos(x[i]) * *sb")
+    bad = check([str(primal)], "f(y)/(x)", **{mode: [str(broken)]}, args=C_ARGS, points=1)
+    assert not bad.ok and bad.first_wrong_procedure == "g", bad.text()
+    assert [p.verdict for p in bad.procedures] == ["fail", "fail"]
+    pair = bad.wrong_pairs[0]
+    assert (pair["dependent"], pair["dependent_index"], pair["independent"], pair["independent_index"]) == \
+        ("y", [0], "x", [0])
+    assert pair["entry"] == "d y[0] / d x[0]" and pair["relative_error"] > 1e-3
+    assert bad.text().splitlines()[-1].startswith("adspec check: FAIL")
+
+
+@pytest.mark.compile
+def test_own_fortran_derivatives_pass_and_a_broken_head_is_named(tmp_path):
+    require_compilers("fortran")
+    primal, tangent = _program(tmp_path, "t.f90", F_PRIMAL, "tangent")
+    _, adjoint = _program(tmp_path, "t.f90", F_PRIMAL, "adjoint")
+    report = check([str(primal)], "f(y)/(x)", adjoint=[str(adjoint)], args=F_ARGS, points=1)
+    assert report.ok, report.text()
+    # Fortran's adjoint overwrites xb (x:out): observed, and it agrees with the header
+    assert report.contract["arguments"]["xb"] == {"observed": "out", "claimed": "out", "agrees": True}
+    broken = _broken(tangent, "yd(i) = ", "yd(i) = 2*xd(i) + ")   # the head wrong, g right
+    bad = check([str(primal)], "f(y)/(x)", tangent=[str(broken)], args=F_ARGS, points=1)
+    assert not bad.ok and bad.first_wrong_procedure == "f", bad.text()
+    assert {(p["entry"]) for p in bad.wrong_pairs} == {"d y(1) / d x(1)", "d y(2) / d x(2)"}
+
+
+# A hand-written adjoint of y = x * x (n elements), written both ways (Tapenade's conventions).
+ADJOINT_TEMPLATE = """\
+#include <adStack.h>
+/* Differentiation of sq in reverse (adjoint) mode:
+   gradient     of useful results: *y
+   with respect to varying inputs: *x
+   RW status of diff variables: x:{x_claim} y:{y_claim} */
+void sq_b(int n, double *x, double *xb, double *y, double *yb) {{
+  int i;
+  for (i = 0; i < n; i++) {{
+    {x_update}
+    {y_update}
+  }}
+  {stack}
+}}
+"""
+SQ = "void sq(int n, double *x, double *y) {\n  int i;\n  for (i = 0; i < n; i++) y[i] = x[i] * x[i];\n}\n"
+SQ_ARGS = {"n": {"value": 2}, "x": {"shape": ["n"]}, "y": {"shape": ["n"]}}
+OVERWRITE = "xb[i] = 2.0 * x[i] * yb[i];"
+ACCUMULATE = "xb[i] = xb[i] + 2.0 * x[i] * yb[i];"
+RESET = "yb[i] = 0.0;"
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("x_claim, y_claim, x_update, y_update, stack, want", [
+    ("out", "in-zero", OVERWRITE, RESET, "", {"xb": "out", "yb": "in-zero"}),
+    ("incr", "in", ACCUMULATE, "", "", {"xb": "incr", "yb": "in"}),
+    # accumulates where the header says it overwrites: wrong pairs and a disagreeing contract;
+    # a value left on the stack
+    ("out", "in-zero", ACCUMULATE, RESET, "pushReal8(1.0);", {"xb": "incr", "yb": "in-zero"}),
+])
+def test_contract_observed_on_candidates_written_both_ways(tmp_path, x_claim, y_claim, x_update, y_update, stack,
+                                                           want):
+    require_compilers("c")
+    (tmp_path / "sq.c").write_text(SQ)
+    (tmp_path / "sq_b.c").write_text(ADJOINT_TEMPLATE.format(x_claim=x_claim, y_claim=y_claim, x_update=x_update,
+                                                             y_update=y_update, stack=stack))
+    report = check([str(tmp_path / "sq.c")], "sq(y)/(x)", adjoint=[str(tmp_path / "sq_b.c")], args=SQ_ARGS, points=1)
+    observed = {k: v["observed"] for k, v in report.contract["arguments"].items()}
+    assert observed == want, report.text()
+    assert report.contract["inputs_unchanged"] == {"n": True, "x": True}
+    wrong = want["xb"] != x_claim
+    assert report.ok is not wrong, report.text()
+    if wrong:
+        assert report.contract["arguments"]["xb"]["agrees"] is False
+        # the garbage in xb stays in every entry of the rows
+        assert {p["entry"] for p in report.wrong_pairs} == {f"d y[{i}] / d x[{j}]" for i in (0, 1) for j in (0, 1)}
+        assert report.dot_product["ok"]   # the dot-product test passes zeroed adjoints: it cannot see this
+        assert not report.stack["empty"] and report.stack["bytes_left"] > 0
+
+
+def test_bad_input_is_file_line_and_exit_2(tmp_path, capsys):
+    (tmp_path / "sq.c").write_text(SQ)
+    (tmp_path / "sq_b.c").write_text("void sq_b(void) {}\n")
+    (tmp_path / "args.toml").write_text("[n]\nvalue = 2.5\n")
+    code = main(["check", str(tmp_path / "sq.c"), "-head", "sq(y)/(x)", "--adjoint", str(tmp_path / "sq_b.c"),
+                 "--args", str(tmp_path / "args.toml")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.strip() == f"{tmp_path / 'args.toml'}:2: n: value must be an integer, got 2.5"
+    assert main(["check", str(tmp_path / "sq.c"), "-head", "sq(y)/(x)", "--adjoint", str(tmp_path / "no.c")]) == 2
+    assert "no.c: no such candidate file" in capsys.readouterr().err
+
+
+def test_command_line_json_and_fail_exit(tmp_path, capsys):
+    """A candidate whose prototype does not follow the primal's is a FAIL (exit 1) saying why."""
+    (tmp_path / "sq.c").write_text(SQ)
+    (tmp_path / "sq_b.c").write_text("void sq_b(int n, double *x, double *y, double *yb) {}\n")
+    (tmp_path / "args.toml").write_text('[n]\nvalue = 2\n[x]\nshape = ["n"]\n[y]\nshape = ["n"]\n')
+    code = main(["check", str(tmp_path / "sq.c"), "-head", "sq(y)/(x)", "--adjoint", str(tmp_path / "sq_b.c"),
+                 "--args", str(tmp_path / "args.toml"), "--json", str(tmp_path / "r.json")])
+    out = capsys.readouterr().out
+    assert code == 1 and out.splitlines()[-1].startswith("adspec check: FAIL"), out
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["verdict"] == "fail" and report["mode"] == "adjoint"
+    assert "prototype mismatch" in report["errors"][0] and "xb" in report["errors"][0]
