@@ -778,10 +778,11 @@ class CampaignProgram:
 
 
 def head_args(lang: str) -> dict:
-    """The arguments file of the head (x, y, s, k): k's value; C's pointers' element counts."""
-    args = {"k": {"value": 3}}
+    """The arguments file of the head (x, y, s, k): k's value; C's pointers' element counts;
+    the helpers' integer arguments and (C) pointers, for the checks of each procedure alone."""
+    args = {"k": {"value": 3}, "bump": {"i": {"value": 2}}}
     if lang == "c":
-        args.update(x={"shape": [N]}, y={"shape": [N]}, s={"shape": [1]})
+        args.update(x={"shape": [N]}, y={"shape": [N]}, s={"shape": [1]}, g={"a": {"shape": [N]}})
     return args
 
 

@@ -19,7 +19,8 @@ NOT_COMPILED = "candidate does not compile"
 CHECK_FAILED = "check could not run"
 # symptoms come out in this order of kinds, so that the first is the most basic one
 KIND_ORDER = (CHECK_FAILED, TOOL_CRASHED, TOOL_TIMED_OUT, TOOL_WROTE_NOTHING, NOT_COMPILED, "prototype", "candidate run",
-              "stack", "wrong derivative", "dot-product", "contract", "input", "check")
+              "stack", "wrong derivative of", "wrong derivative", "dot-product", "contract", "input", "primal",
+              "check")
 
 
 @dataclass(frozen=True)
@@ -97,21 +98,29 @@ def _check(tool: Tool, program, src: Path, outdir: Path, seed: int, checker) -> 
 
 
 def symptoms_of(report: dict) -> list:
-    """What a failed check says went wrong, one line per kind (a wrong pair: its dependent and
-    independent only, not the indices, so that a shrunk program keeps the same symptom)."""
+    """What a failed check says went wrong, one line per kind, the most basic first (a wrong
+    pair: its dependent and independent only, not the indices, so that a shrunk program keeps
+    the same symptom). The causes are those of the oracle's verdict (adspec/oracle/report.py)."""
     found = [_error_symptom(e) for e in report.get("errors") or ()]
     for pair in report.get("wrong_pairs") or ():
         found.append(f"wrong derivative of dependent {pair['dependent']} wrt {pair['independent']}")
-    dot = report.get("dot_product") or {}
-    if dot.get("failed") or (not found and dot.get("relative_error", 0) > 1e-8):
+    failed = lambda part: part and not part.get("ok", True)  # noqa: E731
+    if failed(report.get("dot_product")):
         found.append("dot-product test fails")
+    if failed(report.get("complex_step")):
+        found.append("wrong derivative: disagrees with complex step")
+    if report.get("stack") and not report["stack"].get("empty", True):
+        found.append("stack not empty after the candidate returns")
     contract = report.get("contract") or {}
     for name, status in (contract.get("arguments") or {}).items():
         if status.get("agrees") is False:
             found.append(f"contract: {name} is {status.get('observed')}, its header says {status.get('claimed')}")
-    for name, unchanged in (contract.get("inputs_unchanged") or {}).items():
-        if unchanged is False:
-            found.append(f"input {name} changed by the candidate")
+    found += [f"input {name} changed by the candidate"
+              for name, same in (contract.get("inputs_unchanged") or {}).items() if not same]
+    found += [f"primal result {name} wrong in the candidate"
+              for name, same in (contract.get("primal_results") or {}).items() if not same]
+    found += [f"wrong derivative in procedure {p['name']}" for p in report.get("procedures") or ()
+              if p.get("verdict") == "fail" and p.get("name") != report.get("head", "").split("(")[0]]
     if not found:
         found.append("check fails (see its report)")
     return sorted(set(found), key=lambda s: (next((i for i, k in enumerate(KIND_ORDER) if s.startswith(k)),
