@@ -146,6 +146,8 @@ def _add_campaign_parser(sub) -> None:
                    help="shrink every failing program (default: on)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="of one run of the tool")
     p.add_argument("--points", type=int, default=1, help="points of each check (default 1)")
+    p.add_argument("--heads", choices=("random", "all"), default="random",
+                   help="dependents and independents: drawn among the head's real arguments (default), or all of them")
 
 
 def _add_check_parser(sub) -> None:

@@ -8,7 +8,7 @@ from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 
 from .generate import campaign_program
-from .runner import Tool, try_program
+from .runner import REFERENCE_IN_DOUBT, Tool, try_program
 from .shrink import shrink, statement_count
 
 
@@ -20,6 +20,7 @@ class Campaign:
     seed: int = 0
     shrink: bool = True
     max_tries: int = 300      # shrinking tries per failing program
+    heads: str = "random"     # or "all": generate.campaign_program
 
     def check_seed(self, index: int) -> int:
         return self.seed * 1_000_003 + index
@@ -34,7 +35,12 @@ class CampaignResult:
 
     @property
     def failures(self) -> list:
-        return [o for o in self.outcomes if o["symptoms"]]
+        return [o for o in self.outcomes if o["status"] == "fail"]
+
+    @property
+    def unchecked(self) -> list:
+        """Programs whose candidate could not be judged: adspec's own reference was in doubt."""
+        return [o for o in self.outcomes if o["status"] == "unchecked"]
 
     def groups(self) -> dict:
         """symptom -> its failing outcomes, smallest shrunk program first (each failure counts
@@ -50,18 +56,25 @@ class CampaignResult:
 def run_program(campaign: Campaign, index: int, checker=None) -> dict:
     """Program `index`: drawn, tried and, when it fails, shrunk. Plain data (it crosses processes)."""
     start = time.perf_counter()
-    program, redrawn = campaign_program(campaign.seed, index, campaign.lang, campaign.tool.mode)
+    program, redrawn = campaign_program(campaign.seed, index, campaign.lang, campaign.tool.mode, campaign.heads)
     seed = campaign.check_seed(index)
     trial = try_program(campaign.tool, program, seed, checker)
     outcome = {"index": index, "head": program.head, "args": program.args, "lang": program.lang,
                "filename": program.filename, "classes": sorted(program.classes), "redrawn": redrawn,
-               "symptoms": trial.symptoms, "statements": statement_count(program.tree)}
+               "symptoms": trial.symptoms, "statements": statement_count(program.tree),
+               "status": _status(trial.symptoms)}
     if trial.symptoms:
         outcome.update(source=program.text, detail=trial.detail, report=trial.report)
-        if campaign.shrink:
+        if campaign.shrink and outcome["status"] == "fail":
             outcome["shrunk"] = _shrunk(campaign, program, trial, seed, checker)
     outcome["seconds"] = round(time.perf_counter() - start, 3)
     return outcome
+
+
+def _status(symptoms) -> str:
+    if not symptoms:
+        return "pass"
+    return "unchecked" if set(symptoms) == {REFERENCE_IN_DOUBT} else "fail"
 
 
 def _shrunk(campaign: Campaign, program, trial, seed: int, checker) -> dict:

@@ -20,7 +20,7 @@ def run_campaign_command(args) -> int:
         print(f"adspec campaign: {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
     campaign = Campaign(Tool(args.tool, args.mode, args.timeout, args.points), args.lang, args.n, args.seed,
-                        args.shrink)
+                        args.shrink, heads=args.heads)
     progress = TerminalProgress(sys.stderr) if sys.stderr.isatty() else None
     try:
         with executor_for(args.jobs, args.scheduler) as (executor, name):
@@ -39,7 +39,8 @@ def run_campaign_command(args) -> int:
     if args.report:
         write_report(result, args.report)
         print(f"wrote {args.report}/report.md, report.json and programs/", file=sys.stderr)
-    print(f"adspec campaign: {s['failed']} of {s['n']} programs failed ({s['seconds']} s on {s['executor']})")
+    unchecked = f", {s['unchecked']} could not be checked (adspec's reference in doubt)" if s["unchecked"] else ""
+    print(f"adspec campaign: {s['failed']} of {s['n']} programs failed{unchecked} ({s['seconds']} s on {s['executor']})")
     return 1 if s["failed"] else 0
 
 

@@ -786,17 +786,19 @@ def head_args(lang: str) -> dict:
     return args
 
 
-def campaign_program(seed: int, index: int, lang: str, mode: str) -> tuple:
+def campaign_program(seed: int, index: int, lang: str, mode: str, heads: str = "random") -> tuple:
     """(CampaignProgram, number of programs drawn before it that adspec itself cannot
     differentiate in `mode`: those have no reference to check a candidate against).
-    Program `index` of campaign `seed` is the same wherever it is drawn."""
+    `heads`: "random" (dependents and independents drawn among x, y, s) or "all" (all three
+    both). Program `index` of campaign `seed` is the same wherever it is drawn."""
     for attempt in range(MAX_ATTEMPTS):
         ch = RandomChoices(random.Random(f"{seed}:{index}:{attempt}"))
         gen = WideGenerator(ch, lang)
         body = tuple(s for _ in range(ch.integers(2, 4)) for s in gen.block((), 0).stmts)
         tree = program_file(lang, mk("block", *body), units=helpers(lang, WIDE_HELPERS_SOURCE),
                             locals_=_locals(lang), init=_init(lang))
-        program = CampaignProgram(tree, lang, random_head(ch), gen.classes)
+        head = random_head(ch) if heads == "random" else f"head({' '.join(REAL_ARGUMENTS)})/({' '.join(REAL_ARGUMENTS)})"
+        program = CampaignProgram(tree, lang, head, gen.classes)
         if differentiable(program, mode):
             return program, attempt
     raise RuntimeError(f"no program of {MAX_ATTEMPTS} drawn for index {index} could be differentiated by adspec")

@@ -11,7 +11,7 @@ def write_report(result, directory) -> list:
     directory = Path(directory)
     (directory / "programs").mkdir(parents=True, exist_ok=True)
     written = []
-    for outcome in result.failures:
+    for outcome in result.failures + result.unchecked:
         for key, source in _program_files(outcome).items():
             path = directory / "programs" / key
             path.write_text(source)
@@ -35,8 +35,8 @@ def summary(result) -> dict:
     campaign = result.campaign
     outcomes = result.outcomes
     return {"tool": campaign.tool.command, "mode": campaign.tool.mode, "lang": campaign.lang, "n": campaign.n,
-            "seed": campaign.seed, "executor": result.executor, "passed": len(outcomes) - len(result.failures),
-            "failed": len(result.failures), "redrawn": sum(o["redrawn"] for o in outcomes),
+            "seed": campaign.seed, "executor": result.executor, "passed": sum(o["status"] == "pass" for o in outcomes),
+            "failed": len(result.failures), "unchecked": len(result.unchecked), "redrawn": sum(o["redrawn"] for o in outcomes),
             "seconds": round(result.seconds, 1),
             "program_seconds_mean": round(sum(o["seconds"] for o in outcomes) / max(1, len(outcomes)), 3)}
 
@@ -44,14 +44,16 @@ def summary(result) -> dict:
 def to_dict(result) -> dict:
     groups = [{"symptom": symptom, "count": len(outcomes), "programs": [o["index"] for o in outcomes]}
               for symptom, outcomes in result.groups().items()]
-    return {"summary": summary(result), "groups": groups, "failures": result.failures}
+    return {"summary": summary(result), "groups": groups, "failures": result.failures,
+            "unchecked": result.unchecked}
 
 
 def markdown(result) -> str:
     s = summary(result)
     lines = ["# adspec campaign", "",
              f"Tool `{s['tool']}`, {s['mode']} mode, {s['lang']}, {s['n']} programs of seed {s['seed']} "
-             f"on {s['executor']}: **{s['failed']} failed**, {s['passed']} passed, in {s['seconds']} s "
+             f"on {s['executor']}: **{s['failed']} failed**, {s['passed']} passed, {s['unchecked']} could not be "
+             f"checked, in {s['seconds']} s "
              f"({s['program_seconds_mean']} s per program; {s['redrawn']} programs adspec cannot differentiate "
              "were drawn again).", ""]
     groups = result.groups()
@@ -69,6 +71,12 @@ def markdown(result) -> str:
                   "```" + ("fortran" if best["lang"] == "fortran" else "c"),
                   (shown["source"] if shrunk else _head_only(shown["source"])).rstrip(),
                   "```", "", "What the check says:", "", "```", shown["detail"].rstrip(), "```", ""]
+    if result.unchecked:
+        lines += ["## Programs that could not be checked", "",
+                  "adspec's own tangent disagrees with complex step on these (a finding about adspec, to report; "
+                  "the tool's candidate was not judged): " + ", ".join(
+                      f"[{o['index']}]({o['files']['original']})" if o.get("files") else str(o["index"])
+                      for o in result.unchecked), ""]
     return "\n".join(lines) + "\n"
 
 
