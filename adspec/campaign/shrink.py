@@ -55,13 +55,14 @@ def _reductions(tree):
     if uncalled:
         yield tree.with_kids(*(u for u in tree.units if u not in uncalled))
     paths = sorted(_block_paths(head), key=len)
+    read = _counters_read(head)
     for path in paths:
         stmts = _get(head, path).stmts
         size = len(stmts)
         while size >= 1:
             for start in range(0, len(stmts), size):
                 kept = stmts[:start] + stmts[start + size:]
-                if any(_kept(s) for s in stmts[start:start + size]):
+                if any(_kept(s, read) for s in stmts[start:start + size]):
                     continue
                 yield with_head(_set(head, path, mk("block", *kept)))
             size //= 2
@@ -79,15 +80,28 @@ def _reductions(tree):
                     yield with_head(_set(head, path, mk("block", *stmts[:i], new, *stmts[i + 1:])))
 
 
-def _kept(s) -> bool:
-    """Declarations, and the integer assignments the rest relies on: m = k (indices stay in
-    bounds), the counters of WHILE loops and backward GOTOs (they end)."""
+def _kept(s, read) -> bool:
+    """Declarations, and the integer assignments the rest relies on (`read`: the counters read
+    by other statements): m = k (indices stay in bounds), the counters of WHILE loops and
+    backward GOTOs (they end), the index of an unwrapped loop."""
     if s.op == "varDecl":
         return True
-    if s.op != "assign" or s.kids[0].op != "ident" or s.kids[0].kids[0] not in COUNTERS:
+    if s.op != "assign" or s.kids[0].op != "ident" or s.kids[0].kids[0] not in read:
         return False
     rhs = s.kids[1]
     return not (rhs.op == "mod" or rhs.op == "intrinsic" and rhs.kids[0] == "mod")
+
+
+def _counters_read(head) -> set:
+    """COUNTERS read by some statement other than an assignment to the same counter."""
+    read = set()
+    for path in _block_paths(head):
+        for s in _get(head, path).stmts:
+            own = s.kids[0].kids[0] if s.op == "assign" and s.kids[0].op == "ident" else None
+            parts = [k for k in s.kids if hasattr(k, "op") and k.op != "block"]   # nested blocks come by their paths
+            read |= {n.kids[0] for part in parts for n in walk(part)
+                     if getattr(n, "op", None) == "ident" and n.kids[0] in COUNTERS and n.kids[0] != own}
+    return read
 
 
 def _unwrapped(s):
