@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 from .generate import campaign_program
 from .runner import REFERENCE_IN_DOUBT, Tool, try_program
+
+WORKER_FAILED = "campaign worker failed"
 from .shrink import shrink, statement_count
 
 
@@ -71,6 +73,16 @@ def run_program(campaign: Campaign, index: int, checker=None) -> dict:
     return outcome
 
 
+def _outcome(future, index: int) -> dict:
+    """The future's outcome, or a failure of its own kind when the worker raised (never a pass)."""
+    try:
+        return future.result()
+    except Exception as e:
+        return {"index": index, "head": None, "args": None, "lang": None, "filename": "prog.txt", "classes": [],
+                "redrawn": 0, "symptoms": [f"{WORKER_FAILED}: {type(e).__name__}"], "statements": 0,
+                "status": "fail", "source": "", "detail": f"{type(e).__name__}: {e}", "seconds": 0.0}
+
+
 def _status(symptoms) -> str:
     if not symptoms:
         return "pass"
@@ -97,9 +109,9 @@ def run_campaign(campaign: Campaign, executor, progress=None, executor_name: str
     futures); `progress(done, total, failures)` after each."""
     start = time.perf_counter()
     result = CampaignResult(campaign, executor=executor_name)
-    futures = [executor.submit(run_program, campaign, index) for index in range(campaign.n)]
+    futures = {executor.submit(run_program, campaign, index): index for index in range(campaign.n)}
     for future in as_completed(futures):
-        result.outcomes.append(future.result())
+        result.outcomes.append(_outcome(future, futures[future]))
         if progress is not None:
             progress(len(result.outcomes), campaign.n, len(result.failures))
     result.outcomes.sort(key=lambda o: o["index"])

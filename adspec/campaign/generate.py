@@ -348,7 +348,8 @@ def program_file(lang, body, units=None, locals_=(), init=()):
     """The file of the helpers (or `units`) and head over x, y, s, k with this body; `locals_`
     declared and `init` run first too (il_gen_adjoint's local arrays)."""
     units = helpers(lang) if units is None else units
-    init = (mk("assign", ident("t"), real_cst("0.5")), mk("assign", ident("m"), ident("k"))) + tuple(init)
+    init = tuple(s.with_ann(setup=True) for s in (mk("assign", ident("t"), real_cst("0.5")),
+                                                  mk("assign", ident("m"), ident("k")))) + tuple(init)
     if lang == "fortran":
         decls = (_decl(_real8(), ("x", N), ("y", N), ("s", None), ("t", None)),
                  _decl(_int4(), ("k", None), *((v, None) for v in INT_LOCALS)),
@@ -795,8 +796,9 @@ def campaign_program(seed: int, index: int, lang: str, mode: str, heads: str = "
         ch = RandomChoices(random.Random(f"{seed}:{index}:{attempt}"))
         gen = WideGenerator(ch, lang)
         body = tuple(s for _ in range(ch.integers(2, 4)) for s in gen.block((), 0).stmts)
+        init = tuple(s.with_ann(setup=True) for s in _init(lang))   # the shrinker keeps them
         tree = program_file(lang, mk("block", *body), units=helpers(lang, WIDE_HELPERS_SOURCE),
-                            locals_=_locals(lang), init=_init(lang))
+                            locals_=_locals(lang), init=init)
         head = random_head(ch) if heads == "random" else f"head({' '.join(REAL_ARGUMENTS)})/({' '.join(REAL_ARGUMENTS)})"
         program = CampaignProgram(tree, lang, head, gen.classes)
         if differentiable(program, mode):

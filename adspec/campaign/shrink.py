@@ -13,7 +13,9 @@ COMPOUND = ("if", "do", "for", "while", "switch", "where")
 REAL_NAMES = frozenset(("x", "y", "s", "t", "z", "q", "p", "f"))
 REAL_OPS = frozenset(("add", "sub", "mul", "div", "neg", "intrinsic", "call"))
 HALF = "0.5"
-COUNTERS = frozenset(("m", "w", "b", "i", "j", "l"))   # l, j, i: set where a loop was unwrapped
+# integers (and the C pointer p) whose assignment the statements reading them rely on: m keeps
+# indices in bounds, w and b end their loops, i, j, l are set where a loop was unwrapped, p before its walk
+SET_BEFORE_USE = frozenset(("m", "w", "b", "i", "j", "l", "p"))
 
 
 def statement_count(tree) -> int:
@@ -81,10 +83,10 @@ def _reductions(tree):
 
 
 def _kept(s, read) -> bool:
-    """Declarations, and the integer assignments the rest relies on (`read`: the counters read
+    """Declarations, the program's setup, and the integer assignments the rest relies on (`read`: the counters read
     by other statements): m = k (indices stay in bounds), the counters of WHILE loops and
     backward GOTOs (they end), the index of an unwrapped loop."""
-    if s.op == "varDecl":
+    if s.op == "varDecl" or s.ann.get("setup"):   # every value read is set (generate: z, q, t, m)
         return True
     if s.op != "assign" or s.kids[0].op != "ident" or s.kids[0].kids[0] not in read:
         return False
@@ -93,14 +95,14 @@ def _kept(s, read) -> bool:
 
 
 def _counters_read(head) -> set:
-    """COUNTERS read by some statement other than an assignment to the same counter."""
+    """SET_BEFORE_USE read by some statement other than an assignment to the same counter."""
     read = set()
     for path in _block_paths(head):
         for s in _get(head, path).stmts:
             own = s.kids[0].kids[0] if s.op == "assign" and s.kids[0].op == "ident" else None
             parts = [k for k in s.kids if hasattr(k, "op") and k.op != "block"]   # nested blocks come by their paths
             read |= {n.kids[0] for part in parts for n in walk(part)
-                     if getattr(n, "op", None) == "ident" and n.kids[0] in COUNTERS and n.kids[0] != own}
+                     if getattr(n, "op", None) == "ident" and n.kids[0] in SET_BEFORE_USE and n.kids[0] != own}
     return read
 
 
