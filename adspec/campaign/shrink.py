@@ -57,7 +57,7 @@ def _reductions(tree):
     if uncalled:
         yield tree.with_kids(*(u for u in tree.units if u not in uncalled))
     paths = sorted(_block_paths(head), key=len)
-    read = _counters_read(head)
+    read = _names_read(head)
     for path in paths:
         stmts = _get(head, path).stmts
         size = len(stmts)
@@ -83,26 +83,42 @@ def _reductions(tree):
 
 
 def _kept(s, read) -> bool:
-    """Declarations, the program's setup, and the integer assignments the rest relies on (`read`: the counters read
-    by other statements): m = k (indices stay in bounds), the counters of WHILE loops and
-    backward GOTOs (they end), the index of an unwrapped loop."""
-    if s.op == "varDecl" or s.ann.get("setup"):   # every value read is set (generate: z, q, t, m)
+    """Declarations, the setup that sets what is `read` (generate: t, m, z, q: every value read
+    is set), and the integers (and the C pointer) whose assignment what reads them relies on."""
+    if s.op == "varDecl":
         return True
-    if s.op != "assign" or s.kids[0].op != "ident" or s.kids[0].kids[0] not in read:
+    if s.ann.get("setup"):
+        return bool(_assigned(s) & read)
+    if s.op != "assign" or s.kids[0].op != "ident" or s.kids[0].kids[0] not in SET_BEFORE_USE & read:
         return False
     rhs = s.kids[1]
     return not (rhs.op == "mod" or rhs.op == "intrinsic" and rhs.kids[0] == "mod")
 
 
-def _counters_read(head) -> set:
-    """SET_BEFORE_USE read by some statement other than an assignment to the same counter."""
+def _assigned(s) -> set:
+    """The variables `s` sets (a loop's: its body's, not its index)."""
+    body = s.kids[-1] if s.op in ("do", "for") else s
+    return {_base(n.kids[0]) for n in walk(body) if getattr(n, "op", None) == "assign"}
+
+
+def _base(lhs) -> str:
+    while lhs.op != "ident":
+        lhs = lhs.kids[0]
+    return lhs.kids[0]
+
+
+def _names_read(head) -> set:
+    """Names in the statements other than the setup, but for a variable's own assignment
+    (w = w + 1 does not need w set: it goes when nothing else reads w)."""
     read = set()
     for path in _block_paths(head):
         for s in _get(head, path).stmts:
+            if s.op == "varDecl" or s.ann.get("setup"):
+                continue
             own = s.kids[0].kids[0] if s.op == "assign" and s.kids[0].op == "ident" else None
             parts = [k for k in s.kids if hasattr(k, "op") and k.op != "block"]   # nested blocks come by their paths
             read |= {n.kids[0] for part in parts for n in walk(part)
-                     if getattr(n, "op", None) == "ident" and n.kids[0] in SET_BEFORE_USE and n.kids[0] != own}
+                     if getattr(n, "op", None) == "ident" and n.kids[0] != own}
     return read
 
 
@@ -178,7 +194,7 @@ def _uncalled_units(tree) -> list:
 
 # --- paths to the blocks of a procedure: (kid index, tuple index or None) steps ---------
 def _block_paths(node, path=()):
-    if not hasattr(node, "op"):
+    if not hasattr(node, "op") or node.ann.get("setup"):   # the setup is kept or deleted whole
         return
     if node.op == "block":
         yield path
