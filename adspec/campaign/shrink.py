@@ -71,12 +71,12 @@ def _reductions(tree):
     for path in paths:
         stmts = _get(head, path).stmts
         for i, s in enumerate(stmts):
-            for body in _unwrapped(s):
+            for body in () if s.ann.get("setup") else _unwrapped(s):
                 yield with_head(_set(head, path, mk("block", *stmts[:i], *body, *stmts[i + 1:])))
     for path in paths:
         stmts = _get(head, path).stmts
         for i, s in enumerate(stmts):
-            if s.op == "assign":
+            if s.op == "assign" and not s.ann.get("setup"):
                 for rhs in _simpler(s.kids[1]):
                     new = s.with_kids(s.kids[0], rhs)
                     yield with_head(_set(head, path, mk("block", *stmts[:i], new, *stmts[i + 1:])))
@@ -116,7 +116,8 @@ def _names_read(head) -> set:
             if s.op == "varDecl" or s.ann.get("setup"):
                 continue
             own = s.kids[0].kids[0] if s.op == "assign" and s.kids[0].op == "ident" else None
-            parts = [k for k in s.kids if hasattr(k, "op") and k.op != "block"]   # nested blocks come by their paths
+            kids = [k for kid in s.kids for k in (kid if isinstance(kid, tuple) else (kid,))]   # call arguments
+            parts = [k for k in kids if hasattr(k, "op") and k.op != "block"]   # nested blocks come by their paths
             read |= {n.kids[0] for part in parts for n in walk(part)
                      if getattr(n, "op", None) == "ident" and n.kids[0] != own}
     return read
