@@ -83,3 +83,12 @@ def test_header_comment_and_prototype_matching(tmp_path):
     assert dp.derivative_of == {"xb0": "x", "yb": "y"}   # a clash suffix; xx is no derivative of x
     with pytest.raises(PrototypeMismatch, match="unexpected extra argument"):
         match(procs["f_c"], procs["f"], "adjoint")
+
+
+def test_fortran_files_compile_modules_first(tmp_path):
+    from adspec.oracle.check import _modules_first
+    (tmp_path / "b.f90").write_text("subroutine f(x)\n  use mm\n  real(8) x\n  call g(x)\nend subroutine\n")
+    (tmp_path / "a.f90").write_text("module mm\ncontains\n  subroutine g(x)\n  real(8) x\n  x = 2*x\n"
+                                    "  end subroutine\nend module\n")
+    paths = [str(tmp_path / "b.f90"), str(tmp_path / "a.f90")]
+    assert _modules_first(paths) == paths[::-1]

@@ -27,17 +27,25 @@ void f(int n, double *x, double *y, double c) {
 """
 C_ARGS = {"n": {"value": 3}, "x": {"shape": ["n"]}, "y": {"shape": ["n"]}}
 
+# g is a module procedure (called by gfortran's name) and keeps state: each call doubles
+# `scale`, so only calls that each start from the program's first state agree
 F_PRIMAL = """\
-subroutine g(n, x, s)
-  integer n
-  real(8) x(n), s
-  integer i
-  s = 0.0d0
-  do i = 1, n
-    s = s + sin(x(i)) * x(i)
-  end do
-end subroutine
+module m
+  real(8) :: scale = 1.0d0
+contains
+  subroutine g(n, x, s)
+    integer n
+    real(8) x(n), s
+    integer i
+    scale = 2.0d0 * scale
+    s = 0.0d0
+    do i = 1, n
+      s = s + scale * sin(x(i)) * x(i)
+    end do
+  end subroutine
+end module
 subroutine f(n, x, y)
+  use m
   integer n
   real(8) x(n), y(n)
   real(8) s
@@ -103,8 +111,11 @@ def test_own_fortran_derivatives_pass_and_a_broken_head_is_named(tmp_path):
     _, adjoint = _program(tmp_path, "t.f90", F_PRIMAL, "adjoint")
     report = check([str(primal)], "f(y)/(x)", adjoint=[str(adjoint)], args=F_ARGS, points=1)
     assert report.ok, report.text()
+    assert [(p.name, p.verdict) for p in report.procedures] == [("g", "pass"), ("f", "pass")]
     # Fortran's adjoint overwrites xb (x:out): observed, and it agrees with the header
     assert report.contract["arguments"]["xb"] == {"observed": "out", "claimed": "out", "agrees": True}
+    own = check([str(primal)], "f(y)/(x)", tangent=[str(tangent)], args=F_ARGS, points=1)
+    assert own.ok and own.complex_step["relative_error"] < 1e-12, own.text()
     broken = _broken(tangent, "yd(i) = ", "yd(i) = 2*xd(i) + ")   # the head wrong, g right
     bad = check([str(primal)], "f(y)/(x)", tangent=[str(broken)], args=F_ARGS, points=1)
     assert not bad.ok and bad.first_wrong_procedure == "f", bad.text()
@@ -186,3 +197,31 @@ def test_command_line_json_and_fail_exit(tmp_path, capsys):
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["verdict"] == "fail" and report["mode"] == "adjoint"
     assert "prototype mismatch" in report["errors"][0] and "xb" in report["errors"][0]
+
+
+@pytest.mark.compile
+def test_struct_of_doubles_by_pointer(tmp_path):
+    """A C struct of doubles is checked as the array of its doubles; pairs name its fields."""
+    require_compilers("c")
+    primal, tangent = _program(tmp_path, "st.c", "struct state { double q[3]; double e; };\n"
+                               "void f(struct state *s, double *y) { *y = s->q[1] * s->e + s->e; }\n",
+                               "tangent", head="f(y)/(s)")
+    broken = _broken(tangent, "s->e * sd->q[1]", "2.0 * s->e * sd->q[1]")
+    report = check([str(primal)], "f(y)/(s)", tangent=[str(broken)], points=1)
+    assert [p["entry"] for p in report.wrong_pairs] == ["d y / d s->q[1]"], report.text()
+    assert report.checked_entries == 4 and not report.complex_step["ok"]
+
+
+@pytest.mark.compile
+def test_a_wrong_function_callee_is_named(tmp_path):
+    """A callee that is a function is checked alone with its result as a dependent."""
+    require_compilers("c")
+    primal, tangent = _program(tmp_path, "fn.c", "#include <math.h>\n"
+                               "double sq(double v, double w) { return v * sin(w); }\n"
+                               "void f(int n, double *x, double *y) {\n"
+                               "  int i;\n  for (i = 0; i < n; i++) y[i] = sq(x[i], x[0]) + x[i];\n}\n", "tangent")
+    broken = _broken(tangent, "return sin(w) * vd", "return 2.0 * sin(w) * vd")
+    report = check([str(primal)], "f(y)/(x)", tangent=[str(broken)], args=C_ARGS, points=1)
+    assert report.first_wrong_procedure == "sq", report.text()
+    sq = report.procedures[0]
+    assert sq.head == "sq(sq)/(v w)" and [p["entry"] for p in sq.wrong_pairs] == ["d sq / d v"]

@@ -18,6 +18,9 @@ from .harness import TYPES, Arg
 from .prototype import Procedure
 
 
+INTEGERS = ("i4", "i8", "l4")
+
+
 class NotCheckable(Exception):
     """A callee whose sizes are not known: the bottom-up check skips it and says why."""
 
@@ -30,6 +33,7 @@ class Layout:
     lower: dict          # formal -> lower bounds of its dims (source indices)
     shapes: dict         # formal -> its shape (() for a scalar)
     integers: dict       # integer formal -> value (scalars) or values (arrays)
+    fields: dict = None  # C struct formal -> ((field, offset, count), ...)
 
     def arg(self, name: str) -> Arg:
         return next(a for a in self.args if a.name == name)
@@ -37,6 +41,9 @@ class Layout:
     def index(self, name: str, flat: int) -> list:
         """Source-language indices of element `flat` (memory order) of formal `name`."""
         shape = self.shapes.get(name, ())
+        if self.fields and name in self.fields:
+            field, offset, count = next(f for f in self.fields[name] if f[1] <= flat < f[1] + f[2])
+            return [field] + ([flat - offset] if count > 1 else [])
         if not shape:
             return []
         order = "F" if self.proc.lang == "fortran" else "C"
@@ -52,11 +59,19 @@ def layout(proc: Procedure, args: Args, head: "Layout | None" = None, callee: bo
         return SourceError(message + f" (give it in the arguments file: `adspec check --init` writes a template)",
                            args.filename if args.text else proc.filename, None if args.text else proc.line)
 
+    def unsupported(message):
+        return NotCheckable(message) if callee else SourceError(message, proc.filename, proc.line)
+    if proc.static:
+        raise unsupported(f"{proc.name} is static: a driver cannot call it")
+    if proc.result_type is not None and proc.result_type.startswith("other"):
+        raise unsupported(f"{proc.name}: a result of type {proc.result_type[7:]} is not supported by adspec check yet")
     scope = proc.name if callee else None
     integers = {}
     for f in proc.formals:
-        if f.type in ("i4", "i8", "l4") and f.dims is None:
+        if f.type in INTEGERS and f.dims is None:
             value = args.value(f.name, scope)
+            if f.pointer and isinstance(value, list):
+                continue   # a C pointer to integers: an array
             if value is None and head is not None and f.name in head.integers:
                 value = head.integers[f.name]
             if value is None:
@@ -65,13 +80,21 @@ def layout(proc: Procedure, args: Args, head: "Layout | None" = None, callee: bo
                 raise args.error(f"{f.name}: value must be an integer, got {value!r}", args.table(f.name, scope)[1],
                                  "value")
             integers[f.name] = value
-    harness_args, lower, shapes = [], {}, {}
+    harness_args, lower, shapes, struct_fields = [], {}, {}, {}
     for f in proc.formals:
         if f.type.startswith("other"):
-            raise (NotCheckable if callee else SourceError)(
-                *((f"{proc.name}: argument {f.name!r} of type {f.type[7:]} is not supported by adspec check yet",)
-                  + (() if callee else (proc.filename, proc.line))))
+            raise unsupported(f"{proc.name}: argument {f.name!r} of type {f.type[7:]} is not supported by adspec check yet")
         shape = args.shape(f.name, integers, scope)
+        if f.fields:   # a struct of doubles: one array of them
+            offset, layout_of = 0, []
+            for field, count in f.fields:
+                layout_of.append((field, offset, count))
+                offset += count
+            struct_fields[f.name] = tuple(layout_of)
+            shape = (offset,)
+        int_array = f.type in INTEGERS and f.name not in integers
+        if shape is None and int_array and f.pointer and isinstance(args.value(f.name, scope), list):
+            shape = (len(args.value(f.name, scope)),)
         if shape is None and head is not None and f.name in head.shapes and callee and not f.dims:
             shape = head.shapes[f.name] or None
         if shape is None and f.dims:
@@ -86,14 +109,14 @@ def layout(proc: Procedure, args: Args, head: "Layout | None" = None, callee: bo
             else tuple(0 if proc.lang == "c" else 1 for _ in shape or ())
         shapes[f.name] = tuple(shape or ())
         harness_args.append(Arg(f.name, f.type, tuple(shape) if shape else None, bool(f.pointer) and not shape))
-        if f.type in ("i4", "i8", "l4") and f.dims is not None:
+        if int_array:
             values = args.value(f.name, scope)
             n = size_of(shape)
             if not isinstance(values, list) or len(values) != n:
                 raise missing(f"{proc.name}: integer array {f.name!r} needs its {n} values "
                               f"([{_table(f.name, scope)}] value = [...])")
             integers[f.name] = values
-    return Layout(proc, tuple(harness_args), lower, shapes, integers)
+    return Layout(proc, tuple(harness_args), lower, shapes, integers, struct_fields)
 
 
 def _table(name, scope):
@@ -108,6 +131,9 @@ def draw_point(lay: Layout, args: Args, rng, callee: bool = False) -> dict:
         dtype = TYPES[a.type][0]
         if a.name in lay.integers:
             values[a.name] = np.asarray(lay.integers[a.name], dtype=dtype).reshape(-1 if a.dims else ())
+        elif args.value(a.name, scope) is not None:   # a real given a fixed value
+            values[a.name] = np.resize(np.asarray(args.value(a.name, scope), dtype=dtype), a.size).reshape(
+                -1 if a.dims else ())
         else:
             low, high = args.range(a.name, scope)
             drawn = rng.uniform(low, high, a.size).astype(dtype)

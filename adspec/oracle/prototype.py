@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from adspec.engine.errors import SourceError
 
@@ -35,6 +34,7 @@ class Formal:
     type: str            # a harness type code (r8, r4, i4, i8, l4), or "other: <type>"
     dims: tuple | None   # the declared dims (IL `dim` nodes), None for a scalar
     pointer: int = 0     # C pointer level
+    fields: tuple | None = None   # a C struct of doubles: ((field, element count), ...) in memory order
 
     @property
     def real(self) -> bool:
@@ -64,6 +64,14 @@ class Procedure:
     header: Header | None
     calls: frozenset            # names of the procedures it calls
     indexed: frozenset = frozenset()   # C pointer formals used as arrays (subscripted, offset, passed on)
+    module: str | None = None          # the Fortran module that contains it
+    static: bool = False               # a C static function: no driver can call it
+    single: bool = False               # declares single-precision reals (its results round to them)
+
+    @property
+    def symbol(self) -> str | None:
+        """The linker's name of a Fortran module procedure (gfortran's), None for the others."""
+        return f"__{self.module.lower()}_MOD_{self.name.lower()}" if self.module else None
 
     def formal(self, name: str) -> Formal:
         return next(f for f in self.formals if f.name == name)
@@ -89,10 +97,41 @@ def base_name(text: str) -> str:
     return re.split(r"->|\.|\[|\(|\)|\s", text)[0]
 
 
-def type_code(typ) -> str:
+def type_code(typ, aliases: dict | None = None) -> str:
+    typ = _resolved(typ, aliases)
     if typ is None or typ.op != "type":
         return f"other: {typ}"
     return TYPE_CODES.get((typ.kids[0], typ.kids[1]), f"other: {typ.kids[0]}")
+
+
+def _resolved(typ, aliases: dict | None):
+    """A C typedef name followed to what it names (a type, or a typeRef of a struct)."""
+    seen = 0
+    while typ is not None and typ.op == "typeRef" and aliases and typ.kids[0] in aliases and seen < 20:
+        typ, seen = aliases[typ.kids[0]], seen + 1
+    return typ
+
+
+def struct_fields(typ, aliases: dict, structs: dict) -> tuple | None:
+    """((field, element count), ...) of a C struct whose fields are all doubles (scalars or
+    arrays of constant size): laid out in memory as one array of doubles. None otherwise."""
+    typ = _resolved(typ, aliases)
+    if typ is None or typ.op != "typeRef" or typ.kids[0] not in structs:
+        return None
+    fields = []
+    for decl in structs[typ.kids[0]]:
+        if getattr(decl, "op", None) != "varDecl" or type_code(decl.kids[0], aliases) != "r8":
+            return None
+        for d in decl.kids[2]:
+            if d.kids[3]:
+                return None   # a pointer field: memory elsewhere
+            count = 1
+            for dim in d.kids[1] or ():
+                if dim.kids[1] is None or dim.kids[1].op != "intCst":
+                    return None
+                count *= int(dim.kids[1].kids[0])
+            fields.append((d.kids[0], count))
+    return tuple(fields) or None
 
 
 _TREES: dict = {}   # (path, text) -> IL: a file read once per process (check reads each twice)
@@ -100,13 +139,63 @@ _TREES: dict = {}   # (path, text) -> IL: a file read once per process (check re
 
 def read_tree(path: str):
     """The IL of a source file (C: the runtime's includes left out, they are not needed here)."""
-    from adspec.frontends import language_of, parse_source
-    text = Path(path).read_text()
+    from adspec.frontends import language_of, parse_source, read_source
+    text = read_source(str(path))
     key = (str(path), text)
     if key not in _TREES:
         lang, form = language_of(str(path))
-        _TREES[key] = parse_source(_READER_SKIPS.sub("", text) if lang == "c" else text, str(path), lang, form)
+        if lang == "c":
+            text = _READER_SKIPS.sub("", text)
+        try:
+            _TREES[key] = parse_source(text, str(path), lang, form)
+        except SourceError:
+            if lang != "c":
+                raise
+            # code adspec's reader refuses (calloc, ...): the prototypes and comments are enough
+            _TREES[key] = parse_source(_without_bodies(text), str(path), lang, form)
     return _TREES[key]
+
+
+def _without_bodies(text: str) -> str:
+    """C text with every function body emptied (`{ ... }` after a `)` at file scope); comments,
+    strings and line breaks kept, so lines stay where they were."""
+    out, depth, i, n, body = [], 0, 0, len(text), False
+    while i < n:
+        two = text[i:i + 2]
+        if two in ("/*", "//") or text[i] in "\"'":
+            end = (text.find("*/", i + 2) + 2 if two == "/*" else text.find("\n", i) if two == "//"
+                   else _string_end(text, i))
+            end = n if end <= i else end
+            chunk = text[i:end]
+            out.append(re.sub(r"[^\n]", " ", chunk) if body else chunk)
+            i = end
+            continue
+        ch = text[i]
+        if ch == "{":
+            if depth == 0 and re.search(r"\)\s*$", "".join(out[-200:])):
+                body = True
+                out.append("{")
+                depth += 1
+                i += 1
+                continue
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0 and body:
+                body = False
+                out.append("}")
+                i += 1
+                continue
+        out.append(ch if not body or ch == "\n" else "")
+        i += 1
+    return "".join(out)
+
+
+def _string_end(text: str, i: int) -> int:
+    quote, j = text[i], i + 1
+    while j < len(text) and text[j] != quote:
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
 
 
 def read_procedures(paths) -> dict:
@@ -122,29 +211,32 @@ def procedures_of(tree, filename: str) -> dict:
     """The procedures of an IL file, with the header comments above them."""
     lang = tree.ann.get("lang", "fortran")
     procs, comments = {}, []
-    for unit in _units(tree):
+    aliases = {u.kids[0]: u.kids[1] for u in tree.kids if u.op == "typeAlias"}
+    structs = {u.kids[0]: u.kids[1] for u in tree.kids if u.op == "typeDef" and lang == "c"}
+    for unit, module in _units(tree):
         if unit.op == "comment":
             comments.append(unit.kids[0])
             continue
         if unit.op == "procedure":
-            proc = _procedure(unit, lang, filename, comments)
+            proc = _procedure(unit, lang, filename, comments, aliases, module, structs)
             procs[proc.name] = proc
         comments = []
     return procs
 
 
 def _units(tree):
+    """(unit, the name of the module that contains it or None)."""
     for unit in tree.kids:
-        if unit.op == "module":   # module procedures: listed too (the driver cannot call them)
-            yield from (u for u in unit.kids if getattr(u, "op", None) in ("procedure", "comment"))
+        if unit.op == "module":
             for kid in unit.kids:
-                if isinstance(kid, tuple):
-                    yield from (u for u in kid if getattr(u, "op", None) in ("procedure", "comment"))
+                for u in kid if isinstance(kid, tuple) else (kid,):
+                    if getattr(u, "op", None) in ("procedure", "comment"):
+                        yield u, unit.kids[0].lower()
         else:
-            yield unit
+            yield unit, None
 
 
-def _procedure(node, lang: str, filename: str, comments: list) -> Procedure:
+def _procedure(node, lang: str, filename: str, comments: list, aliases: dict, module, structs: dict) -> Procedure:
     name, kind, formal_names, result, rtype = node.kids[:5]
     fold = str.lower if lang == "fortran" else (lambda s: s)
     decls = {}
@@ -152,8 +244,10 @@ def _procedure(node, lang: str, filename: str, comments: list) -> Procedure:
         if getattr(decl, "op", None) != "varDecl":
             continue
         for d in decl.kids[2]:
-            decls[fold(d.kids[0])] = Formal(fold(d.kids[0]), type_code(decl.kids[0]), tuple(d.kids[1]) if d.kids[1] else None,
-                                            d.kids[3] if len(d.kids) > 3 else 0)
+            pointer = d.kids[3] if len(d.kids) > 3 else 0
+            fields = struct_fields(decl.kids[0], aliases, structs) if pointer == 1 and not d.kids[1] else None
+            decls[fold(d.kids[0])] = Formal(fold(d.kids[0]), "r8" if fields else type_code(decl.kids[0], aliases),
+                                            tuple(d.kids[1]) if d.kids[1] else None, pointer, fields)
     formals = tuple(decls.get(fold(f), Formal(fold(f), _implicit_type(f) if lang == "fortran" else "other: untyped", None))
                     for f in formal_names)
     result_type = None
@@ -162,10 +256,12 @@ def _procedure(node, lang: str, filename: str, comments: list) -> Procedure:
             declared = decls.get(fold(result or name))
             result_type = declared.type if declared else _implicit_type(result or name)
         elif not (rtype.op == "type" and rtype.kids[0] == "void"):
-            result_type = type_code(rtype)
+            result_type = type_code(rtype, aliases)
     calls = frozenset(fold(u.kids[0]) for u in _walk(node.kids[7]) if u.op == "call")
     return Procedure(fold(name), kind, formals, result_type, lang, filename, node.ann.get("line"),
-                     parse_header(comments, lang), calls, _indexed(node.kids[7], {f.name for f in formals if f.pointer}))
+                     parse_header(comments, lang), calls, _indexed(node.kids[7], {f.name for f in formals if f.pointer}),
+                     module, "static" in (node.kids[5] or ()),
+                     any(u.op == "varDecl" and type_code(u.kids[0], aliases) == "r4" for u in _walk(node)))
 
 
 def _indexed(body, pointers: set) -> frozenset:
@@ -271,6 +367,9 @@ def match(cand: Procedure, primal: Procedure, mode: str) -> DiffPrototype:
     for d, p in derivative_of.items():
         if not primal.formal(p).real and not primal.formal(p).type.startswith("other"):
             raise PrototypeMismatch(f"{where}: derivative argument {d!r} of the non-real argument {p!r}")
+        if primal.formal(p).fields != cand.formal(d).fields:
+            raise PrototypeMismatch(f"{where}: the derivative struct {d!r} is not laid out as {p!r} "
+                                    f"({cand.formal(d).fields} vs {primal.formal(p).fields}): not supported yet")
     return DiffPrototype(cand, primal, mode, derivative_of, value_formal, result_adjoint)
 
 
@@ -282,9 +381,3 @@ def primal_name_of(cand: Procedure, primal_names, mode: str) -> str | None:
     if m and (m.group(1) if cand.lang == "c" else m.group(1).lower()) in primal_names:
         return m.group(1) if cand.lang == "c" else m.group(1).lower()
     return None
-
-
-def check_readable(paths, what: str) -> None:
-    for p in paths:
-        if not Path(p).is_file():
-            raise SourceError(f"no such {what} file", str(p))

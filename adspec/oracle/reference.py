@@ -33,20 +33,26 @@ def reference_tangent(primal_paths, heads: list, lang: str) -> Reference:
     from adspec.pipeline import differentiate
     result = differentiate([str(p) for p in primal_paths], heads, "tangent")
     names = {v for v in result.procedure_names.values()}
-    if lang == "fortran":
-        names |= set(re.findall(r"(?im)^\s*module\s+(?!procedure\b)(\w+)\s*$", result.text))
+    if lang == "c":   # its own derivative globals (`double gd;`): the candidate may define the same
+        names |= {d.kids[0] for u in result.tree.kids if u.op == "varDecl" and "extern" not in u.kids[1]
+                  for d in u.kids[2]}
     text = result.text
+    if lang == "fortran":   # free form: the longer names must not cross column 72
+        from adspec.backends import unparse
+        text = unparse(result.tree, "fortran", form="free")
+        names |= set(re.findall(r"(?im)^\s*module\s+(?!procedure\b)(\w+)\s*$", text))
     flags = re.I if lang == "fortran" else 0
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(rf"\b{re.escape(name)}\b", PREFIX + name, text, flags=flags)
-    ext = result.tree.ann.get("filename", "ref.c").rsplit(".", 1)[-1]
+    ext = "f90" if lang == "fortran" else "c"
     fold = str.lower if lang == "fortran" else (lambda s: s)
     derived = procedures_of(result.tree, "<adspec's tangent>")
     procs = {}
     for primal, diff in result.procedure_names.items():
         proc = derived.get(fold(diff))
         if proc is not None:
-            procs[fold(primal)] = dataclasses.replace(proc, name=PREFIX + proc.name)
+            module = proc.module and (PREFIX + proc.module if proc.module in names else proc.module)
+            procs[fold(primal)] = dataclasses.replace(proc, name=PREFIX + proc.name, module=module)
     return Reference(text, f"{PREFIX}tangent.{ext}", procs, result.heads)
 
 
@@ -63,15 +69,19 @@ def complex_step(primal_trees, lay: Layout, point: dict, direction: dict, depend
     lang = lay.proc.lang
     tree = mk("file", *(k for t in primal_trees for k in t.kids), lang=lang, form=primal_trees[0].ann.get("form"),
               filename=primal_trees[0].ann.get("filename"))
-    actuals = {}
+    actuals, passed = {}, {}
     for a in lay.args:
         value = np.array(point[a.name], copy=True)
         if a.type in ("r4", "r8"):
             value = value.astype(np.complex128)
             if a.name in direction:
-                value = value + 1j * STEP * np.asarray(direction[a.name]).reshape(value.shape)
+                value = np.array(value + 1j * STEP * np.asarray(direction[a.name]).reshape(value.shape))   # 0-d stays an array
         else:
             value = value.astype(TYPES[a.type][0])
+        if lay.fields and a.name in lay.fields:
+            actuals[a.name] = value
+            passed[a.name] = _struct_pointer(value, lay.fields[a.name])
+            continue
         if lang == "c" and a.by_value:
             actuals[a.name] = value[()]
         elif lang == "c" and a.pointer:
@@ -79,7 +89,8 @@ def complex_step(primal_trees, lay: Layout, point: dict, direction: dict, depend
         else:
             actuals[a.name] = value
     try:
-        returned = Interpreter(tree, complex_step=True).call(lay.proc.name, [actuals[a.name] for a in lay.args])
+        returned = Interpreter(tree, complex_step=True).call(lay.proc.name,
+                                                             [passed.get(a.name, actuals[a.name]) for a in lay.args])
     except (NonSmoothPoint, InterpError) as e:
         raise ComplexStepInvalid(str(e)) from None
     except Exception as e:   # the interpreter does not run this code: no complex step, said so
@@ -89,3 +100,12 @@ def complex_step(primal_trees, lay: Layout, point: dict, direction: dict, depend
         value = returned if name == result_name else actuals[name]
         out[name] = np.imag(np.asarray(value, dtype=np.complex128)).reshape(-1) / STEP
     return out
+
+
+def _struct_pointer(value, fields):
+    """A pointer to a C struct record whose fields are views of the flat array `value`."""
+    from adspec.engine.interp import CArr, Ptr, Record
+    record = {}
+    for field, offset, count in fields:
+        record[field] = CArr(value, offset, (count,)) if count > 1 else value[offset:offset + 1].reshape(())
+    return Ptr(np.array([Record("struct", record)], dtype=object), 0)

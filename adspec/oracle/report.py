@@ -119,7 +119,7 @@ class CheckReport:
                 what = p.verdict if p.verdict != "not checked" else f"not checked ({p.reason})"
                 extra = f", max relative error {p.max_relative_error:.3g}" if p.verdict != "not checked" else ""
                 wrong = f", {len(p.wrong_pairs)} wrong pair(s)" if p.wrong_pairs else ""
-                lines.append(f"  {p.name} ({p.candidate}, as {p.head}): {what}{extra}{wrong}")
+                lines.append(f"  {p.name} ({p.candidate}" + (f", as {p.head}" if p.head else "") + f"): {what}{extra}{wrong}")
         if self.first_wrong_procedure:
             lines.append(f"first wrong procedure: {self.first_wrong_procedure}")
         for n in self.notes:

@@ -42,7 +42,7 @@ class Side:
                 args.append(Arg(f.name, f.type, None, bool(f.pointer)))
             else:
                 args.append(self.layout.arg(f.name))
-        return Spec(self.name, tuple(args), self.dp.procedure.result_type)
+        return Spec(self.name, tuple(args), self.dp.procedure.result_type, self.dp.procedure.symbol)
 
     def size(self, var: str) -> int:
         return 1 if var == self.result_name else self.layout.arg(var).size
