@@ -12,7 +12,7 @@ import pytest
 from adspec.campaign import generate
 from adspec.campaign.campaign import Campaign, run_program
 from adspec.campaign.executors import INSTALL_HINT
-from adspec.campaign.runner import TOOL_CRASHED, TOOL_WROTE_NOTHING, Tool, symptoms_of
+from adspec.campaign.runner import TOOL_CRASHED, TOOL_TIMED_OUT, TOOL_WROTE_NOTHING, Tool, symptoms_of
 from adspec.campaign.shrink import shrink, statement_count
 from adspec.cli import main
 from harness import require_compilers
@@ -78,6 +78,12 @@ def test_symptoms_name_the_pair_not_the_indices_and_the_most_basic_comes_first()
 def test_a_tool_that_crashes_or_writes_nothing_fails_so(command, symptom):
     outcome = run_program(Campaign(Tool(command, "tangent"), "c", 1, shrink=False), 0)
     assert outcome["status"] == "fail" and outcome["symptoms"] == [symptom]
+
+
+def test_a_tool_that_hangs_is_stopped_with_its_children():
+    tool = Tool("sleep 30 & sleep 30; echo {src} {head} {outdir}", "tangent", timeout=0.5)
+    outcome = run_program(Campaign(tool, "c", 1, shrink=False), 0)
+    assert outcome["symptoms"] == [TOOL_TIMED_OUT] and outcome["seconds"] < 10
 
 
 def test_bad_tool_command_and_missing_dask_exit_2(capsys, monkeypatch):

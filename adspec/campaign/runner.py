@@ -3,8 +3,10 @@ name what went wrong (the symptoms). Everything here runs in a worker (a local p
 Dask worker) and returns plain data."""
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import signal
 import subprocess
 import tempfile
 import time
@@ -68,14 +70,17 @@ def try_program(tool: Tool, program, seed: int, checker=None) -> Trial:
 
 def _run_tool(tool: Tool, src: Path, head: str, outdir: Path) -> Trial | None:
     """A failed Trial when the tool crashed, timed out or wrote no source file; else None."""
-    try:
-        done = subprocess.run(tool.argv(src, head, outdir), shell=True, capture_output=True,
-                              text=True, timeout=tool.timeout)
-    except subprocess.TimeoutExpired:
-        return Trial([TOOL_TIMED_OUT], f"no exit after {tool.timeout:g} s")
-    output = (done.stdout + done.stderr).strip()
-    if done.returncode != 0:
-        return Trial([TOOL_CRASHED], f"exit status {done.returncode}\n{_tail(output)}")
+    # its own process group, so that a timeout ends the tool's children too (a shell's would hold the pipes)
+    with subprocess.Popen(tool.argv(src, head, outdir), shell=True, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, start_new_session=True) as proc:
+        try:
+            output = proc.communicate(timeout=tool.timeout)[0].strip()
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return Trial([TOOL_TIMED_OUT], f"no exit after {tool.timeout:g} s")
+    if proc.returncode != 0:
+        return Trial([TOOL_CRASHED], f"exit status {proc.returncode}\n{_tail(output)}")
     if not _candidates(outdir):
         return Trial([TOOL_WROTE_NOTHING], _tail(output))
     return None
