@@ -6,7 +6,6 @@ from __future__ import annotations
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 
-TASKS_PER_WORKER = 100   # then a fresh process: adspec's caches grow about 0.7 MB a program
 INSTALL_HINT = "--scheduler needs Dask distributed: pip install 'adspec[cluster]'"
 
 
@@ -19,7 +18,8 @@ def executor_for(jobs: int, scheduler: str | None = None):
     """(executor, its name for the report): a pool of `jobs` local processes, or the Dask
     cluster whose scheduler listens at `scheduler` (e.g. tcp://host:8786)."""
     if scheduler is None:
-        with ProcessPoolExecutor(max_workers=jobs, max_tasks_per_child=TASKS_PER_WORKER) as pool:
+        # (no max_tasks_per_child: Python 3.11's pool can hang when it replaces a worker)
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
             yield pool, f"local process pool ({jobs} processes)"
         return
     try:
