@@ -42,6 +42,10 @@ sub-commands:
   explain FILE... -head H --line N  the derivation (rules, premises, facts) behind the
                                   derivative statements of source line N (-b: of the adjoint's,
                                   why a value is pushed included)
+  campaign --tool "CMD {src} {head} {outdir}" --mode tangent|adjoint --lang fortran|c --n N
+                                  differential testing of another AD tool on random programs:
+                                  failures shrunk, grouped by symptom, reported in --report DIR
+                                  (--jobs J local processes, or --scheduler ADDRESS: a Dask cluster)
   runtime -O DIR                  copy the push/pop runtime of adjoint code (adStack.h,
                                   adStack.c, adStack_cuda.cuh) into DIR
   check PRIMAL... -head H --tangent F... | --adjoint F...
@@ -100,6 +104,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p_runtime = sub.add_parser("runtime", help="copy the push/pop runtime of adjoint code into a directory")
     p_runtime.add_argument("-O", "--outdir", default=".", metavar="DIR", help="where to write the files")
 
+    _add_campaign_parser(sub)
     _add_check_parser(sub)
 
     p_diff = sub.add_parser("differentiate", help="differentiate (Tapenade's form: adspec -d -head ... FILE...)")
@@ -123,6 +128,28 @@ def _build_parser() -> argparse.ArgumentParser:
     p_diff.add_argument("-nocheckpoint", "--nocheckpoint", action="store_true",
                         help="adjoint mode: no call is checkpointed (split mode, P_fwd and P_bwd)")
     return parser
+
+
+def _add_campaign_parser(sub) -> None:
+    p = sub.add_parser("campaign", help="differential testing of another AD tool on random programs")
+    p.add_argument("--tool", required=True, metavar="CMD",
+                   help="the tool's command, with {src} (the program), {head} and {outdir} (where it writes"
+                        " its candidate files)")
+    p.add_argument("--mode", required=True, choices=("tangent", "adjoint"))
+    p.add_argument("--lang", required=True, choices=("fortran", "c"))
+    p.add_argument("--n", required=True, type=int, metavar="N", help="number of programs")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the programs (default 0)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="J",
+                   help="local worker processes (default: the number of cores)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on the Dask distributed cluster of this scheduler (pip install 'adspec[cluster]')")
+    p.add_argument("--report", default=None, metavar="DIR", help="write report.md, report.json and programs/ here")
+    p.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=True,
+                   help="shrink every failing program (default: on)")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="of one run of the tool")
+    p.add_argument("--points", type=int, default=1, help="points of each check (default 1)")
+    p.add_argument("--heads", choices=("random", "all"), default="random",
+                   help="dependents and independents: drawn among the head's real arguments (default), or all of them")
 
 
 def _add_check_parser(sub) -> None:
@@ -224,6 +251,11 @@ def _cmd_differentiate(args) -> int:
     return 0
 
 
+def _cmd_campaign(args) -> int:
+    from .campaign.cli import run_campaign_command
+    return run_campaign_command(args)
+
+
 def _cmd_rules(args) -> int:
     from .rules import adjoint, tangent  # noqa: F401  (importing the rule modules registers their rule sets)
     from .engine.rules import RULE_SETS
@@ -298,7 +330,7 @@ def _cmd_runtime(args) -> int:
 
 
 COMMANDS = {"check": _cmd_check, "runtime": _cmd_runtime, "parse": _cmd_parse, "unparse": _cmd_unparse, "analyze": _cmd_analyze, "rules": _cmd_rules,
-            "differentiate": _cmd_differentiate, "explain": _cmd_explain}
+            "differentiate": _cmd_differentiate, "explain": _cmd_explain, "campaign": _cmd_campaign}
 _MODE_OPTIONS = frozenset(("-d", "-tangent", "--tangent", "-vector", "--vector", "-b", "-reverse", "--reverse"))
 
 
@@ -328,9 +360,9 @@ def main(argv=None) -> int:
 
 
 def _input_error(argv) -> int:
-    """Bad input's exit status: 2 for `adspec check` (whose 1 means FAIL), else 1."""
+    """Bad input's exit status: 2 for `adspec check` and `adspec campaign` (whose 1 means FAIL), else 1."""
     at = next((i for i, word in enumerate(argv) if not word.startswith("-")), None)
-    return EXIT_CHECK_INPUT_ERROR if at is not None and argv[at] == "check" else EXIT_INPUT_ERROR
+    return EXIT_CHECK_INPUT_ERROR if at is not None and argv[at] in ("check", "campaign") else EXIT_INPUT_ERROR
 
 
 def _parse_command_line(parser, argv: list[str]) -> argparse.Namespace:

@@ -15,7 +15,10 @@ class TerminalProgress:
         self.width = 0      # characters of the line on screen
 
     def __call__(self, name: str, index: int, total: int) -> None:
-        text = f"adspec: differentiating {name} ({index}/{total})"
+        self.show(f"adspec: differentiating {name} ({index}/{total})")
+
+    def show(self, text: str) -> None:
+        """`text` in place of the previous line."""
         self.stream.write("\r" + text + " " * max(0, self.width - len(text)))
         self.stream.flush()
         self.width = len(text)
