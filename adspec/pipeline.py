@@ -444,9 +444,12 @@ def header_comment(proc, facts, results, heads, buffers=()) -> list:
     summary = results.inout.summary(proc)
 
     def rw(zones):
+        # `out` only where P overwrites the variable wholly: a derivative written in part keeps
+        # the rest of its entry value, which the caller must then set (`in-out`)
         read = summary is not None and bool(summary[0] & zones)
         written = summary is not None and bool(summary[1] & zones)
-        return "in-out" if read and written else "out" if written else "in"
+        whole = summary is not None and summary[2] & zones == zones
+        return "in" if not written else "out" if whole and not read else "in-out"
     status = []
     for position, formal in enumerate(proc.formals):
         if facts.is_diff_formal_arg(proc.name, formal):  # C: what a pointer points to
