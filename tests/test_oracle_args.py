@@ -86,9 +86,16 @@ def test_header_comment_and_prototype_matching(tmp_path):
 
 
 def test_fortran_files_compile_modules_first(tmp_path):
-    from adspec.oracle.check import _modules_first
+    from adspec.oracle.check import modules_first
     (tmp_path / "b.f90").write_text("subroutine f(x)\n  use mm\n  real(8) x\n  call g(x)\nend subroutine\n")
     (tmp_path / "a.f90").write_text("module mm\ncontains\n  subroutine g(x)\n  real(8) x\n  x = 2*x\n"
                                     "  end subroutine\nend module\n")
     paths = [str(tmp_path / "b.f90"), str(tmp_path / "a.f90")]
-    assert _modules_first(paths) == paths[::-1]
+    assert modules_first(paths) == paths[::-1]
+
+
+def test_the_jacobian_table_is_no_argument():
+    args = Args({"n": {"value": 3}, "jacobian": {"array": "fjac", "layout": "rows"}})
+    assert args.jacobian == {"array": "fjac", "layout": "rows"} and set(args.data) == {"n"}
+    with pytest.raises(SourceError, match=r"\[jacobian\]: unknown key\(s\) rows"):
+        Args({"jacobian": {"rows": 1}})

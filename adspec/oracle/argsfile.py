@@ -7,6 +7,8 @@
     range = [0.5, 1.5]    # reals drawn uniformly in this range
     [g.m]                 # an argument of another procedure (the bottom-up check calls it alone)
     value = 3
+    [jacobian]            # --jacobian only: where the hand-written routine puts the Jacobian
+    array = "fjac"
 
 `Args` holds the parsed tables and says where each is (file:line) for error messages;
 `init_args_template` writes the commented template `adspec check --init` prints.
@@ -22,14 +24,23 @@ from adspec.engine.errors import SourceError
 
 DEFAULT_RANGE = (0.5, 1.5)
 KEYS = {"value", "shape", "range", "fields"}
+JACOBIAN_TABLE = "jacobian"     # not an argument: how --jacobian's routine stores the Jacobian
+JACOBIAN_KEYS = ("array", "leading", "layout")
 
 
 class Args:
     """The argument tables (the parsed TOML, or the `args=` dict of the Python API)."""
 
     def __init__(self, data: dict | None = None, filename: str = "<args>", text: str = ""):
-        self.data = data or {}
+        self.data = dict(data or {})
         self.filename, self.text = filename, text
+        self.jacobian = self.data.pop(JACOBIAN_TABLE, {})
+        if not isinstance(self.jacobian, dict):
+            raise self.error(f"[{JACOBIAN_TABLE}] must be a table ({', '.join(JACOBIAN_KEYS)})", JACOBIAN_TABLE)
+        unknown = sorted(set(self.jacobian) - set(JACOBIAN_KEYS))
+        if unknown:
+            raise self.error(f"[{JACOBIAN_TABLE}]: unknown key(s) {', '.join(unknown)} "
+                             f"(expected {', '.join(JACOBIAN_KEYS)})", JACOBIAN_TABLE, unknown[0])
         for name, table in self.data.items():
             self._check_table(name, table)
 
