@@ -238,7 +238,7 @@ def check_jacobian(primal, head: str, jacobian: str, args=None, args_file=None, 
 
     outputs = None
     if not report.errors:
-        from .check import keeps_state, modules_first
+        from .check import _short, keeps_state, modules_first
         sources = [(Path(p).name, read_source(p)) for p in modules_first(primal)]
         sources.append((reference.filename, reference.text))
         dirs = sorted({str(Path(p).resolve().parent) for p in primal})
@@ -251,9 +251,9 @@ def check_jacobian(primal, head: str, jacobian: str, args=None, args_file=None, 
                                             one_process_per_call=keeps_state(primal))
             outputs = {c.tag: o for c, o in zip(calls, results)}
         except CompileError as e:
-            report.errors.append(f"compile error: {e}")
+            report.errors.append(f"compile error: {_short(str(e))}")
         except RunError as e:
-            report.errors.append(f"run error ({jac_name} crashed or looped?): {e}")
+            report.errors.append(f"run error ({jac_name} crashed or looped?): {_short(str(e))}")
         finally:
             harness.RUN_TIMEOUT = previous_timeout
             if not workdir:
