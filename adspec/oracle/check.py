@@ -43,7 +43,8 @@ from .runs import Side
 COMMAND_LINE = "<command line>"
 
 
-def _runtime_dir() -> Path:
+def runtime_dir() -> Path:
+    """adspec's push/pop runtime (adStack.h/.c), which adjoints are compiled against by default."""
     from adspec import backends
     return Path(backends.__file__).resolve().parent / "runtime"
 
@@ -312,7 +313,7 @@ class _Checker:
             report.notes.append(f"{report.first_wrong_procedure} is wrong alone, but not where the head uses it")
 
     def _probe_stack(self) -> bool:
-        runtime = Path(self.runtime) if self.runtime else _runtime_dir()
+        runtime = Path(self.runtime) if self.runtime else runtime_dir()
         texts = [p.read_text(errors="replace") for p in runtime.glob("*.c")]
         return any(re.search(r"\badStack_currentBytes\s*\(", t) and re.search(r"\badStack_clear\s*\(", t)
                    for t in texts)
@@ -328,7 +329,7 @@ class _Checker:
             sources.append((name, text))
         texts = [read_source(c) for c in self.candidate]
         if self.mode == "adjoint" or any(re.search(r"adStack|push\w*\(|pushreal", t, re.I) for t in texts):
-            runtime = Path(self.runtime) if self.runtime else _runtime_dir()
+            runtime = Path(self.runtime) if self.runtime else runtime_dir()
             if not runtime.is_dir():
                 raise SourceError("no such runtime directory", str(runtime))
             for p in sorted(runtime.iterdir()):
