@@ -26,13 +26,14 @@ from pathlib import Path
 import numpy as np
 
 import adspec
-from adspec import backends
 from adspec.engine.il import mk
 from adspec.engine.interp import Interpreter
 from harness import DERIVATIVE_TAG, RESULT, Arg, Call, Spec, compile_calls_and_run, with_derivatives
-from tangent_check import GARBAGE, TangentCase, relative_error
+from adspec.oracle.check import runtime_dir
+from adspec.oracle.runs import GARBAGE
+from tangent_check import TangentCase, relative_error
 
-RUNTIME = Path(backends.__file__).resolve().parent / "runtime"   # the push/pop runtime (adStack.h/.c)
+RUNTIME = runtime_dir()
 ADJOINT_TAG = "__b"   # the driver's name of an argument's adjoint: x -> x__b
 
 @contextmanager

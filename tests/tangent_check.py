@@ -38,12 +38,14 @@ import adspec
 from adspec.engine.errors import UnsupportedError
 from adspec.engine.il import mk, walk
 from adspec.engine.interp import CArr, Interpreter, InterpError, Ptr, Record
-from adspec.engine.interp_complex_step import STEP as COMPLEX_STEP, NonSmoothPoint
+from adspec.engine.interp_complex_step import NonSmoothPoint
+from adspec.oracle.check import keeps_state
+from adspec.oracle.reference import complex_perturbed, complex_step_derivative
+from adspec.oracle.runs import GARBAGE
 from adspec.frontends import language_of
 from harness import DERIVATIVE_TAG, RESULT, Arg, Call, Spec, compile_calls_and_run, with_derivatives
 
 STEP = 1e-6
-GARBAGE = 1e3
 NBDIRS = 3
 DIFFSIZES = f"module diffsizes\n  integer, parameter :: nbdirsmax = {NBDIRS}\nend module\n"
 C_DIFFSIZES = f"#define NBDirsMax {NBDIRS}\n"
@@ -229,12 +231,10 @@ class TangentCase:
 
     def complex_step(self) -> dict:
         """imag(P(x + i h d)) / h with h = 1e-30. Raises NonSmoothPoint where it is not valid."""
-        values = {name: value.astype(np.complex128) if value.dtype.kind == "f" else value
+        values = {name: complex_perturbed(value, self.directions.get(name)) if value.dtype.kind == "f" else value
                   for name, value in self.values.items()}
-        for name, d in self.directions.items():
-            values[name] = values[name] + 1j * COMPLEX_STEP * d
         out = self.run_original(values, complex_step=True)
-        return {name: np.imag(out[name]) / COMPLEX_STEP for name in self.dependents}
+        return {name: complex_step_derivative(out[name]) for name in self.dependents}
 
     def divided_differences(self, step: float = STEP) -> dict:
         def shifted(sign):
@@ -324,28 +324,20 @@ class TangentCase:
             vector_source = ("tangent_dv" + suffix, vector.text)
         messages = []
         reports = [] if checked else None   # F_D and F_DV each in one checked build
-        if _keeps_state(self.result.tree) or _keeps_state(self.original):
-            # SAVE / static locals: each run of F_D (and F_DV) starts from the program's first
-            # state, each in a program of its own
-            outputs = []
-            for k, call in enumerate(calls):
-                outputs += compile_calls_and_run(sources, self.lang, [call], Path(workdir) / f"run{k}", messages,
-                                                 reports if k == 0 else None)
-            if vector is not None:
-                outputs += compile_calls_and_run([sizes, sources[0], vector_source], self.lang, [vector_call],
-                                                 Path(workdir) / "vector", messages, reports)
-                sources = sources + [vector_source]
-        elif vector is not None and _defines_file_scope_derivatives(vector):
-            # C: F_D's `double gd;` and F_DV's `double gd[NBDirsMax];` cannot share a program
-            outputs = compile_calls_and_run(sources, self.lang, calls, workdir, messages, reports)
+        # SAVE / static / module variables: each run of F_D (and F_DV) starts from the program's
+        # first state, in a process of its own
+        one_each = keeps_state([self.result.tree, self.original])
+        # C: F_D's `double gd;` and F_DV's `double gd[NBDirsMax];` cannot share a program
+        vector_apart = vector is not None and _defines_file_scope_derivatives(vector)
+        if vector is not None and not vector_apart:
+            calls.append(vector_call)
+            sources = [sizes] + sources + [vector_source]
+        outputs = compile_calls_and_run(sources, self.lang, calls, workdir, messages, reports,
+                                        one_process_per_call=one_each)
+        if vector_apart:
             outputs += compile_calls_and_run([sizes, sources[0], vector_source], self.lang, [vector_call],
-                                             Path(workdir) / "vector", messages, reports)
+                                             Path(workdir) / "vector", messages, reports, one_process_per_call=one_each)
             sources = sources + [vector_source]
-        else:
-            if vector is not None:
-                calls.append(vector_call)
-                sources = [sizes] + sources + [vector_source]
-            outputs = compile_calls_and_run(sources, self.lang, calls, workdir, messages, reports)
         tangent_files = tuple(f for f, _ in sources if f.startswith("tangent"))
         warnings = _derivative_code_warnings("".join(messages), tangent_files)
 
@@ -397,18 +389,6 @@ def compiled_errors(case: TangentCase, runs: CompiledRuns) -> dict:
     errors["primal"] = relative_error(runs.primal, {k: v for k, v in original.items() if k in runs.primal
                                                     and np.asarray(v).dtype.kind == "f"})
     return errors
-
-
-def _keeps_state(tree) -> bool:
-    """The code has variables that keep their value between calls: SAVE or static locals, or
-    Fortran module variables (a Fortran initial value implies SAVE)."""
-    from adspec.engine.il import walk
-    lang = tree.ann.get("lang")
-    decls = [(u.kids[6], u.kids[7]) if u.op == "procedure" else u.kids[1] for u in tree.kids
-             if u.op == "procedure" or u.op == "module"]
-    return any(d.op == "varDecl" and ({"save", "static"} & set(d.kids[1]) or (
-        lang == "fortran" and "parameter" not in d.kids[1] and any(x.kids[2] is not None for x in d.kids[2])))
-        for d in walk(tuple(decls)))
 
 
 def _defines_file_scope_derivatives(result) -> bool:

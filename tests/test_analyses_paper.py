@@ -12,10 +12,11 @@ from adspec.engine.solver import is_fixed_point
 from adspec.heads import parse_heads, resolve_heads
 
 HERE = Path(__file__).parent / "analysis_programs"
+EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"   # the paper's figures, shown in the tutorial
 
 
-def analysed(name, head):
-    program = build_program(adspec.parse(str(HERE / name)))
+def analysed(path, head):
+    program = build_program(adspec.parse(str(path)))
     results = run_analyses(program, resolve_heads(program, parse_heads(head)))
     return program, results
 
@@ -33,7 +34,7 @@ def instrs_by_line(proc):
 
 @pytest.fixture(scope="module")
 def fig9():
-    program, results = analysed("fig9.f90", "fig9(d, e)/(a, b, c)")
+    program, results = analysed(EXAMPLES / "fig9.f90", "fig9(d, e)/(a, b, c)")
     proc = program.procedure("fig9")
     return proc, results, instrs_by_line(proc)
 
@@ -68,7 +69,7 @@ def test_fig9_active_sets(fig9):
 
 @pytest.fixture(scope="module")
 def fig12():
-    program, results = analysed("fig12.f90", "fig12(a, b, x, z)/(a, b, x, z)")
+    program, results = analysed(EXAMPLES / "fig12.f90", "fig12(a, b, x, z)/(a, b, x, z)")
     proc = program.procedure("fig12")
     return proc, results, instrs_by_line(proc)
 
@@ -95,7 +96,7 @@ def test_fig12_first_n_and_b_are_not_tbr(fig12):
 
 @pytest.fixture(scope="module")
 def recursive():
-    return analysed("recursion.f90", "top(y, u, v, s)/(x, u, v, a)")
+    return analysed(HERE / "recursion.f90", "top(y, u, v, s)/(x, u, v, a)")
 
 
 def test_recursion_reaches_a_fixed_point(recursive):
@@ -127,7 +128,7 @@ def test_four_nested_loops(recursive):
 
 
 def test_control_diff_liveness():
-    program, results = analysed("control.f90", "ctl(y)/(x)")
+    program, results = analysed(HERE / "control.f90", "ctl(y)/(x)")
     proc = program.procedure("ctl")
     at = instrs_by_line(proc)
     live = results.diff_live

@@ -88,7 +88,7 @@ def test_unknown_extension(tmp_path):
     assert_one_line_error(run("parse", str(src)), src)
 
 
-FIG9 = str(__import__("pathlib").Path(__file__).parent / "analysis_programs" / "fig9.f90")
+FIG9 = str(__import__("pathlib").Path(__file__).parent.parent / "docs" / "examples" / "fig9.f90")
 
 
 def test_analyze_annotates_every_instruction():

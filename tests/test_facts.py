@@ -12,7 +12,7 @@ from adspec.engine.il import STATEMENT_OPS, walk
 from adspec.engine.program import build_program
 from adspec.heads import parse_heads, resolve_heads
 
-HERE = Path(__file__).parent / "analysis_programs"
+EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"   # the paper's figures, shown in the tutorial
 
 
 def facts_of(text, head):
@@ -105,7 +105,7 @@ def test_program_statement_finds_procedure_and_node():
 # --- fig. 9 --------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def fig9():
-    program, results, facts = facts_of((HERE / "fig9.f90").read_text(), "fig9(d, e)/(a, b, c)")
+    program, results, facts = facts_of((EXAMPLES / "fig9.f90").read_text(), "fig9(d, e)/(a, b, c)")
     return program, facts, statements(program, "fig9")
 
 
@@ -134,7 +134,7 @@ def test_fig9_head_independents_and_dependents(fig9):
 
 
 def test_fig12_statements_not_live_for_diff():
-    program, results, facts = facts_of((HERE / "fig12.f90").read_text(), "fig12(a, b, x, z)/(a, b, x, z)")
+    program, results, facts = facts_of((EXAMPLES / "fig12.f90").read_text(), "fig12(a, b, x, z)/(a, b, x, z)")
     at = statements(program, "fig12")
     assert not facts.is_live_for_diff(at[13])                              # z(n) = z(n) + c
     assert not facts.is_live_for_diff(at[10])                              # c = a(n)*b(n)

@@ -86,9 +86,32 @@ def test_header_comment_and_prototype_matching(tmp_path):
 
 
 def test_fortran_files_compile_modules_first(tmp_path):
-    from adspec.oracle.check import _modules_first
+    from adspec.oracle.check import modules_first
     (tmp_path / "b.f90").write_text("subroutine f(x)\n  use mm\n  real(8) x\n  call g(x)\nend subroutine\n")
     (tmp_path / "a.f90").write_text("module mm\ncontains\n  subroutine g(x)\n  real(8) x\n  x = 2*x\n"
                                     "  end subroutine\nend module\n")
     paths = [str(tmp_path / "b.f90"), str(tmp_path / "a.f90")]
-    assert _modules_first(paths) == paths[::-1]
+    assert modules_first(paths) == paths[::-1]
+
+
+def test_the_jacobian_table_is_no_argument():
+    args = Args({"n": {"value": 3}, "jacobian": {"array": "fjac", "layout": "rows"}})
+    assert args.jacobian == {"array": "fjac", "layout": "rows"} and set(args.data) == {"n"}
+    with pytest.raises(SourceError, match=r"\[jacobian\]: unknown key\(s\) rows"):
+        Args({"jacobian": {"rows": 1}})
+
+
+def test_init_guesses_one_element_for_c_pointers_used_at_element_zero_only(tmp_path):
+    src = tmp_path / "s.c"
+    src.write_text("void g(double *v) { v[1] = v[0]; }\n"
+                   "void f(int n, double *x, double *w, double *s, double *t, double *y) {\n"
+                   "  int i;\n  y[0] = 0.0;\n  g(t);\n"
+                   "  for (i = 0; i < n; i++) y[0] += *w * x[i] * s[0] * s[1] * t[0];\n}\n")
+    template = init_args_template(str(src), "f(y)/(x w)")
+    data = tomllib.loads(template)
+    assert {k: v.get("shape") for k, v in data.items()} == {
+        "n": None, "x": ["n"], "w": [1], "s": ["n"], "t": ["n"], "y": [1]}
+    assert 'shape = ["n"]         # a guess: element count(s)' in template
+    assert "shape = [1]           # only its element 0 is used" in template
+    # every comment after a value starts in one column
+    assert {line.index("#") for line in template.splitlines() if "=" in line and "#" in line} == {22}

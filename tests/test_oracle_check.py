@@ -173,6 +173,24 @@ def test_contract_observed_on_candidates_written_both_ways(tmp_path, x_claim, y_
         assert not report.stack["empty"] and report.stack["bytes_left"] > 0
 
 
+@pytest.mark.compile
+@pytest.mark.parametrize("x_update, why", [
+    # the probe's garbage is lost next to these values, which are wrong
+    ("xb[i] = xb[i] + 1.0e300 * x[i] * yb[i];", "wrong pair(s)"),
+    # neither kept nor added; zeroed on entry (as `incr` allows) the values are right
+    ("xb[i] = 0.5 * xb[i] + 2.0 * x[i] * yb[i];", "the header comment's contract of xb could not be confirmed"),
+])
+def test_an_inconclusive_contract_probe_says_unclear(tmp_path, x_update, why):
+    require_compilers("c")
+    (tmp_path / "sq.c").write_text(SQ)
+    (tmp_path / "sq_b.c").write_text(ADJOINT_TEMPLATE.format(x_claim="incr", y_claim="in", x_update=x_update,
+                                                             y_update="", stack=""))
+    report = check([str(tmp_path / "sq.c")], "sq(y)/(x)", adjoint=[str(tmp_path / "sq_b.c")], args=SQ_ARGS, points=1)
+    assert report.contract["arguments"]["xb"] == {"observed": "unclear", "claimed": "incr", "agrees": None}
+    assert "xb: unclear / incr  (the probe could not tell" in report.text()
+    assert not report.ok and why in report.text().splitlines()[-1], report.text()
+
+
 def test_bad_input_is_file_line_and_exit_2(tmp_path, capsys):
     (tmp_path / "sq.c").write_text(SQ)
     (tmp_path / "sq_b.c").write_text("void sq_b(void) {}\n")

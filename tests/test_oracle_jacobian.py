@@ -141,3 +141,34 @@ def test_a_routine_that_changes_its_input_fails(tmp_path):
     assert data["contract"]["inputs_unchanged"] == {"m": True, "n": True, "x": False, "ldfjac": True, "nprob": True}
     assert not data["wrong_entries"] and data["checked_entries"] == 4
     assert data["verdict"] == "fail" and "ssqjac changes its input(s) x" in report.text()
+
+
+@pytest.mark.compile
+def test_a_primal_that_keeps_state_runs_each_call_in_a_process_of_its_own(tmp_path):
+    require_compilers("c")
+    # the first call of the process scales by 1, later ones by 2: the hand Jacobian is the first call's
+    source = tmp_path / "counted.c"
+    source.write_text("""
+void f(int n, const double *x, double *y)
+{
+    static int calls = 0;
+    int i;
+    calls = calls + 1;
+    for (i = 0; i < n; i++)
+        y[i] = (calls == 1 ? 1.0 : 2.0) * x[i] * x[i];
+}
+
+void jac(int n, const double *x, double *fjac)
+{
+    static int calls = 0;
+    int i, j;
+    calls = calls + 1;
+    for (j = 0; j < n; j++)
+        for (i = 0; i < n; i++)
+            fjac[i + j * n] = i == j ? (calls == 1 ? 2.0 : 4.0) * x[i] : 0.0;
+}
+""")
+    report = check_jacobian([source], "f(y)/(x)", "jac", points=1,
+                            args={"n": {"value": 3}, "x": {"shape": ["n"]}, "y": {"shape": ["n"]}})
+    assert report.ok, report.text()
+    assert report.checked_entries == 9

@@ -7,6 +7,8 @@
     range = [0.5, 1.5]    # reals drawn uniformly in this range
     [g.m]                 # an argument of another procedure (the bottom-up check calls it alone)
     value = 3
+    [jacobian]            # --jacobian only: where the hand-written routine puts the Jacobian
+    array = "fjac"
 
 `Args` holds the parsed tables and says where each is (file:line) for error messages;
 `init_args_template` writes the commented template `adspec check --init` prints.
@@ -22,14 +24,23 @@ from adspec.engine.errors import SourceError
 
 DEFAULT_RANGE = (0.5, 1.5)
 KEYS = {"value", "shape", "range", "fields"}
+JACOBIAN_TABLE = "jacobian"     # not an argument: how --jacobian's routine stores the Jacobian
+JACOBIAN_KEYS = ("array", "leading", "layout")
 
 
 class Args:
     """The argument tables (the parsed TOML, or the `args=` dict of the Python API)."""
 
     def __init__(self, data: dict | None = None, filename: str = "<args>", text: str = ""):
-        self.data = data or {}
+        self.data = dict(data or {})
         self.filename, self.text = filename, text
+        self.jacobian = self.data.pop(JACOBIAN_TABLE, {})
+        if not isinstance(self.jacobian, dict):
+            raise self.error(f"[{JACOBIAN_TABLE}] must be a table ({', '.join(JACOBIAN_KEYS)})", JACOBIAN_TABLE)
+        unknown = sorted(set(self.jacobian) - set(JACOBIAN_KEYS))
+        if unknown:
+            raise self.error(f"[{JACOBIAN_TABLE}]: unknown key(s) {', '.join(unknown)} "
+                             f"(expected {', '.join(JACOBIAN_KEYS)})", JACOBIAN_TABLE, unknown[0])
         for name, table in self.data.items():
             self._check_table(name, table)
 
@@ -136,28 +147,67 @@ def init_args_template(primal, head: str) -> str:
              "# Integers are never drawn: each needs a value. Reals are drawn uniformly in `range`",
              f"# (default {list(DEFAULT_RANGE)}). Arrays whose size the source does not fix need a `shape`."]
     integers = [f.name for f in proc.formals if f.type in ("i4", "i8") and f.dims is None]
+    scalars = _element_zero_only(paths, proc)
     for f in proc.formals:
         lines.append("")
         lines.append(f"[{f.name}]")
         if f.type in ("i4", "i8", "l4"):
             if f.dims is None and not f.pointer:
-                lines.append("value = 4             # an integer: give its value")
+                lines.append(_commented("value = 4", "an integer: give its value"))
             else:
-                size = _size_hint(f, integers)
-                lines.append(f"value = {[1] * (size if isinstance(size, int) else 4)}   # integers: give the values")
+                size = 1 if f.name in scalars else _size_hint(f, integers)
+                lines.append(_commented(f"value = {[1] * (size if isinstance(size, int) else 4)}",
+                                        "integers: give the values"))
                 if not isinstance(size, int):
-                    lines.append(f"shape = {_shape_text(size)}")
+                    lines.append(_commented(f"shape = {_shape_text(size)}", "a guess: the element count"))
         elif f.real:
             known = _declared(f)
-            if known is None and (f.pointer or f.dims):
-                lines.append(f"shape = {_shape_text(_size_hint(f, integers))}   "
-                             "# element count(s), or the name of an integer argument")
+            if f.name in scalars:
+                lines.append(_commented("shape = [1]", "only its element 0 is used"))
+            elif known is None and (f.pointer or f.dims):
+                lines.append(_commented(f"shape = {_shape_text(_size_hint(f, integers))}",
+                                        "a guess: element count(s), or the name of an integer argument"))
             elif known is not None:
                 lines.append(f"# shape {known} (declared)")
-            lines.append(f"range = {list(DEFAULT_RANGE)}    # drawn uniformly in this range")
+            lines.append(_commented(f"range = {list(DEFAULT_RANGE)}", "drawn uniformly in this range"))
         else:
             lines.append(f"# {f.type}: not supported by adspec check yet")
     return "\n".join(lines) + "\n"
+
+
+COMMENT_COLUMN = 22
+
+
+def _commented(text: str, comment: str) -> str:
+    return f"{text:<{COMMENT_COLUMN}}# {comment}" if len(text) < COMMENT_COLUMN else f"{text}  # {comment}"
+
+
+def _element_zero_only(paths, proc) -> set:
+    """The C pointer formals of `proc` its body only ever uses as `*p` or `p[0]`: scalars."""
+    from adspec.engine.il import walk
+
+    from .prototype import read_tree
+    pointers = {f.name for f in proc.formals if f.pointer and not f.dims}
+    if proc.lang != "c" or not pointers:
+        return set()
+    node = next((u for p in paths for u in read_tree(p).kids if u.op == "procedure" and u.kids[0] == proc.name), None)
+    if node is None:
+        return set()
+    used, element_zero = set(), set()
+    for u in walk(node):
+        if u.op == "ident" and u.kids[0] in pointers:
+            used.add(id(u))
+        first = u.kids[0] if u.op in ("deref", "arrayAccess") else None
+        if getattr(first, "op", None) == "ident" and first.kids[0] in pointers and (
+                u.op == "deref" or _is_zero_index(u.kids[1])):
+            element_zero.add(id(first))
+    others = {u.kids[0] for u in walk(node) if u.op == "ident" and id(u) in used - element_zero}
+    seen = {u.kids[0] for u in walk(node) if id(u) in element_zero}
+    return seen - others
+
+
+def _is_zero_index(indices) -> bool:
+    return len(indices) == 1 and getattr(indices[0], "op", None) == "intCst" and int(indices[0].kids[0]) == 0
 
 
 def _declared(f) -> str | None:

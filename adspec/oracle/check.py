@@ -43,7 +43,8 @@ from .runs import Side
 COMMAND_LINE = "<command line>"
 
 
-def _runtime_dir() -> Path:
+def runtime_dir() -> Path:
+    """adspec's push/pop runtime (adStack.h/.c), which adjoints are compiled against by default."""
     from adspec import backends
     return Path(backends.__file__).resolve().parent / "runtime"
 
@@ -311,26 +312,8 @@ class _Checker:
         if report.first_wrong_procedure not in (None, plan.head_name) and not head_bad:
             report.notes.append(f"{report.first_wrong_procedure} is wrong alone, but not where the head uses it")
 
-    def _keeps_state(self) -> bool:
-        """The primal or the candidate may keep state between calls (then each call runs in a
-        process of its own): SAVE, static, COMMON, module or file-scope variables, DATA."""
-        from .prototype import read_tree
-        from adspec.engine.il import walk
-        for path in self.primal + self.candidate:
-            tree = read_tree(path)
-            if any(u.op == "module" or (u.op == "varDecl") for u in tree.kids):
-                return True
-            fortran = tree.ann.get("lang") == "fortran"
-            for u in walk(tree):
-                if u.op in ("common", "data"):
-                    return True
-                if u.op == "varDecl" and ({"save", "static"} & set(u.kids[1]) or (   # a Fortran initial value: SAVE
-                        fortran and "parameter" not in u.kids[1] and any(d.kids[2] is not None for d in u.kids[2]))):
-                    return True
-        return False
-
     def _probe_stack(self) -> bool:
-        runtime = Path(self.runtime) if self.runtime else _runtime_dir()
+        runtime = Path(self.runtime) if self.runtime else runtime_dir()
         texts = [p.read_text(errors="replace") for p in runtime.glob("*.c")]
         return any(re.search(r"\badStack_currentBytes\s*\(", t) and re.search(r"\badStack_clear\s*\(", t)
                    for t in texts)
@@ -346,15 +329,15 @@ class _Checker:
             sources.append((name, text))
         texts = [read_source(c) for c in self.candidate]
         if self.mode == "adjoint" or any(re.search(r"adStack|push\w*\(|pushreal", t, re.I) for t in texts):
-            runtime = Path(self.runtime) if self.runtime else _runtime_dir()
+            runtime = Path(self.runtime) if self.runtime else runtime_dir()
             if not runtime.is_dir():
                 raise SourceError("no such runtime directory", str(runtime))
             for p in sorted(runtime.iterdir()):
                 if p.suffix in (".h", ".c"):
                     add(p.name, p.read_text())
-        for p in _modules_first(self.primal):
+        for p in modules_first(self.primal):
             add(p, read_source(p))
-        order = _modules_first(self.candidate)
+        order = modules_first(self.candidate)
         for c, text in sorted(zip(self.candidate, texts), key=lambda ct: order.index(ct[0])):
             add(c, text)
         add(reference.filename, reference.text)
@@ -368,7 +351,7 @@ class _Checker:
         try:
             outs = compile_calls_and_run(sources, self.lang, calls, self.work,
                                          flags=("-I.", *(f"-I{d}" for d in dirs), *_unset_value_flags(self.lang)),
-                                         stdout=stdout, one_process_per_call=self._keeps_state())
+                                         stdout=stdout, one_process_per_call=keeps_state(self.primal + self.candidate))
         except CompileError as e:
             report.errors.append(f"compile error: {_short(str(e))}")
             return None, ""
@@ -414,7 +397,27 @@ _MODULE = re.compile(r"(?im)^\s*module\s+(?!procedure\b)(\w+)")
 _USE = re.compile(r"(?im)^\s*use\s*(?:,\s*\w+\s*::)?\s*(\w+)")
 
 
-def _modules_first(paths: list) -> list:
+def keeps_state(files) -> bool:
+    """The code may keep state between calls (then each call must run in a process of its own):
+    SAVE, static, COMMON, module or file-scope variables, DATA. `files`: paths or IL file trees."""
+    from adspec.engine.il import walk
+
+    from .prototype import read_tree
+    for tree in files:
+        tree = read_tree(tree) if isinstance(tree, (str, Path)) else tree
+        if any(u.op == "module" or u.op == "varDecl" for u in tree.kids):
+            return True
+        fortran = tree.ann.get("lang") == "fortran"
+        for u in walk(tree):
+            if u.op in ("common", "data"):
+                return True
+            if u.op == "varDecl" and ({"save", "static"} & set(u.kids[1]) or (   # a Fortran initial value: SAVE
+                    fortran and "parameter" not in u.kids[1] and any(d.kids[2] is not None for d in u.kids[2]))):
+                return True
+    return False
+
+
+def modules_first(paths: list) -> list:
     """Fortran files in an order gfortran compiles them in: a module's file before its users'."""
     defines = {p: {m.lower() for m in _MODULE.findall(read_source(p))} for p in paths}
     uses = {p: {m.lower() for m in _USE.findall(read_source(p))} for p in paths}

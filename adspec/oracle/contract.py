@@ -4,6 +4,8 @@ Runs at the same point and seeds differ only in what the non-seed derivative arg
 entry: zeros (the comparison's run `cr_` / `cw_`), or random garbage G in one of them (a probe
 `cgK_` per argument).
 - an adjoint's independent `xb` (not a dependent): X(G) - X(0) = G -> `incr`; X(G) = X(0) -> `out`;
+  `unclear` when the probe cannot tell: values not finite, G lost in rounding next to values huge
+  beside it (garbage from an unset temporary), or neither pattern exactly (the wrong pairs say more);
 - a tangent's dependent `yd` (not an independent): Y(G) = Y(0) -> `out`, else `in-out`;
 - a dependent's adjoint after the call: 0 -> `in-zero`, unchanged -> `in`, else `in-out`;
 - an independent's tangent after the call: unchanged -> `in`, else `in-out`.
@@ -17,6 +19,7 @@ import numpy as np
 from .compare import Comparison
 from .harness import RESULT
 
+UNCLEAR = "unclear"   # the probe could not tell (agrees: None)
 # claimed status -> the observations that agree with it
 AGREES = {"incr": {"incr"}, "out": {"out"}, "in-zero": {"in-zero"}, "zero": {"in-zero"}, "in": {"in"},
           "in-out": {"in", "out", "in-zero", "incr", "in-out"}}
@@ -31,6 +34,25 @@ def probe_calls(cmp: Comparison, p: int, rng) -> list:
     seeds = plan["direction"] if cmp.mode == "tangent" else plan["weights"]
     return [cmp.cand.call(plan["point"], {v: garbage[v], **seeds}, f"{cmp.label}{p}cg{k}_")
             for k, v in enumerate(_plain(cmp))]
+
+
+def _adjoint_update(with_garbage, with_zero, garbage, tol: float) -> str:
+    """`out`, `incr` or UNCLEAR: what an adjoint did to the garbage G its argument held, element
+    by element; an element whose values dwarf G (G lost in rounding) tells nothing."""
+    a, b, g = (np.asarray(v, dtype=np.float64).reshape(-1) for v in (with_garbage, with_zero, garbage))
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return UNCLEAR
+    scale = np.maximum(np.maximum(np.abs(a), np.abs(b)), np.abs(g))
+    kept = np.abs(a - b) <= tol * scale
+    added = np.abs(a - b - g) <= tol * scale
+    telling = ~(kept & added)
+    if not np.any(telling):
+        return UNCLEAR
+    if np.all(kept[telling]):
+        return "out"
+    if np.all(added[telling]):
+        return "incr"
+    return UNCLEAR
 
 
 def _plain(cmp: Comparison) -> list:
@@ -62,7 +84,9 @@ def observe(cmp: Comparison, outputs: dict, primal_outputs: dict, claims: dict, 
         for k, v in enumerate(_plain(cmp)):
             dg = cmp.cand.derivatives(outputs[f"{tag}cg{k}_"])
             if cmp.mode == "adjoint":
-                seen = "out" if same(dg[v], d0[v]) else "incr" if same(dg[v] - d0[v], plan["garbage"][v]) else "in-out"
+                seen = _adjoint_update(dg[v], d0[v], plan["garbage"][v], tol)
+            elif not (np.all(np.isfinite(dg[v])) and np.all(np.isfinite(d0[v]))):
+                seen = UNCLEAR
             else:
                 seen = "out" if same(dg[v], d0[v]) else "in-out"
             observed.setdefault(v, set()).add(seen)
@@ -94,9 +118,13 @@ def observe(cmp: Comparison, outputs: dict, primal_outputs: dict, claims: dict, 
     arguments = {}
     for v, seen in observed.items():
         name = cmp.cand.dp.derivative(v) or v
-        one = seen.pop() if len(seen) == 1 else "in-out"
+        conclusive = seen - {UNCLEAR}
+        if len(conclusive) == 1:
+            one = conclusive.pop()
+        else:
+            one = UNCLEAR if cmp.mode == "adjoint" or not conclusive else "in-out"
         claimed = claims.get(v)
-        agrees = None if claimed is None else one in AGREES.get(claimed, {claimed})
+        agrees = None if claimed is None or one == UNCLEAR else one in AGREES.get(claimed, {claimed})
         arguments[name] = {"observed": one, "claimed": claimed, "agrees": agrees}
     out = {"arguments": arguments, "inputs_unchanged": inputs_unchanged,
            "header_claims": {} if header is None else {"useful results": list(header.useful or []),

@@ -19,7 +19,6 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +38,6 @@ from .runs import Side
 
 UNSET = -1.25e300     # the Jacobian array on entry: an entry left unset (or accumulated into) shows
 LAYOUTS = ("columns", "rows")
-JACOBIAN_KEYS = ("array", "leading", "layout")
 COMMAND_LINE = "<command line>"
 MAX_ENTRIES_SHOWN = 12
 
@@ -58,10 +56,6 @@ class Storage:
 def storage(jac: Procedure, head: Procedure, table: dict, args: Args) -> Storage:
     """Which argument of JACPROC is the Jacobian, which its leading dimension, how it is stored:
     the formals not named like the head's, unless the [jacobian] table (of `args`' file) says."""
-    unknown = sorted(set(table) - set(JACOBIAN_KEYS))
-    if unknown:
-        raise args.error(f"[jacobian]: unknown key(s) {', '.join(unknown)} (expected {', '.join(JACOBIAN_KEYS)})",
-                         "jacobian", unknown[0])
     extra = [f for f in jac.formals if f.name not in {g.name for g in head.formals}]
     arrays = [f.name for f in extra if f.real and (f.dims or f.pointer)]
     integers = [f.name for f in extra if f.type in ("i4", "i8") and not (f.dims or f.pointer)]
@@ -86,23 +80,14 @@ def storage(jac: Procedure, head: Procedure, table: dict, args: Args) -> Storage
     return Storage(array, leading, how == "columns")
 
 
-def _arguments(args, args_file) -> tuple:
-    """(the argument sets as Args, the [jacobian] table). `args`: a dict in the arguments file's
-    structure or a list of them (several sets checked in one program)."""
+def _arguments(args, args_file) -> list:
+    """The argument sets as Args. `args`: a dict in the arguments file's structure or a list of
+    them (several sets checked in one program)."""
     if args is not None and args_file is not None:
         raise SourceError("give the arguments either as a file or as a dict, not both", COMMAND_LINE)
-    if args_file is None:
-        sets = [dict(a) for a in (args if isinstance(args, (list, tuple)) else [args or {}])]
-        tables = [s.pop("jacobian", {}) for s in sets]
-        return [Args(s, "<args>") for s in sets], tables[0]
-    path = str(args_file)
-    try:
-        text = Path(path).read_text()
-        data = tomllib.loads(text)
-    except (OSError, tomllib.TOMLDecodeError):
-        return [Args.load(path)], {}   # raises the arguments file's error (file:line)
-    table = data.pop("jacobian", {})
-    return [Args(data, path, text)], table
+    if args_file is not None:
+        return [Args.load(args_file)]
+    return [Args(s, "<args>") for s in (args if isinstance(args, (list, tuple)) else [args or {}])]
 
 
 def _with_jacobian_sizes(arguments: Args, jac: Procedure, where: Storage, ld: int, rows: int, columns: int) -> Args:
@@ -187,7 +172,7 @@ def check_jacobian(primal, head: str, jacobian: str, args=None, args_file=None, 
     check_readable(primal, "primal")
     if points < 1:
         raise SourceError("--points must be at least 1", COMMAND_LINE)
-    argument_sets, table = _arguments(args, args_file)
+    argument_sets = _arguments(args, args_file)
     lang = language_of(primal[0])[0]
     fold = str.lower if lang == "fortran" else (lambda s: s)
     procs = read_procedures(primal)
@@ -201,7 +186,7 @@ def check_jacobian(primal, head: str, jacobian: str, args=None, args_file=None, 
     head_proc, jac_proc = procs[head_name], procs[jac_name]
     report = JacobianReport("jacobian", head, primal, [jacobian], points, seed, procedure=jac_name,
                             args_sets=len(argument_sets))
-    where = storage(jac_proc, head_proc, table, argument_sets[0])
+    where = storage(jac_proc, head_proc, argument_sets[0].jacobian, argument_sets[0])
     report.errors += [f"prototype mismatch: {jac_name}'s argument {f.name} is {f.type}, {head_name}'s is {g.type}"
                       for f in jac_proc.formals for g in head_proc.formals if f.name == g.name and f.type != g.type]
 
@@ -253,8 +238,8 @@ def check_jacobian(primal, head: str, jacobian: str, args=None, args_file=None, 
 
     outputs = None
     if not report.errors:
-        from .check import _modules_first   # the primal files in an order gfortran compiles
-        sources = [(Path(p).name, read_source(p)) for p in _modules_first(primal)]
+        from .check import _short, keeps_state, modules_first
+        sources = [(Path(p).name, read_source(p)) for p in modules_first(primal)]
         sources.append((reference.filename, reference.text))
         dirs = sorted({str(Path(p).resolve().parent) for p in primal})
         work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="adspec-check-"))
@@ -262,12 +247,13 @@ def check_jacobian(primal, head: str, jacobian: str, args=None, args_file=None, 
         harness.RUN_TIMEOUT = timeout or previous_timeout
         t = time.perf_counter()
         try:
-            results = compile_calls_and_run(sources, lang, calls, work, flags=("-I.", *(f"-I{d}" for d in dirs)))
+            results = compile_calls_and_run(sources, lang, calls, work, flags=("-I.", *(f"-I{d}" for d in dirs)),
+                                            one_process_per_call=keeps_state(primal))
             outputs = {c.tag: o for c, o in zip(calls, results)}
         except CompileError as e:
-            report.errors.append(f"compile error: {e}")
+            report.errors.append(f"compile error: {_short(str(e))}")
         except RunError as e:
-            report.errors.append(f"run error ({jac_name} crashed or looped?): {e}")
+            report.errors.append(f"run error ({jac_name} crashed or looped?): {_short(str(e))}")
         finally:
             harness.RUN_TIMEOUT = previous_timeout
             if not workdir:

@@ -65,7 +65,7 @@ def complex_step(primal_trees, lay: Layout, point: dict, direction: dict, depend
     ComplexStepInvalid where it does not apply (a kink, complex or unsupported code)."""
     from adspec.engine.il import mk
     from adspec.engine.interp import Interpreter, InterpError
-    from adspec.engine.interp_complex_step import STEP, NonSmoothPoint
+    from adspec.engine.interp_complex_step import NonSmoothPoint
     lang = lay.proc.lang
     tree = mk("file", *(k for t in primal_trees for k in t.kids), lang=lang, form=primal_trees[0].ann.get("form"),
               filename=primal_trees[0].ann.get("filename"))
@@ -73,9 +73,7 @@ def complex_step(primal_trees, lay: Layout, point: dict, direction: dict, depend
     for a in lay.args:
         value = np.array(point[a.name], copy=True)
         if a.type in ("r4", "r8"):
-            value = value.astype(np.complex128)
-            if a.name in direction:
-                value = np.array(value + 1j * STEP * np.asarray(direction[a.name]).reshape(value.shape))   # 0-d stays an array
+            value = complex_perturbed(value, direction.get(a.name))
         else:
             value = value.astype(TYPES[a.type][0])
         if lay.fields and a.name in lay.fields:
@@ -98,8 +96,23 @@ def complex_step(primal_trees, lay: Layout, point: dict, direction: dict, depend
     out = {}
     for name in dependents:
         value = returned if name == result_name else actuals[name]
-        out[name] = np.imag(np.asarray(value, dtype=np.complex128)).reshape(-1) / STEP
+        out[name] = complex_step_derivative(value).reshape(-1)
     return out
+
+
+def complex_perturbed(value, direction=None) -> np.ndarray:
+    """x + i h d as a complex array (h: the interpreter's complex step; no d: x as complex)."""
+    from adspec.engine.interp_complex_step import STEP
+    value = np.array(value, dtype=np.complex128)
+    if direction is None:
+        return value
+    return np.array(value + 1j * STEP * np.asarray(direction).reshape(value.shape))   # 0-d stays an array
+
+
+def complex_step_derivative(value) -> np.ndarray:
+    """imag(P(x + i h d)) / h: the derivative along d of a value computed from complex_perturbed inputs."""
+    from adspec.engine.interp_complex_step import STEP
+    return np.imag(np.asarray(value, dtype=np.complex128)) / STEP
 
 
 def _struct_pointer(value, fields):

@@ -64,7 +64,8 @@ class CheckReport:
             return "fail"
         if self.stack and not self.stack.get("empty", True):
             return "fail"
-        if self.contract and (any(a.get("agrees") is False for a in self.contract.get("arguments", {}).values())
+        if self.contract and (any(a.get("agrees") is False or _unconfirmed(a)
+                                  for a in self.contract.get("arguments", {}).values())
                               or not all(self.contract.get("inputs_unchanged", {}).values())
                               or not all(self.contract.get("primal_results", {}).values())):
             return "fail"
@@ -131,10 +132,18 @@ class CheckReport:
         return "\n".join(lines)
 
 
+def _unconfirmed(argument: dict) -> bool:
+    """The probe could not tell what the candidate does with an argument whose header claims
+    something definite: not a pass (nothing else may fail to show it)."""
+    return argument.get("observed") == "unclear" and argument.get("claimed") not in (None, "in-out")
+
+
 def _contract_lines(contract: dict) -> list:
     lines = ["contract (observed / claimed by the header comment):"]
     for name, a in contract.get("arguments", {}).items():
         mark = "" if a.get("agrees") in (True, None) else "  DISAGREES"
+        if a["observed"] == "unclear":
+            mark = "  (the probe could not tell: values not finite or huge, or neither pattern)"
         lines.append(f"  {name}: {a['observed']} / {a['claimed'] or '-'}{mark}")
     changed = [k for k, v in contract.get("inputs_unchanged", {}).items() if not v]
     lines.append("  inputs left unchanged: " + ("yes" if not changed else f"NO, changed: {', '.join(changed)}"))
@@ -161,6 +170,9 @@ def _why(report: CheckReport) -> str:
         bad = [k for k, a in report.contract.get("arguments", {}).items() if a.get("agrees") is False]
         if bad:
             return "contract disagrees with the header comment: " + ", ".join(bad)
+        unclear = [k for k, a in report.contract.get("arguments", {}).items() if _unconfirmed(a)]
+        if unclear:
+            return "the header comment's contract of " + ", ".join(unclear) + " could not be confirmed"
         if not all(report.contract.get("inputs_unchanged", {}).values()):
             return "the candidate changes its inputs"
         if not all(report.contract.get("primal_results", {}).values()):
