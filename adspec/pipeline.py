@@ -135,7 +135,8 @@ def differentiate(sources, head, mode: str = "tangent", vars: str | None = None,
         if adjoint:
             header = adjoint_header_comment(proc, heads, ctx.statuses[proc.name], _buffers(ctx, proc, mode, file_lang))
         else:
-            header = header_comment(proc, facts, results, heads, _buffers(ctx, proc, mode, file_lang))
+            header = header_comment(proc, facts, results, heads, _buffers(ctx, proc, mode, file_lang),
+                                    ctx.entry_resets.get(proc.name, ()))
         entries.append((proc, header + [differentiated]))
         derivations[differentiated.kids[0]] = derivation
         procedure_names[proc.source_name] = differentiated.kids[0]
@@ -434,11 +435,12 @@ def adjoint_header_comment(proc, heads, statuses, buffers=(), sweep: str | None 
     return [mk("comment", line) for line in lines + _buffer_lines(buffers)]
 
 
-def header_comment(proc, facts, results, heads, buffers=()) -> list:
+def header_comment(proc, facts, results, heads, buffers=(), reset=()) -> list:
     """Tapenade's header: the dependents, the independents, and the read/write status of
     every derivative argument, so a caller knows what it must provide and what it gets;
     buffers: ((formal, its derivative, what the caller passes),) of the derivative arguments
-    of memory only ("Plus diff mem management of", _buffers)."""
+    of memory only ("Plus diff mem management of", _buffers); reset: the formals whose
+    derivative P_D sets to 0 at its start (`out`: the caller's value is never read)."""
     lines = [f"Differentiation of {proc.source_name} in forward (tangent) mode:"]  # vector mode too
     lines += _head_lines(proc, heads, "variations  ")
     summary = results.inout.summary(proc)
@@ -453,7 +455,8 @@ def header_comment(proc, facts, results, heads, buffers=()) -> list:
     status = []
     for position, formal in enumerate(proc.formals):
         if facts.is_diff_formal_arg(proc.name, formal):  # C: what a pointer points to
-            status.append(f"{formal}:{rw(proc.zones.formal_zones[position] & proc.zones.differentiable_mask)}")
+            rw_status = "out" if formal in reset else rw(proc.zones.formal_zones[position] & proc.zones.differentiable_mask)
+            status.append(f"{formal}:{rw_status}")
     # the globals whose derivatives it reads or writes (COMMON, module, file scope): the caller shares them
     for name in sorted(facts.diff_variables(proc.name)):
         loc = proc.zones.vars.get(name)

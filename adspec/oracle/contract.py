@@ -6,11 +6,14 @@ entry: zeros (the comparison's run `cr_` / `cw_`), or random garbage G in one of
 - an adjoint's independent `xb` (not a dependent): X(G) - X(0) = G -> `incr`; X(G) = X(0) -> `out`;
   `unclear` when the probe cannot tell: values not finite, G lost in rounding next to values huge
   beside it (garbage from an unset temporary), or neither pattern exactly (the wrong pairs say more);
-- a tangent's dependent `yd` (not an independent): Y(G) = Y(0) -> `out`, else `in-out`;
+- a tangent's dependent `yd` (an independent too: G replaces its seed): Y(G) = Y(0) -> `out`,
+  Y(G) = G and Y(0) what it held -> `in` (passed through), else `in-out`;
 - a dependent's adjoint after the call: 0 -> `in-zero`, unchanged -> `in`, else `in-out`;
 - an independent's tangent after the call: unchanged -> `in`, else `in-out`.
-Each is compared with the header comment's RW status; the primal inputs must be left as they were
-(those the primal itself does not change), and a tangent's primal results must be the primal's.
+Each is compared with the header comment's RW status, except a tangent's derivative of a variable
+that is no dependent: what it holds on exit is no result, and the claim says what the primal does
+to the variable. The primal inputs must be left as they were (those the primal itself does not
+change), and a tangent's primal results must be the primal's.
 """
 from __future__ import annotations
 
@@ -26,14 +29,14 @@ AGREES = {"incr": {"incr"}, "out": {"out"}, "in-zero": {"in-zero"}, "zero": {"in
 
 
 def probe_calls(cmp: Comparison, p: int, rng) -> list:
-    """One probe per non-seed derivative argument, garbage in it alone (garbage in two at once
-    would mix what one's entry value does to the other's result)."""
+    """One probe per probed derivative argument (_probed), garbage in it alone (garbage in two at
+    once would mix what one's entry value does to the other's result), in place of its seed."""
     plan = cmp.calls_by_point[p]
-    garbage = {v: rng.uniform(100.0, 200.0, cmp.cand.size(v)) for v in _plain(cmp)}
+    garbage = {v: rng.uniform(100.0, 200.0, cmp.cand.size(v)) for v in _probed(cmp)}
     plan["garbage"] = garbage
     seeds = plan["direction"] if cmp.mode == "tangent" else plan["weights"]
-    return [cmp.cand.call(plan["point"], {v: garbage[v], **seeds}, f"{cmp.label}{p}cg{k}_")
-            for k, v in enumerate(_plain(cmp))]
+    return [cmp.cand.call(plan["point"], {**seeds, v: garbage[v]}, f"{cmp.label}{p}cg{k}_")
+            for k, v in enumerate(_probed(cmp))]
 
 
 def _adjoint_update(with_garbage, with_zero, garbage, tol: float) -> str:
@@ -55,9 +58,11 @@ def _adjoint_update(with_garbage, with_zero, garbage, tol: float) -> str:
     return UNCLEAR
 
 
-def _plain(cmp: Comparison) -> list:
+def _probed(cmp: Comparison) -> list:
+    """The derivative arguments whose entry value a probe changes: a tangent's dependents, an
+    adjoint's independents that are no dependents."""
     if cmp.mode == "tangent":
-        return [v for v in cmp.dependents if v not in cmp.independents and cmp.cand.has(v)]
+        return [v for v in cmp.dependents if cmp.cand.has(v)]
     return [v for v in cmp.independents if v not in cmp.dependents and cmp.cand.has(v)]
 
 
@@ -81,17 +86,21 @@ def observe(cmp: Comparison, outputs: dict, primal_outputs: dict, claims: dict, 
         base = outputs[f"{tag}cr_" if cmp.mode == "tangent" else f"{tag}cw_"]
         seeds = plan["direction"] if cmp.mode == "tangent" else plan["weights"]
         d0 = cmp.cand.derivatives(base)
-        for k, v in enumerate(_plain(cmp)):
+        for k, v in enumerate(_probed(cmp)):
             dg = cmp.cand.derivatives(outputs[f"{tag}cg{k}_"])
             if cmp.mode == "adjoint":
                 seen = _adjoint_update(dg[v], d0[v], plan["garbage"][v], tol)
             elif not (np.all(np.isfinite(dg[v])) and np.all(np.isfinite(d0[v]))):
                 seen = UNCLEAR
+            elif same(dg[v], d0[v]):
+                seen = "out"
+            elif same(dg[v], plan["garbage"][v]) and same(d0[v], seeds.get(v, np.zeros_like(d0[v]))):
+                seen = "in"
             else:
-                seen = "out" if same(dg[v], d0[v]) else "in-out"
+                seen = "in-out"
             observed.setdefault(v, set()).add(seen)
         for v, seed in seeds.items():
-            if v in d0 and v not in _plain(cmp):
+            if v in d0 and v not in _probed(cmp):
                 if cmp.mode == "adjoint" and v in cmp.independents:
                     seen = "in-out"
                 elif not np.any(d0[v]) and cmp.mode == "adjoint":
@@ -124,7 +133,8 @@ def observe(cmp: Comparison, outputs: dict, primal_outputs: dict, claims: dict, 
         else:
             one = UNCLEAR if cmp.mode == "adjoint" or not conclusive else "in-out"
         claimed = claims.get(v)
-        agrees = None if claimed is None or one == UNCLEAR else one in AGREES.get(claimed, {claimed})
+        compared = claimed is not None and one != UNCLEAR and (cmp.mode == "adjoint" or v in cmp.dependents)
+        agrees = one in AGREES.get(claimed, {claimed}) if compared else None
         arguments[name] = {"observed": one, "claimed": claimed, "agrees": agrees}
     out = {"arguments": arguments, "inputs_unchanged": inputs_unchanged,
            "header_claims": {} if header is None else {"useful results": list(header.useful or []),

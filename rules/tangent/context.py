@@ -40,6 +40,7 @@ class TangentContext(CallHelpers, Context):
         # T -> T_diff (rules/naming.py)
         self.types = DerivativeTypes(names) if lang == "fortran" else CDerivativeTypes(names, program.files)
         self.buffers = {}  # procedure -> ((formal, its derivative, whether the caller zeroes it),) of memory_formals
+        self.entry_resets = {}  # procedure -> names whose derivative initial_zeros sets to 0 at its start
 
     # --- refusals -----------------------------------------------------------------------------
     def unsupported(self, node: Node, what: str):
@@ -755,6 +756,8 @@ class TangentContext(CallHelpers, Context):
                 ref, ref_d = Node("ident", (d.kids[0],)), Node("ident", (self.names.var(d.kids[0]),))
                 paths = self.facts.zero_at_entry_fields(name, d.kids[0])
                 out.extend(self.zero_fields(ref, ref_d, paths, EMPTY_ANN, decl))
+                if paths == ((),):   # the whole derivative: its entry value is never read (header: out)
+                    self.entry_resets.setdefault(name, set()).add(d.kids[0])
         return tuple(out)
 
     def zero_fields(self, ref: Node, ref_d: Node, paths: tuple, ann, stmt: Node | None = None) -> tuple:
