@@ -131,12 +131,6 @@ def test_campaign_finds_shrinks_and_reports_an_injected_bug_on_a_dask_cluster(tm
     assert_found_shrunk_and_reported(tmp_path, "c")
 
 
-# adspec's header comment says `out` where the oracle observes `in-out` (a derivative argument
-# partly written): a disagreement between adspec's header and the oracle's contract, found by
-# this campaign and reported to the lead; every other symptom is a failure of this test.
-KNOWN_CONTRACT_DISAGREEMENT = re.compile(r"contract: \w+ is in-out, its header says out$")
-
-
 @pytest.mark.compile
 def test_a_campaign_of_100_programs_finds_no_failure_in_adspec_own_tangent(tmp_path):
     require_compilers("c")
@@ -144,7 +138,5 @@ def test_a_campaign_of_100_programs_finds_no_failure_in_adspec_own_tangent(tmp_p
     main(campaign_args(own, "c", 100, 0, "--heads", "all", "--jobs", "2", "--no-shrink", "--report", str(tmp_path)))
     data = json.loads((tmp_path / "report.json").read_text())
     assert data["summary"]["passed"] + data["summary"]["failed"] + data["summary"]["unchecked"] == 100
-    unexpected = {(f["index"], symptom) for f in data["failures"] for symptom in f["symptoms"]
-                  if not KNOWN_CONTRACT_DISAGREEMENT.match(symptom)}
-    assert not unexpected, unexpected
-    assert data["summary"]["passed"] >= 90, data["summary"]
+    assert not data["failures"], [(f["index"], f["symptoms"]) for f in data["failures"]]
+    assert data["summary"]["passed"] >= 98, data["summary"]   # unchecked: adspec's own reference in doubt
