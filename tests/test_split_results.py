@@ -1,7 +1,7 @@
 """A function called split (-nocheckpoint, $AD NOCHECKPOINT): its P_fwd returns the value
 (Tapenade's FOO_FWD does), also where no caller reads it (fig. 8: gfortran -Wall warned that
 foo_fwd never set foo; in C, foo_fwd returned an r it never computed). A caller that reads
-the value (in a later active statement, a test) gets it: checked by numbers."""
+the value (in a later active statement, a loop count, a test) gets it: checked by numbers."""
 import re
 from pathlib import Path
 
@@ -39,9 +39,10 @@ function foo(a, x, t)
 end function foo
 """
 
-# callers that read foo's value: a later active statement, a test
+# callers that read foo's value: a later active statement, a loop count, a test
 READERS = {
     "active statement": "  y = foo(a, x, t)\n  y = y * y\n",
+    "loop count": "  v = foo(a, x, t)\n  n = int(v * 3)\n  do i = 1, n\n    y = y * t\n  end do\n",
     "test": "  y = x * t\n  if (foo(a, x, 2.0d0) > 0.5d0) y = y * t\n",
 }
 
@@ -84,3 +85,18 @@ def test_callers_reading_the_value(reader):
                         ("y", "real", (), None)], **SPLIT)
     check = case.check()
     assert check.error < 1e-12 and check.stack_state == 0, check.report()
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("split", [False, True])
+def test_adjoint_of_an_inactive_result_is_declared(split, tmp_path):
+    """foo's value only counts the loop: foo_b / foo_bwd take foob with no derivative
+    through it, declared of foo's type all the same (it was implicit real(4), passed a
+    real(8))."""
+    require_compilers("fortran")
+    case = AdjointCase(_reader(READERS["loop count"]), "fortran", "top(y)/(x t y)",
+                       [("a", "real", (), None), ("x", "real", (), None), ("t", "real", (), None),
+                        ("y", "real", (), None)], **(SPLIT if split else {}))
+    assert re.search(r"^\s*real\(8\) :: foob$", case.adjoint.text, re.M), case.adjoint.text
+    check = case.compiled_check(tmp_path, flags=("-O2", "-Wall"))
+    assert check.error < 1e-12, check.report()

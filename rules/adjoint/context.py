@@ -469,6 +469,14 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
                         result_name, None, None, 0)),))),) + declared[lead:]
                 declared += (Node("varDecl", (self.derivative_type(rtype) if self.c else rtype, (),  # a struct's: T_diff
                                               (Node("declarator", (result_b, None, None, 0)),))),)
+            elif not self.c and not any(d.op == "varDecl" and any(x.kids[0] == result_b for x in d.kids[2])
+                                        for d in declared):
+                # the result declared in the body but with no adjoint of its own there (no
+                # derivative flows through it here): its adjoint, the last argument, still
+                # needs its type (else implicit real(4) where the caller passes the result's)
+                typ = self.program.procedure(name).scope.lookup(result_name).type
+                if typ is not None:
+                    declared += (Node("varDecl", (typ, (), (Node("declarator", (result_b, None, None, 0)),))),)
         if self.c:   # where C declares the locals, their adjoints 0 (A-decl)
             forward = flattened(forward)
         zero = zero_declared(forward, self.names.derivative_names()) if self.c else frozenset()
