@@ -30,14 +30,7 @@ void top(double *a, double *x, double *z, double *t, double *y, double *b, doubl
 }
 """
 
-FOO = """\
-function foo(a, x, t)
-  real(8) :: foo, a, x, t
-  foo = sin(a*x)*t
-  a = 2*a
-  x = x*t
-end function foo
-"""
+FOO = FIG8[FIG8.index("function foo"):FIG8.index("end function foo")] + "end function foo\n"   # fig. 8's foo
 
 # callers that read foo's value: a later active statement, a loop count, a test
 READERS = {
