@@ -54,10 +54,13 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
     act = phase("activity", lambda: naive_activity(program) if "activity" in nooptim
                 else activity(program, heads, diff_dep, order))
     uses = DerivativeUses(program, act, inout)
-    checkpointed = frozenset()
+    checkpointed = valued = frozenset()
     if adjoint and "checkpoint" not in nooptim:
         from .snapshots import only_checkpointed
         checkpointed = only_checkpointed(program, heads)
+    if adjoint:
+        from .snapshots import split_functions
+        valued = split_functions(program, "checkpoint" not in nooptim)
     resets = before_live = None
     if adjoint and "diffliveness" not in nooptim:
         from .facts import Facts
@@ -66,7 +69,7 @@ def run_analyses(program, heads: dict, order: str = "good", phase=_untimed, noop
         resets = before_live.instruction_resets_a_derivative
     live = phase("Diff-live", lambda: diff_liveness(program, dep, uses, inout, order,
                                                      everything_live="diffliveness" in nooptim,
-                                                     checkpointed=checkpointed, resets=resets))
+                                                     checkpointed=checkpointed, resets=resets, valued=valued))
     tbr_solution = adj = snaps = None
     if adjoint:   # imported here: the tangent modes need not load (nor compile) them
         from .adjout import adjoint_out

@@ -34,8 +34,9 @@ class DiffLivenessAnalysis(ZoneSetAnalysis):
     direction = BACKWARD
 
     def __init__(self, program, dep_solution, uses, controls, call_order: str, diffuse: dict | None = None,
-                 resets=None, parts: dict | None = None):
+                 resets=None, parts: dict | None = None, valued: frozenset = frozenset()):
         self.program, self.uses, self.controls, self.resets = program, uses, controls, resets
+        self.valued = valued
         self.call_order = call_order
         self.relations = DependencyAnalysis(program, differentiable=False)
         self.relations.summaries = dep_solution.summaries
@@ -91,6 +92,11 @@ class DiffLivenessAnalysis(ZoneSetAnalysis):
         if not has_derivative and self.resets is not None:
             has_derivative = self.resets(proc, instr)
         return relation, None, 0, controlling, out, derivative_uses, has_derivative
+
+    def boundary(self, proc, context):
+        """The value at P's exit; a function's result besides for a function called split:
+        P_fwd returns the value (Tapenade's FOO_FWD does), whether or not a caller reads it."""
+        return (context or 0) | (proc.zones.result_zones if proc.name in self.valued else 0)
 
     def summarize(self, proc, result):
         return result.at_entry & visible_zones(proc)
@@ -180,20 +186,23 @@ class EverythingLive(DiffLiveness):
 
 
 def diff_liveness(program, dep_solution, uses, inout, order: str = "good", everything_live: bool = False,
-                  checkpointed: frozenset = frozenset(), resets=None) -> DiffLiveness:
+                  checkpointed: frozenset = frozenset(), resets=None, valued: frozenset = frozenset()) -> DiffLiveness:
     """checkpointed: the procedures whose only differentiated form is P_b, run by checkpointed
     calls (CKPdataFlow of 5.4): P_b's forward sweep is followed at once by its backward sweep,
     so nothing after P's exit reads what P computes; their sets are the bottom-up run's,
     from ∅ at the exit, rather than their call sites'.
     resets(proc, instr): the instruction resets a derivative to zero (4.6), with no use(I'):
     in the adjoint that reset runs in the backward sweep as often as the instruction ran, so
-    the controls around it must be replayed, and what their tests read is diff-live."""
+    the controls around it must be replayed, and what their tests read is diff-live.
+    valued: the functions called split, whose result is diff-live at their exit (P_fwd
+    returns it): bottom-up too, so that their callers compute what the value reads."""
     controls = Controls(program, inout)
     parts = {}
     bottom_up = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, BOTTOM_UP,
-                                                    resets=resets, parts=parts), order=order)
+                                                    resets=resets, parts=parts, valued=valued), order=order)
     top_down = solve(program, DiffLivenessAnalysis(program, dep_solution, uses, controls, TOP_DOWN,
-                                                   diffuse=bottom_up.summaries, resets=resets, parts=parts),
+                                                   diffuse=bottom_up.summaries, resets=resets, parts=parts,
+                                                   valued=valued),
                      order=order)
     kind = EverythingLive if everything_live else DiffLiveness
     inside = {name: bottom_up[name] for name in checkpointed}

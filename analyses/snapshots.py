@@ -53,6 +53,15 @@ def only_checkpointed(program, heads) -> frozenset:
                      if name not in heads and all(is_checkpointed(s, allocating) for s in calls))
 
 
+def split_functions(program, checkpoint: bool = True) -> frozenset:
+    """The functions (with a value) that a call not checkpointed reaches: their P_fwd returns
+    the value (checkpoint=False: -nocheckpoint, every call)."""
+    allocating = allocating_formals(program)
+    return frozenset(site.callee.name for site in program.call_sites.values()
+                     if site.callee.node.kids[1] == "function" and site.callee.zones.result_zones
+                     and not (checkpoint and is_checkpointed(site, allocating)))
+
+
 def snapshots(program, diff_live, tbr_solution, adj_out_solution, everywhere: bool = True) -> dict:
     """id(call Instr) -> Snapshot, for every checkpointed call site (none when not `everywhere`)."""
     out, allocating = {}, allocating_formals(program)

@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 from adspec.rules import adjoint, catalogue, naming, tangent  # noqa: F401  (importing the rule modules registers their rule sets)
-from adspec.rules.adjoint import forall, loop_order, merge, pieces, saved_locals, trip_pairs
+from adspec.rules.adjoint import empty_loops, forall, loop_order, merge, pieces, saved_locals, trip_pairs
 from adspec.rules.tangent import vector
 from adspec.engine.rules import RULE_SETS
 
@@ -68,6 +68,7 @@ def reference() -> str:
     out += ['<a id="m-merge"></a>', "## Split and merge of adjoint statements (paper 4.8)", "", inspect.getdoc(merge), ""]
     out += ['<a id="l-interchange"></a>', "## Loop order in the backward sweep", "", inspect.getdoc(loop_order), ""]
     out += ['<a id="j-pair"></a>', "## Trips in pairs in the backward sweep", "", inspect.getdoc(trip_pairs), ""]
+    out += ['<a id="l-drop-empty"></a>', "## Loops that do nothing", "", inspect.getdoc(empty_loops), ""]
     out += ['<a id="a-checkpoint-piece"></a>', "## Checkpointed pieces of code (paper 4.10, 5.4)", "",
             inspect.getdoc(pieces), ""]
     out += ['<a id="a-forall"></a>', "## FORALL in adjoint mode", "", inspect.getdoc(forall), ""]

@@ -18,6 +18,7 @@ from .c_data import CDataContext
 from .call_support import CallSupport
 from .globals import GlobalAdjoints
 from .structures import StructureAdjoints
+from .empty_loops import without_empty_loops
 from .loop_order import reordered
 from .trip_pairs import paired
 from .merge import distinct_elements, improved, references_to, zero_declared
@@ -53,6 +54,7 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
         """Before differentiating the Procedure proc: its own fresh branch variable; which of
         its statements are at the top of its body (declarations) and last (return)."""
         self.procedure, self.extra_declarations, self._branch = proc, [], None
+        self.bound_variables = set()   # the loop rule's VF, VT, VS (empty_loops.py)
         self._result_temps, self._array_operands = {}, {}
         body = proc.node.kids[7].kids if proc.node.kids[7] is not None else ()
         self._top_level = {id(k) for k in body}
@@ -168,7 +170,9 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
     def loop_variables(self, loop: Node) -> tuple:
         """VF, VT, VS of the loop rule: the first value, the last value and the stride (a C
         loop's stride is a constant: VF, VT)."""
-        return tuple(self.fresh(base, INTEGER) for base in ("ad_from", "ad_to", "ad_stride")[:3 if loop.op == "do" else 2])
+        fresh = tuple(self.fresh(base, INTEGER) for base in ("ad_from", "ad_to", "ad_stride")[:3 if loop.op == "do" else 2])
+        self.bound_variables.update(v.kids[0] for v in fresh)
+        return fresh
 
     def adjoint_temporary(self, lhs: Node) -> Node:
         """The temporary V of the assignment rules: the adjoint of the value assigned, held
@@ -465,6 +469,14 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
                         result_name, None, None, 0)),))),) + declared[lead:]
                 declared += (Node("varDecl", (self.derivative_type(rtype) if self.c else rtype, (),  # a struct's: T_diff
                                               (Node("declarator", (result_b, None, None, 0)),))),)
+            elif not self.c and not any(d.op == "varDecl" and any(x.kids[0] == result_b for x in d.kids[2])
+                                        for d in declared):
+                # the result declared in the body but with no adjoint of its own there (no
+                # derivative flows through it here): its adjoint, the last argument, still
+                # needs its type (else implicit real(4) where the caller passes the result's)
+                typ = self.program.procedure(name).scope.lookup(result_name).type
+                if typ is not None:
+                    declared += (Node("varDecl", (typ, (), (Node("declarator", (result_b, None, None, 0)),))),)
         if self.c:   # where C declares the locals, their adjoints 0 (A-decl)
             forward = flattened(forward)
         zero = zero_declared(forward, self.names.derivative_names()) if self.c else frozenset()
@@ -480,6 +492,9 @@ class AdjointContext(StatementSupport, CallSupport, CForms, CDataContext, ArrayS
             declared = tuple(_renamed_parameters(d, renames) for d in declared) + tuple(
                 self.copied_declaration(f) for f in sorted(copied))
         body = flattened(Node("block", forward.kids + backward.kids + self.copied_transfers() + self.deferred_frees()))
+        body, unread = without_empty_loops(body, self)   # loops that do nothing (empty_loops.py)
+        if unread:
+            temps = tuple(d for d in temps if not (d.op == "varDecl" and d.kids[2][0].kids[0] in unread))
         new_kind = "function" if self.c else "subroutine"
         void = Node("type", ("void", None, None)) if self.c else None
         return Node("procedure", (self.names.proc(name), new_kind, args, None, void, attrs, declared + temps, body, ()),

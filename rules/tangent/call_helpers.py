@@ -254,7 +254,10 @@ class CallHelpers:
             self.extra_declarations.append((temp, self.temporary_types(formal_type, call)[1], ()))
             before.extend(self.zero_fields(actual, Node("ident", (temp,)), paths, call.ann.discard("label"), call))
             return Node("ident", (temp,))
-        zero = self.zero_like(actual) if sym is not None else Node("realCst", ("0.0", 8))
+        if formal_type is not None and formal_type.kids[0] == "real":  # the callee's kind, not the actual's
+            zero = Node("realCst", ("0.0", formal_type.kids[1] or 4))
+        else:
+            zero = self.zero_like(actual) if sym is not None else Node("realCst", ("0.0", 8))
         self.extra_declarations.append((temp, zero.kids[1], ()))
         before.append(Node("assign", (Node("ident", (temp,)), zero), call.ann.discard("label")))
         return Node("ident", (temp,))
