@@ -243,3 +243,28 @@ def test_a_wrong_function_callee_is_named(tmp_path):
     assert report.first_wrong_procedure == "sq", report.text()
     sq = report.procedures[0]
     assert sq.head == "sq(sq)/(v w)" and [p["entry"] for p in sq.wrong_pairs] == ["d sq / d v"]
+
+
+@pytest.mark.compile
+def test_runtime_dir_and_the_candidate_tools_own_tangent(tmp_path):
+    """An adjoint candidate compiles against the push/pop runtime the user names (--runtime DIR);
+    a directory without adStack.h fails the check, saying so. --tangent-of-candidate checks the
+    tool's tangent too: a broken one fails the adjoint's check with its pair named."""
+    require_compilers("c")
+    primal, adjoint = _program(tmp_path, "t.c", C_PRIMAL, "adjoint")
+    _, tangent = _program(tmp_path, "t.c", C_PRIMAL, "tangent")
+    runtime = tmp_path / "runtime"
+    assert main(["runtime", "-O", str(runtime)]) == 0 and (runtime / "adStack.h").is_file()
+    own = check([str(primal)], "f(y)/(x)", adjoint=[str(adjoint)], tangent_of_candidate=[str(tangent)],
+                args=C_ARGS, points=1, runtime=str(runtime))
+    assert own.ok, own.text()
+    assert any(n.startswith("the candidate tool's own tangent: adspec check: PASS") for n in own.notes), own.notes
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    no_runtime = check([str(primal)], "f(y)/(x)", adjoint=[str(adjoint)], args=C_ARGS, points=1, runtime=str(empty))
+    assert not no_runtime.ok and any("adStack" in e for e in no_runtime.errors), no_runtime.text()
+    broken = _broken(tangent, "x[i] * (cos(x[i]) * xd[i])", "(cos(x[i]) * xd[i])")
+    bad = check([str(primal)], "f(y)/(x)", adjoint=[str(adjoint)], tangent_of_candidate=[str(broken)],
+                args=C_ARGS, points=1)
+    assert not bad.ok
+    assert any(p["entry"] == "tangent of candidate: d y[0] / d x[0]" for p in bad.wrong_pairs), bad.text()
