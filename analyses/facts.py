@@ -452,7 +452,9 @@ class Facts:
         its calling contexts): the union over every active call site of `actual_is_active`
         (Active⁻ or Active⁺ at the call, analyses/activity.py) of the actual matched to this
         formal (positional or keyword), plus, for a head, the formals holding one of its
-        independents or dependents (the -head zones) and its memory_formals."""
+        independents or dependents (the -head zones) and its memory_formals, plus the
+        formals active at the procedure's entry or exit (_boundary_active_formals: its
+        activity context counts its plain calls too)."""
         return formal_name in self.diff_formals(proc_name)
 
     def diff_formals(self, proc_name: str) -> tuple:
