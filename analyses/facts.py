@@ -452,7 +452,9 @@ class Facts:
         its calling contexts): the union over every active call site of `actual_is_active`
         (Active⁻ or Active⁺ at the call, analyses/activity.py) of the actual matched to this
         formal (positional or keyword), plus, for a head, the formals holding one of its
-        independents or dependents (the -head zones) and its memory_formals."""
+        independents or dependents (the -head zones) and its memory_formals, plus the
+        formals active at the procedure's entry or exit (_boundary_active_formals: its
+        activity context counts its plain calls too)."""
         return formal_name in self.diff_formals(proc_name)
 
     def diff_formals(self, proc_name: str) -> tuple:
@@ -460,7 +462,7 @@ class Facts:
         proc = self.program.procedure(proc_name)
         cached = self._formal_cache.get(proc.name)
         if cached is None:
-            chosen = self._site_formals(proc)
+            chosen = self._site_formals(proc) | self._boundary_active_formals(proc)
             head = self.results.heads.get(proc.name)
             if head is not None:
                 indeps, deps = head
@@ -485,6 +487,20 @@ class Facts:
                 if (self.uses._actual_zones(site.caller, actual) | _field_pointees(site.caller, actual)) & active:
                     chosen.add(pos)
         return chosen
+
+    def _boundary_active_formals(self, proc) -> set:
+        """The positions of the formals active at proc's entry or exit. proc's activity
+        context is the union over all its call sites, the differentiated ones and the plain
+        ones (Varied from one, Useful from another), wider than the actuals active at its
+        differentiated calls: the derivative of such a formal is read at the entry or handed
+        back at the exit, so it is an argument (a zero dummy where the actual is passive),
+        never a local nothing sets."""
+        try:
+            varied, useful = self.activity.varied[proc.name], self.activity.useful[proc.name]
+        except KeyError:   # a procedure no head reaches
+            return set()
+        boundary = (varied.at_entry & useful.at_entry) | (varied.at_exit & useful.at_exit)
+        return {pos for pos, zones in enumerate(proc.zones.formal_zones) if zones & boundary}
 
     def memory_formals(self, proc_name: str) -> tuple:
         """The formal arguments that are arrays or pointers (C `double *s`, `double s[]`,
