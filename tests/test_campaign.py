@@ -15,6 +15,7 @@ from adspec.campaign.executors import INSTALL_HINT
 from adspec.campaign.runner import TOOL_CRASHED, TOOL_TIMED_OUT, TOOL_WROTE_NOTHING, Tool, symptoms_of
 from adspec.campaign.shrink import shrink, statement_count
 from adspec.cli import main
+from test_cli import ADSPEC
 from harness import require_compilers
 
 INJECT = Path(__file__).parent / "campaign_tools" / "inject_bug.py"
@@ -134,7 +135,7 @@ def test_campaign_finds_shrinks_and_reports_an_injected_bug_on_a_dask_cluster(tm
 @pytest.mark.compile
 def test_a_campaign_of_100_programs_finds_no_failure_in_adspec_own_tangent(tmp_path):
     require_compilers("c")
-    own = f"{sys.executable} -m adspec -d -head {{head}} -O {{outdir}} {{src}}"
+    own = f"{ADSPEC} -d -head {{head}} -O {{outdir}} {{src}}"   # the installed command, not the checkout's folder
     main(campaign_args(own, "c", 100, 0, "--heads", "all", "--jobs", "2", "--no-shrink", "--report", str(tmp_path)))
     data = json.loads((tmp_path / "report.json").read_text())
     assert data["summary"]["passed"] + data["summary"]["failed"] + data["summary"]["unchecked"] == 100

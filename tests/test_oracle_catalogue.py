@@ -43,7 +43,7 @@ def run_check(entry: str, candidate: list, workdir: Path, cli: bool = False) -> 
         proc = subprocess.run([sys.executable, "-m", "adspec", "check", *primal, "-head", want["head"],
                                f"--{want['mode']}", *files, "--args", str(folder / "args.toml"),
                                "--points", "1", "--seed", "0", "--workdir", str(workdir), "--json", "-"],
-                              capture_output=True, text=True, timeout=300)
+                              capture_output=True, text=True, timeout=300, cwd=workdir.parent)   # not the checkout
         assert proc.returncode == 1, proc.stdout + proc.stderr
         return json.loads(proc.stdout)
     report = check(primal=primal, head=want["head"], **{want["mode"]: files}, args_file=folder / "args.toml",

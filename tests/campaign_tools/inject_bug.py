@@ -30,7 +30,10 @@ def inject_sin(text: str, suffix: str) -> str:
 
 
 def main(bug, mode, src, head, outdir) -> int:
-    done = subprocess.run([sys.executable, "-m", "adspec", mode, "-head", head, "-O", outdir, src])
+    # run from outdir: `python -m` puts the working directory first on sys.path, and a checkout's
+    # adspec/ folder there is not the installed package
+    done = subprocess.run([sys.executable, "-m", "adspec", mode, "-head", head, "-O", str(Path(outdir).resolve()),
+                           str(Path(src).resolve())], cwd=outdir)
     if done.returncode != 0:
         return done.returncode
     if bug == "crash" and re.search(r"go to|p = ", Path(src).read_text()):
