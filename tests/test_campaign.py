@@ -2,7 +2,6 @@
 checked by adspec check, failures shrunk, grouped by symptom and reported. The tool of the
 compiled tests is tests/campaign_tools/inject_bug.py: adspec, then a wrong derivative of sin."""
 import json
-import re
 import sys
 from collections import Counter
 from pathlib import Path
