@@ -204,10 +204,16 @@ class Comparison:
         return self.cand.layout.index(var, k)
 
     def _show(self, var, index) -> str:
-        if not index:
-            return var
-        if isinstance(index[0], str):   # a struct's field
-            return f"{var}->{index[0]}" + "".join(f"[{i}]" for i in index[1:])
-        if self.cand.dp.procedure.lang == "fortran":
-            return f"{var}({','.join(map(str, index))})"
-        return var + "".join(f"[{i}]" for i in index)
+        return element_name(var, index, self.cand.dp.procedure.lang)
+
+
+def element_name(var: str, index: list, lang: str) -> str:
+    """An element as the source language writes it: `x(2,1)` (Fortran), `x[1][0]` (C), `s->q[1]`
+    (a C struct's field), `x` (a scalar)."""
+    if not index:
+        return var
+    if isinstance(index[0], str):   # a struct's field
+        return f"{var}->{index[0]}" + "".join(f"[{i}]" for i in index[1:])
+    if lang == "fortran":
+        return f"{var}({','.join(map(str, index))})"
+    return var + "".join(f"[{i}]" for i in index)

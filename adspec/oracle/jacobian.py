@@ -28,7 +28,7 @@ from adspec.engine.errors import SourceError
 
 from . import harness
 from .argsfile import Args, evaluate_dims
-from .compare import RTOL, RTOL_SINGLE, is_wrong, relative_error
+from .compare import RTOL, RTOL_SINGLE, element_name, is_wrong, relative_error
 from .harness import Call, CompileError, RunError, Spec, compile_calls_and_run
 from .points import Layout, draw_point, layout
 from .prototype import Procedure, base_name, check_readable, match, read_procedures
@@ -304,20 +304,14 @@ def _compare(case: _Point, outputs: dict, where: Storage, report: JacobianReport
             if not is_wrong(c, r, scale, rtol):
                 continue
             row, column = (i, j) if lang == "c" else (i + 1, j + 1)
-            entry = _show(where.array, case.jac.index(where.array, position), lang)
+            entry = element_name(where.array, case.jac.index(where.array, position), lang)
             dep_index, ind_index = case.head.index(dep, k), case.head.index(ind, l)
             report.wrong_entries.append({
                 "entry": entry, "row": row, "column": column, "candidate": c, "reference": r,
                 "relative_error": relative_error(c, r), "point": case.point, "args_set": case.args_set,
                 "dependent": dep, "dependent_index": dep_index, "independent": ind, "independent_index": ind_index,
-                "meaning": f"d {_show(dep, dep_index, lang)}/d {_show(ind, ind_index, lang)}",
+                "meaning": f"d {element_name(dep, dep_index, lang)}/d {element_name(ind, ind_index, lang)}",
                 "unset": c == UNSET})
-
-
-def _show(var: str, index: list, lang: str) -> str:
-    if not index:
-        return var
-    return f"{var}({','.join(map(str, index))})" if lang == "fortran" else var + "".join(f"[{i}]" for i in index)
 
 
 def _pair(entry: dict) -> dict:
