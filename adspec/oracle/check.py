@@ -17,6 +17,7 @@ prototype does not follow the primal's is a FAIL whose `errors` say why, never a
 """
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import tempfile
@@ -378,6 +379,7 @@ class _Checker:
         return {"relative_error": worst, "reference_error": ref_worst, "ok": worst <= cmp.rtol}
 
 
+@functools.cache   # gcc's version, asked once per process, not once per check
 def _unset_value_flags(lang: str) -> tuple:
     """C: locals read before they are set get a loud pattern (gcc 12), so a candidate that reads
     a temporary before setting it gives wrong pairs, not the right value by luck of what the

@@ -135,7 +135,8 @@ def struct_fields(typ, aliases: dict, structs: dict) -> tuple | None:
     return tuple(fields) or None
 
 
-_TREES: dict = {}   # (path, text) -> IL: a file read once per process (check reads each twice)
+_TREES: dict = {}   # (path, text) -> IL: a file read once per check (check reads each twice)
+_TREES_KEPT = 16    # the most recent files only: a campaign's worker checks thousands of programs
 
 
 def read_tree(path: str):
@@ -144,6 +145,8 @@ def read_tree(path: str):
     text = read_source(str(path))
     key = (str(path), text)
     if key not in _TREES:
+        while len(_TREES) >= _TREES_KEPT:
+            del _TREES[next(iter(_TREES))]   # the oldest
         lang, form = language_of(str(path))
         if lang == "c":
             text = _READER_SKIPS.sub("", text)
